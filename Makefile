@@ -1,0 +1,58 @@
+# cmetal — plain Makefile with explicit source lists, one fragment per layer.
+#   make              build/cmetal, build/libcmetal.a, build/libcmetal.so
+#   make test         every test; prints "N passed, N failed"
+#   make test-asan    the same suite with ASan and UBSan (build-asan/)
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+           -Wno-missing-field-initializers -fPIC -Iinclude -Isrc -Itools -MMD -MP
+LDLIBS  += -lpthread -ldl -lm
+
+UTIL_SRC :=
+FRONT_SRC :=
+IR_SRC :=
+OPT_SRC :=
+TARGET_SRC :=
+RT_SRC :=
+include src/util/sources.mk
+include src/front/sources.mk
+include src/ir/sources.mk
+include src/opt/sources.mk
+include src/target/sources.mk
+include src/rt/sources.mk
+
+LIB_SRC := $(UTIL_SRC) $(FRONT_SRC) $(IR_SRC) $(OPT_SRC) $(TARGET_SRC) $(RT_SRC)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ := $(BUILD)/tools/cmetal.o $(BUILD)/tools/driver.o
+
+all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcmetal.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libcmetal.so: $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/cmetal: $(TOOL_OBJ) $(BUILD)/libcmetal.a
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(BUILD)/libcmetal.a $(LDLIBS)
+
+test: all
+	@tests/run.sh $(BUILD)
+
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+test-asan:
+	$(MAKE) BUILD=build-asan CC=clang CFLAGS="$(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
+	@ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build-asan
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all test test-asan clean
+-include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)

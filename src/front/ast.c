@@ -1,0 +1,115 @@
+/* ast.c — node construction, deep copies (template instantiation checks a
+ * fresh copy of the template's body) and the name tables for dumps. */
+#include <string.h>
+
+#include "front.h"
+
+const char *node_kind_names[ND_COUNT_] = {
+#define X(n) #n,
+	NODE_KINDS(X)
+#undef X
+};
+
+const char *member_names[MB_COUNT_] = {
+	"",
+#define X(n, s) s,
+	CM_MEMBERS(X)
+#undef X
+};
+
+Node *node_new(Arena *a, NodeKind k, Loc loc)
+{
+	Node *n = NEW(a, Node);
+	n->kind = k;
+	n->loc = loc;
+	n->unroll = -1;
+	return n;
+}
+
+/* Node lists live in the arena like the nodes: growing copies the array
+ * and leaves the old one to the arena. */
+void nl_push(Arena *a, NodeList *l, Node *n)
+{
+	if (l->len == l->cap) {
+		int nc = l->cap ? l->cap * 2 : 4;
+		Node **d = NEWN(a, Node *, nc);
+		if (l->len)
+			memcpy(d, l->data, sizeof(Node *) * (size_t)l->len);
+		l->data = d;
+		l->cap = nc;
+	}
+	l->data[l->len++] = n;
+}
+
+static TemplArg *targs_clone(Arena *a, const TemplArg *t, int n)
+{
+	if (!t)
+		return NULL;
+	TemplArg *c = NEWN(a, TemplArg, n > 0 ? n : 1);
+	for (int i = 0; i < n; i++) {
+		c[i].loc = t[i].loc;
+		c[i].ts = ts_clone(a, t[i].ts);
+		c[i].expr = ast_clone(a, t[i].expr);
+	}
+	return c;
+}
+
+TypeSpec *ts_clone(Arena *a, const TypeSpec *t)
+{
+	if (!t)
+		return NULL;
+	TypeSpec *c = NEW(a, TypeSpec);
+	*c = *t;
+	c->elem = ts_clone(a, t->elem);
+	c->dims[0] = ast_clone(a, t->dims[0]);
+	c->dims[1] = ast_clone(a, t->dims[1]);
+	c->def = ast_clone(a, t->def);
+	c->resolved = NULL;
+	return c;
+}
+
+static void list_clone(Arena *a, NodeList *dst, const NodeList *src)
+{
+	memset(dst, 0, sizeof *dst);
+	if (!src->len)
+		return;
+	for (int i = 0; i < src->len; i++)
+		nl_push(a, dst, ast_clone(a, src->data[i]));
+}
+
+/* Copies the syntactic tree.  Sema results are cleared so the copy can be
+ * checked again under other template arguments. */
+Node *ast_clone(Arena *a, const Node *n)
+{
+	if (!n)
+		return NULL;
+	Node *c = NEW(a, Node);
+	*c = *n;
+	c->lhs = ast_clone(a, n->lhs);
+	c->rhs = ast_clone(a, n->rhs);
+	c->cond = ast_clone(a, n->cond);
+	c->then = ast_clone(a, n->then);
+	c->els = ast_clone(a, n->els);
+	c->init = ast_clone(a, n->init);
+	c->inc = ast_clone(a, n->inc);
+	c->body = ast_clone(a, n->body);
+	list_clone(a, &c->args, &n->args);
+	list_clone(a, &c->args2, &n->args2);
+	list_clone(a, &c->params, &n->params);
+	c->ts = ts_clone(a, n->ts);
+	c->targs = targs_clone(a, n->targs, n->ntargs);
+	if (n->tparams) {
+		c->tparams = NEWN(a, TemplParam, n->ntparams);
+		memcpy(c->tparams, n->tparams, sizeof(TemplParam) * (size_t)n->ntparams);
+	}
+	c->ty = NULL;
+	c->sym = NULL;
+	c->lvalue = false;
+	c->call_kind = CALL_UNRESOLVED;
+	c->builtin = 0;
+	c->member = MB_NONE_;
+	c->ncargs = 0;
+	c->targ_type = NULL;
+	c->has_value = false;
+	return c;
+}

@@ -1,0 +1,506 @@
+/* front.h — the front end: lexer, preprocessor, parser, sema.
+ *
+ *   text ─► lex.c ─► pp.c ─► Token[] ─► parse.c ─► Node (untyped AST)
+ *        ─► sema*.c ─► Node (typed, resolved, templates instantiated)
+ *
+ * The parser builds a purely syntactic tree: names are strings and types
+ * are TypeSpecs whose sizes are still expressions.  Sema resolves names to
+ * Syms, TypeSpecs to Types, inserts implicit conversions (ND_CAST with
+ * implicit set), folds template/select/format arguments to constants,
+ * classifies calls (user function, builtin, element access, member) and
+ * instantiates templates by cloning the template's body (ast_clone) and
+ * checking the clone with the template parameters bound.  Lowering (src/ir)
+ * reads only the typed tree.
+ */
+#ifndef CMETAL_FRONT_H
+#define CMETAL_FRONT_H
+
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- tokens */
+
+#define TOKEN_KINDS(X)                                                        \
+	X(EOF) X(IDENT) X(KEYWORD) X(INT) X(FLOAT) X(CHAR) X(STRING)          \
+	X(PUNCT) X(PRAGMA) X(PPNUM) X(OTHER)
+
+typedef enum {
+#define X(n) TK_##n,
+	TOKEN_KINDS(X)
+#undef X
+} TokKind;
+
+/* Keywords.  CM's vector/matrix types are keywords: they are built into the
+ * language, not library templates.  uchar/ushort/uint and the intN_t
+ * typedefs are predeclared typedef names, not keywords. */
+#define KEYWORDS(X)                                                           \
+	X(VOID, "void") X(BOOL, "bool") X(CHAR, "char") X(SHORT, "short")     \
+	X(INT, "int") X(LONG, "long") X(SIGNED, "signed")                     \
+	X(UNSIGNED, "unsigned") X(FLOAT, "float") X(DOUBLE, "double")         \
+	X(HALF, "half") X(CONST, "const") X(VOLATILE, "volatile")             \
+	X(STATIC, "static") X(EXTERN, "extern") X(INLINE, "inline")           \
+	X(TYPEDEF, "typedef") X(STRUCT, "struct") X(UNION, "union")           \
+	X(ENUM, "enum") X(CLASS, "class") X(IF, "if") X(ELSE, "else")         \
+	X(FOR, "for") X(WHILE, "while") X(DO, "do") X(SWITCH, "switch")       \
+	X(CASE, "case") X(DEFAULT, "default") X(BREAK, "break")               \
+	X(CONTINUE, "continue") X(GOTO, "goto") X(RETURN, "return")           \
+	X(SIZEOF, "sizeof") X(TRUE, "true") X(FALSE, "false")                 \
+	X(TEMPLATE, "template") X(TYPENAME, "typename") X(AUTO, "auto")       \
+	X(CONSTEXPR, "constexpr") X(USING, "using")                           \
+	X(NAMESPACE, "namespace") X(STATIC_ASSERT, "static_assert")           \
+	X(STATIC_CAST, "static_cast") X(REINTERPRET_CAST, "reinterpret_cast") \
+	X(CONST_CAST, "const_cast") X(ASM, "asm") X(REGISTER, "register")     \
+	X(RESTRICT, "__restrict") X(DECLSPEC, "__declspec")                   \
+	X(NULLPTR, "nullptr") X(VECTOR, "vector") X(MATRIX, "matrix")         \
+	X(VECTOR_REF, "vector_ref") X(MATRIX_REF, "matrix_ref")               \
+	X(SURFACEINDEX, "SurfaceIndex") X(SAMPLERINDEX, "SamplerIndex")       \
+	X(VMEINDEX, "VmeIndex")
+
+typedef enum {
+	KW_NONE_,
+#define X(n, s) KW_##n,
+	KEYWORDS(X)
+#undef X
+	KW_COUNT_
+} Keyword;
+
+/* Punctuators, longest first within a family is not required: the lexer
+ * does maximal munch over this table. */
+#define PUNCTS(X)                                                             \
+	X(LPAREN, "(") X(RPAREN, ")") X(LBRACKET, "[") X(RBRACKET, "]")       \
+	X(LBRACE, "{") X(RBRACE, "}") X(SEMI, ";") X(COMMA, ",")              \
+	X(DOT, ".") X(ARROW, "->") X(ELLIPSIS, "...") X(QUESTION, "?")        \
+	X(COLON, ":") X(SCOPE, "::") X(PLUS, "+") X(MINUS, "-")               \
+	X(STAR, "*") X(SLASH, "/") X(PERCENT, "%") X(AMP, "&") X(PIPE, "|")   \
+	X(CARET, "^") X(TILDE, "~") X(NOT, "!") X(ASSIGN, "=") X(LT, "<")     \
+	X(GT, ">") X(LE, "<=") X(GE, ">=") X(EQ, "==") X(NE, "!=")            \
+	X(LSHIFT, "<<") X(RSHIFT, ">>") X(ANDAND, "&&") X(OROR, "||")         \
+	X(INC, "++") X(DEC, "--") X(ADD_ASSIGN, "+=") X(SUB_ASSIGN, "-=")     \
+	X(MUL_ASSIGN, "*=") X(DIV_ASSIGN, "/=") X(MOD_ASSIGN, "%=")           \
+	X(AND_ASSIGN, "&=") X(OR_ASSIGN, "|=") X(XOR_ASSIGN, "^=")            \
+	X(SHL_ASSIGN, "<<=") X(SHR_ASSIGN, ">>=") X(HASH, "#")                \
+	X(HASHHASH, "##") X(LATTR, "[[") X(RATTR, "]]")
+
+typedef enum {
+	P_NONE_,
+#define X(n, s) P_##n,
+	PUNCTS(X)
+#undef X
+	P_COUNT_
+} Punct;
+
+/* Scalar element kinds, in conversion-rank order (C's usual arithmetic
+ * conversions compare these).  Shared by types and literals. */
+#define SCALAR_KINDS(X)                                                       \
+	X(BOOL, "bool", 1) X(CHAR, "char", 1) X(UCHAR, "uchar", 1)            \
+	X(SHORT, "short", 2) X(USHORT, "ushort", 2) X(INT, "int", 4)          \
+	X(UINT, "uint", 4) X(LONG, "long long", 8)                            \
+	X(ULONG, "unsigned long long", 8) X(HALF, "half", 2)                  \
+	X(FLOAT, "float", 4) X(DOUBLE, "double", 8)
+
+typedef enum {
+#define X(n, s, b) SK_##n,
+	SCALAR_KINDS(X)
+#undef X
+	SK_COUNT_
+} ScalarKind;
+
+typedef enum { PRAGMA_UNROLL = 1, PRAGMA_NOUNROLL } PragmaKind;
+
+typedef struct Token {
+	TokKind kind;
+	int id;               /* Keyword, Punct or PragmaKind by kind */
+	Loc loc;              /* where the user sees it (macro use site) */
+	const char *text;     /* spelling; interned for IDENT and KEYWORD */
+	int len;
+	bool bol;             /* first token on its line */
+	bool space;           /* white space before it */
+	uint64_t ival;        /* INT / CHAR value; PRAGMA unroll count (0: full) */
+	double fval;          /* FLOAT value */
+	ScalarKind lit;       /* type of an INT/FLOAT/CHAR literal after suffixes */
+	const char *str;      /* STRING: decoded bytes (NUL-terminated) */
+	int str_len;
+	void *pp;             /* preprocessor-private (hide sets) */
+} Token;
+
+/* lex.c */
+extern const char *keyword_names[KW_COUNT_];
+extern const char *punct_names[P_COUNT_];
+const char *scalar_name(ScalarKind k);
+int scalar_size(ScalarKind k);
+/* Splits one source file into tokens (no preprocessing).  Errors for bad
+ * characters and unterminated literals go to the diagnostics. */
+Token *lex_file(Arena *a, int file, int *ntok);
+/* Converts a TK_PPNUM to TK_INT or TK_FLOAT; false (and a diagnostic) if
+ * it is not a valid number. */
+bool lex_convert_number(Token *t);
+const char *tok_str(Arena *a, const Token *t); /* spelling as a C string */
+
+/* pp.c */
+typedef struct {
+	const char **include_dirs;    /* -I, searched in order */
+	int n_include_dirs;
+	const char **defines;         /* -D: "NAME" or "NAME=VALUE", in order with undefs */
+	int n_defines;
+	const char **undefs;          /* -U NAME */
+	int n_undefs;
+	const char *march;            /* persona for CM_GENX etc.; NULL: "SKL" */
+} PPOptions;
+
+/* Reads and preprocesses `path` (or, if text is non-NULL, that text under
+ * the name path).  Returns the token array ending in TK_EOF, or NULL if the
+ * file cannot be read (diagnosed).  <cm/cm.h> and <cm/cmtl.h> are built
+ * in; cm.h is implicitly included first. */
+Token *preprocess(Arena *a, const char *path, const char *text,
+                  const PPOptions *opt, int *ntok);
+/* Writes tokens as text (for cmetal -E), keeping line structure. */
+void pp_print(const Token *toks, int n, Buf *out);
+
+/* ----------------------------------------------------------------- types */
+
+typedef struct Type Type;
+typedef struct Node Node;
+typedef struct Sym Sym;
+
+typedef enum {
+	TY_VOID,
+	TY_SCALAR,        /* sk */
+	TY_ENUM,          /* an enum type; underlying int.  Builtin enums are enum classes */
+	TY_SURFACE,       /* SurfaceIndex */
+	TY_SAMPLER,       /* SamplerIndex */
+	TY_VME,           /* VmeIndex */
+	TY_VECTOR,        /* elem, n; is_ref for vector_ref */
+	TY_MATRIX,        /* elem, rows, cols; is_ref for matrix_ref */
+	TY_STRUCT,
+	TY_ARRAY,         /* file-scope initializer arrays only: elem, n */
+	TY_STRING,        /* a string literal (printf formats) */
+	TY_FUNC,
+	TY_NULLPTR,       /* `0`/NULL passed where a builtin allows "no result" */
+} TypeKind;
+
+typedef struct Field {
+	const char *name;
+	Type *ty;
+	int offset;
+	Loc loc;
+} Field;
+
+struct Type {
+	TypeKind kind;
+	ScalarKind sk;      /* TY_SCALAR */
+	Type *elem;         /* vector/matrix element (a TY_SCALAR), array element */
+	int n;              /* vector length, array length; matrix rows*cols */
+	int rows, cols;     /* matrix */
+	bool is_ref;        /* vector_ref / matrix_ref */
+	bool is_const;
+	int size, align;    /* bytes */
+	const char *name;   /* struct / enum name */
+	Field *fields;      /* struct */
+	int nfields;
+	bool enum_class;    /* builtin enums (CmAtomicOpType, ...) do not mix with int */
+	Type *ret;          /* function */
+	Type **params;
+	int nparams;
+	Sym *tag;           /* struct/enum declaration */
+};
+
+/* type.c — types are hash-consed: equal types are the same pointer. */
+Type *ty_void(void);
+Type *ty_scalar(ScalarKind k);
+Type *ty_vector(Type *elem, int n);
+Type *ty_matrix(Type *elem, int rows, int cols);
+Type *ty_as_ref(Type *t);          /* vector -> vector_ref, matrix -> matrix_ref */
+Type *ty_base(Type *t);            /* drop ref and const */
+Type *ty_with_const(Type *t, bool c);
+Type *ty_array(Type *elem, int n);
+Type *ty_surface(void);
+Type *ty_sampler(void);
+Type *ty_vme(void);
+Type *ty_string(void);
+Type *ty_nullptr(void);
+bool ty_is_vm(const Type *t);       /* vector, matrix or a ref to one */
+bool ty_is_scalar(const Type *t);   /* TY_SCALAR or TY_ENUM */
+bool ty_is_integer(const Type *t);
+bool ty_is_float(const Type *t);
+int ty_elems(const Type *t);        /* element count of a VM; 1 for a scalar */
+Type *ty_elem(Type *t);             /* element type of a VM; t for a scalar */
+/* Writes the type as the user wrote it: "vector_ref<uint,16>". */
+const char *ty_str(const Type *t);
+
+/* ------------------------------------------------------------------- AST */
+
+/* A type as written: sizes are still expressions, names are unresolved. */
+typedef enum {
+	TS_SCALAR,        /* sk */
+	TS_VOID,
+	TS_NAMED,         /* typedef, struct, enum or template type parameter: name */
+	TS_VECTOR,        /* vector<elem, dims[0]> */
+	TS_MATRIX,        /* matrix<elem, dims[0], dims[1]> */
+	TS_VECTOR_REF,
+	TS_MATRIX_REF,
+	TS_SURFACE,
+	TS_SAMPLER,
+	TS_VME,
+	TS_AUTO,
+	TS_STRUCT_DEF,    /* struct { ... } written inline: def */
+	TS_ENUM_DEF,      /* enum [name] { ... } written inline: def */
+	TS_DECLTYPE_,     /* reserved */
+} TypeSpecKind;
+
+typedef struct TypeSpec {
+	TypeSpecKind kind;
+	Loc loc;
+	ScalarKind sk;
+	const char *name;         /* TS_NAMED (may be qualified "cmtl::x" interned) */
+	struct TypeSpec *elem;    /* vector/matrix element */
+	Node *dims[2];            /* size expressions */
+	bool is_const;
+	bool is_ref;              /* declared with & (C++ reference) */
+	bool is_pointer;          /* declared with * (diagnosed by sema) */
+	Node *def;                /* TS_STRUCT_DEF / TS_ENUM_DEF */
+	Type *resolved;           /* set by sema */
+} TypeSpec;
+
+/* A template argument as written: a type or an expression.  Where the
+ * parser cannot tell (a bare name that is neither a known type nor a
+ * variable) it records an expression; sema checks the kind. */
+typedef struct TemplArg {
+	TypeSpec *ts;             /* a type argument, or NULL */
+	Node *expr;               /* a value argument, or NULL */
+	Loc loc;
+} TemplArg;
+
+typedef struct TemplParam {
+	const char *name;
+	bool is_type;             /* typename/class T */
+	TypeSpec *ts;             /* type of a non-type parameter */
+	TemplArg *def;            /* default argument, or NULL */
+	Loc loc;
+} TemplParam;
+
+/* Declaration specifiers that apply to a declaration as a whole. */
+enum {
+	DS_STATIC = 1 << 0,
+	DS_EXTERN = 1 << 1,
+	DS_EXTERN_C = 1 << 2,     /* extern "C", either form */
+	DS_INLINE = 1 << 3,
+	DS_CONSTEXPR = 1 << 4,
+	DS_TYPEDEF = 1 << 5,
+	DS_GENX_MAIN = 1 << 6,    /* __declspec(genx_main): a kernel */
+	DS_GENX = 1 << 7,         /* __declspec(genx) */
+	DS_GENX_VOLATILE = 1 << 8,
+	DS_STACKCALL = 1 << 9,
+	DS_FLOAT_CONTROL = 1 << 10,
+	DS_SIMT = 1 << 11,        /* rejected */
+};
+
+#define NODE_KINDS(X)                                                         \
+	/* expressions */                                                     \
+	X(INT_LIT) X(FLOAT_LIT) X(BOOL_LIT) X(STR_LIT) X(NULLPTR)             \
+	X(IDENT)        /* name; after sema: sym */                           \
+	X(UNARY)        /* op: P_PLUS P_MINUS P_NOT P_TILDE; P_INC/P_DEC prefix */\
+	X(POSTFIX)      /* op: P_INC P_DEC */                                 \
+	X(BINARY)       /* op, lhs, rhs */                                    \
+	X(ASSIGN)       /* op: P_ASSIGN or a compound P_*_ASSIGN */           \
+	X(COND)         /* cond ? then : els */                               \
+	X(COMMA)        /* lhs, rhs */                                        \
+	X(CALL)         /* lhs(args); explicit targs when written f<...>(...) */\
+	X(MEMBER_CALL)  /* lhs.name<targs>(args): select, format, merge, ... */\
+	X(MEMBER)       /* lhs.name: struct field */                          \
+	X(INDEX)        /* lhs[rhs] */                                        \
+	X(CAST)         /* (T)e, T(args...), static_cast<T>(e); ts, args */   \
+	X(SIZEOF)       /* sizeof(ts) or sizeof expr (lhs) */                 \
+	X(INIT_LIST)    /* { args } */                                        \
+	/* statements */                                                      \
+	X(BLOCK)        /* { body } as args */                                \
+	X(DECL_STMT)    /* args: VAR_DECLs; or a local enum/typedef (lhs) */  \
+	X(EXPR_STMT)    /* lhs */                                             \
+	X(IF)           /* cond, then, els; simd set by sema */               \
+	X(FOR)          /* init (stmt), cond, inc, body */                    \
+	X(WHILE)        /* cond, body */                                      \
+	X(DO)           /* body, cond */                                      \
+	X(SWITCH)       /* cond, body */                                      \
+	X(CASE)         /* lhs (value), body; rhs: range end (GNU) unused */  \
+	X(DEFAULT)      /* body */                                            \
+	X(BREAK) X(CONTINUE)                                                  \
+	X(GOTO)         /* name */                                            \
+	X(LABEL)        /* name, body */                                      \
+	X(RETURN)       /* lhs or NULL */                                     \
+	X(NULL_STMT)                                                          \
+	X(STATIC_ASSERT) /* lhs, str */                                       \
+	X(ASM)          /* rejected by sema */                                \
+	/* declarations */                                                    \
+	X(VAR_DECL)     /* name, ts, array dims in args2, init (expr or     \
+	                   INIT_LIST) or ctor args in args (T v(a, b)) */     \
+	X(FUNC)         /* name, ts (return), params (VAR_DECLs), body */     \
+	X(TYPEDEF)      /* name, ts; also `using name = type;` */             \
+	X(STRUCT_DECL)  /* name, args: field VAR_DECLs */                     \
+	X(ENUM_DECL)    /* name (may be NULL), args: ENUMERATORs */           \
+	X(ENUMERATOR)   /* name, lhs (value expr or NULL) */                  \
+	X(TEMPLATE)     /* tparams, lhs: the FUNC (or STRUCT_DECL) */         \
+	X(NAMESPACE)    /* name, args: declarations */                        \
+	X(USING_NS)     /* using namespace name; */                           \
+	X(UNIT)         /* args: top-level declarations */
+
+typedef enum {
+#define X(n) ND_##n,
+	NODE_KINDS(X)
+#undef X
+	ND_COUNT_
+} NodeKind;
+
+/* CM members, classified by sema from MEMBER_CALL's name. */
+#define CM_MEMBERS(X)                                                         \
+	X(SELECT, "select") X(SELECT_ALL, "select_all") X(ISELECT, "iselect") \
+	X(REPLICATE, "replicate") X(FORMAT, "format") X(MERGE, "merge")       \
+	X(ROW, "row") X(COLUMN, "column") X(ANY, "any") X(ALL, "all")         \
+	X(N_ELEMS, "n_elems") X(N_ROWS, "n_rows") X(N_COLS, "n_cols")         \
+	X(GENX_SELECT, "genx_select")
+
+typedef enum {
+	MB_NONE_,
+#define X(n, s) MB_##n,
+	CM_MEMBERS(X)
+#undef X
+	MB_COUNT_
+} CmMember;
+
+/* How sema classified a CALL. */
+typedef enum {
+	CALL_UNRESOLVED,
+	CALL_FUNC,        /* user function (or template instance): sym */
+	CALL_BUILTIN,     /* builtin library function: builtin */
+	CALL_ELEMENT,     /* v(i) or m(i, j) element access on a VM */
+	CALL_CTOR,        /* rare: a call that is really a functional cast */
+} CallKind;
+
+typedef VEC(Node *) NodeList;
+
+struct Node {
+	NodeKind kind;
+	Loc loc;
+	int len;                  /* columns the node's leading token spans (for carets) */
+	Type *ty;                 /* sema: the expression's type */
+	bool lvalue;              /* sema: designates storage */
+	bool implicit;            /* sema: an inserted conversion */
+
+	int op;                   /* Punct for operators; cast kind for CAST */
+	Node *lhs, *rhs;
+	Node *cond, *then, *els;
+	Node *init, *inc, *body;
+	NodeList args;            /* call args, block statements, list items */
+	NodeList args2;           /* VAR_DECL array dimensions */
+	NodeList params;          /* FUNC parameters (VAR_DECLs) */
+
+	const char *name;         /* identifier, member, declared name (interned) */
+	Loc name_loc;
+	TypeSpec *ts;             /* declared / cast type */
+	TemplArg *targs;          /* explicit template arguments */
+	int ntargs;
+	bool has_targs;           /* <...> was written (possibly empty) */
+	bool template_kw;         /* x.template select<...>() */
+	TemplParam *tparams;      /* TEMPLATE */
+	int ntparams;
+	int dspec;                /* DS_* flags on declarations */
+	const char *attr_type;    /* [[type("...")]] on a parameter */
+	int unroll;               /* loops: -1 none, 0 full, n times (from #pragma) */
+
+	uint64_t ival;            /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
+	double fval;              /* FLOAT_LIT */
+	ScalarKind lit;           /* literal type */
+	const char *str;          /* STR_LIT bytes; STATIC_ASSERT message */
+	int str_len;
+
+	/* filled by sema */
+	Sym *sym;                 /* IDENT, VAR_DECL, FUNC, CALL_FUNC target */
+	CallKind call_kind;
+	int builtin;              /* Builtin id for CALL_BUILTIN */
+	CmMember member;          /* MEMBER_CALL */
+	int cargs[4];             /* folded constant template args (select sizes, ...) */
+	int ncargs;
+	Type *targ_type;          /* folded type template arg (format<T>, cm_sum<T>) */
+	bool simd;                /* IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
+	int simd_width;
+	bool has_value;           /* sema: constant expression value known */
+	int64_t cval;             /* ... and its value (integers) */
+	double cfval;             /* ... for float constants */
+	Node *inst_of;            /* FUNC instance: the TEMPLATE it came from */
+};
+
+/* Builtin library functions: one table (builtins.def) feeds sema, lowering
+ * and both back ends.  See that file for the row format. */
+typedef enum {
+	BI_NONE_,
+#define BUILTIN(id, ...) BI_##id,
+#include "front/builtins.def"
+#undef BUILTIN
+	BI_COUNT_
+} Builtin;
+
+/* Symbols: what a name denotes. */
+typedef enum {
+	SYM_VAR,          /* local variable */
+	SYM_PARAM,
+	SYM_GLOBAL,       /* file-scope variable: thread-private, or a const array */
+	SYM_FUNC,
+	SYM_TEMPLATE,     /* function template: decl is the ND_TEMPLATE */
+	SYM_ENUM_CONST,
+	SYM_TYPE,         /* typedef, struct, enum, template type parameter */
+	SYM_BUILTIN,      /* builtin function name (one or more overloads) */
+	SYM_VALUE,        /* bound non-type template parameter: cval */
+} SymKind;
+
+struct Sym {
+	SymKind kind;
+	const char *name;
+	Type *ty;
+	Loc loc;
+	Node *decl;               /* declaring node */
+	int64_t cval;             /* ENUM_CONST / VALUE */
+	Sym *next_overload;       /* overloaded functions and templates */
+	int id;                   /* unique per compilation (for dumps and lowering) */
+	bool used, assigned;
+	bool is_kernel;
+	bool is_const_array;      /* const global array with initializer */
+	void *ir;                 /* lowering's per-symbol data */
+};
+
+/* ast.c */
+Node *node_new(Arena *a, NodeKind k, Loc loc);
+void nl_push(Arena *a, NodeList *l, Node *n);  /* never vec_push a NodeList */
+Node *ast_clone(Arena *a, const Node *n);      /* deep copy (for templates) */
+TypeSpec *ts_clone(Arena *a, const TypeSpec *t);
+extern const char *node_kind_names[ND_COUNT_];
+extern const char *member_names[MB_COUNT_];
+
+/* parse.c */
+/* Parses a preprocessed token array into an ND_UNIT.  Syntax errors are
+ * diagnosed and the parser resynchronizes at ';' or '}'; the result is
+ * always a tree (possibly partial). */
+Node *parse_unit(Arena *a, Token *toks, int ntok);
+
+/* sema.c (+ sema_*.c) */
+typedef struct {
+	int max_vm_bytes;         /* largest vector/matrix; default 4096 (exclusive) */
+	bool pedantic;
+} SemaOptions;
+/* Checks and annotates the unit in place.  Returns false if any error was
+ * reported.  Template instances are appended to the unit as FUNC nodes with
+ * inst_of set. */
+bool sema_unit(Arena *a, Node *unit, const SemaOptions *opt);
+
+/* dump.c */
+/* Prints the checked tree, one node per line, indented, with types:
+ * deterministic, for golden tests (cmetal --emit=ast). */
+void ast_dump(const Node *unit, Buf *out);
+
+/* front.c — the whole front end in one call. */
+typedef struct {
+	PPOptions pp;
+	SemaOptions sema;
+} FrontOptions;
+/* Preprocesses, parses and checks a file.  Returns the checked unit, or
+ * NULL when errors were reported (diag_state.errors > 0). */
+Node *front_compile(Arena *a, const char *path, const char *text,
+                    const FrontOptions *opt);
+
+#endif

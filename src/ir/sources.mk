@@ -1,0 +1,2 @@
+# source list of src/ir (explicit, in pipeline order)
+

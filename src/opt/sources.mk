@@ -1,0 +1,1 @@
+# source list of src/opt (explicit, in pipeline order)

@@ -1,0 +1,1 @@
+# source list of src/rt (explicit, in pipeline order)

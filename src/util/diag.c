@@ -1,0 +1,125 @@
+/* diag.c — the source-file table and the one entry point for diagnostics.
+ * A diagnostic prints `file:line:col: level: message`, the source line and
+ * a caret (or a run of carets) under the columns it is about.  After
+ * error_limit errors further ones are counted but not printed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+_Thread_local DiagState diag_state;
+static _Thread_local VEC(SrcFile) files;
+static _Thread_local bool suppress_notes; /* the last error was past the limit */
+
+int src_add(const char *name, const char *text, size_t len)
+{
+	if (files.len == 0)
+		vec_push(&files, ((SrcFile){"<none>", "", 0}));
+	vec_push(&files, ((SrcFile){name, text, len}));
+	return files.len - 1;
+}
+
+const SrcFile *src_get(uint32_t file)
+{
+	if ((int)file >= files.len)
+		return NULL;
+	return &files.data[file];
+}
+
+void src_reset(void) { vec_free(&files); }
+
+static void emit_line(Buf *out, const SrcFile *f, Loc loc, int len)
+{
+	if (!f || !f->text || loc.line == 0)
+		return;
+	const char *p = f->text, *end = f->text + f->len;
+	for (uint32_t l = 1; l < loc.line && p < end; p++)
+		if (*p == '\n')
+			l++;
+	const char *eol = p;
+	while (eol < end && *eol != '\n')
+		eol++;
+	if (p >= end && p == eol)
+		return;
+	buf_putn(out, p, (size_t)(eol - p));
+	buf_putc(out, '\n');
+	/* keep tabs so the caret lines up under tab-indented code */
+	for (uint32_t c = 1; c < loc.col && p + c - 1 < eol; c++)
+		buf_putc(out, p[c - 1] == '\t' ? '\t' : ' ');
+	buf_putc(out, '^');
+	for (int i = 1; i < len; i++)
+		buf_putc(out, '~');
+	buf_putc(out, '\n');
+}
+
+void diag_vat(DiagLevel lv, Loc loc, int len, const char *fmt, va_list ap)
+{
+	static const char *names[] = {"note", "warning", "error"};
+	DiagState *d = &diag_state;
+	int limit = d->error_limit ? d->error_limit : 20;
+	if (lv == DIAG_WARNING && d->werror)
+		lv = DIAG_ERROR;
+	if (lv == DIAG_WARNING && d->no_warnings)
+		return;
+	if (lv == DIAG_NOTE && suppress_notes)
+		return;
+	if (lv == DIAG_ERROR && d->errors++ >= limit) {
+		suppress_notes = true;
+		return;
+	}
+	if (lv == DIAG_WARNING)
+		d->warnings++;
+	suppress_notes = false;
+	Buf out = {0};
+	const SrcFile *f = src_get(loc.file);
+	if (f && loc.file)
+		buf_printf(&out, "%s:%u:%u: ", f->name, loc.line, loc.col);
+	buf_printf(&out, "%s: ", names[lv]);
+	buf_vprintf(&out, fmt, ap);
+	buf_putc(&out, '\n');
+	if (loc.file)
+		emit_line(&out, f, loc, len);
+	if (lv == DIAG_ERROR && d->errors == limit)
+		buf_printf(&out, "fatal error: too many errors emitted, stopping now\n");
+	if (d->capture)
+		buf_putn(d->capture, out.data, out.len);
+	else
+		fputs(buf_cstr(&out), stderr);
+	buf_free(&out);
+}
+
+void diag_at(DiagLevel lv, Loc loc, int len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vat(lv, loc, len, fmt, ap);
+	va_end(ap);
+}
+
+bool diag_too_many(void)
+{
+	int limit = diag_state.error_limit ? diag_state.error_limit : 20;
+	return diag_state.errors >= limit;
+}
+
+void diag_reset(void)
+{
+	Buf *cap = diag_state.capture;
+	int limit = diag_state.error_limit;
+	memset(&diag_state, 0, sizeof diag_state);
+	diag_state.capture = cap;
+	diag_state.error_limit = limit;
+	suppress_notes = false;
+}
+
+void die_(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "cmetal: internal error at %s:%d: ", file, line);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	abort();
+}

@@ -1,0 +1,114 @@
+/* str.c — interned strings, allocation wrappers, file reading.
+ * The intern table is per thread so that concurrent compilations in one
+ * process (the runtime builds programs at run time) do not share state. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s);
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n + 1);
+	return p;
+}
+
+uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+
+typedef struct {
+	char **slots;
+	size_t cap, len;
+	Arena *mem;
+} InternTable;
+static _Thread_local InternTable itab;
+
+static const char *intern_insert(char **slots, size_t cap, char *s)
+{
+	size_t i = hash_bytes(s, strlen(s)) & (cap - 1);
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = s;
+	return s;
+}
+
+const char *intern(const char *s, size_t n)
+{
+	if (!itab.cap) {
+		itab.cap = 4096;
+		itab.slots = xcalloc(itab.cap, sizeof(char *));
+		itab.mem = arena_new();
+	}
+	size_t i = hash_bytes(s, n) & (itab.cap - 1);
+	for (char *t; (t = itab.slots[i]); i = (i + 1) & (itab.cap - 1))
+		if (strncmp(t, s, n) == 0 && t[n] == 0)
+			return t;
+	if (2 * (itab.len + 1) > itab.cap) {
+		size_t nc = itab.cap * 2;
+		char **ns = xcalloc(nc, sizeof(char *));
+		for (size_t k = 0; k < itab.cap; k++)
+			if (itab.slots[k])
+				intern_insert(ns, nc, itab.slots[k]);
+		free(itab.slots);
+		itab.slots = ns;
+		itab.cap = nc;
+	}
+	itab.len++;
+	return intern_insert(itab.slots, itab.cap, arena_strndup(itab.mem, s, n));
+}
+
+const char *intern_cstr(const char *s) { return intern(s, strlen(s)); }
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	Buf b = {0};
+	char tmp[65536];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+		buf_putn(&b, tmp, n);
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		buf_free(&b);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	buf_cstr(&b);
+	return b.data;
+}

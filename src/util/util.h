@@ -1,0 +1,131 @@
+/* util.h — the utility layer: arenas, growable arrays, interned strings,
+ * hash maps, source files and diagnostics.  Every other layer includes it. */
+#ifndef CMETAL_UTIL_H
+#define CMETAL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF_LIKE(f, a)
+#define NORETURN
+#endif
+
+/* arena.c */
+/* An arena hands out memory that lives until the arena is freed.  Name arenas
+ * after what they live for (one per compilation, one per kernel, ...). */
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void arena_free(Arena *a);
+void *arena_alloc(Arena *a, size_t size);          /* zeroed, 16-aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
+size_t arena_bytes(const Arena *a);                /* bytes reserved so far */
+#define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define NEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* Growable array of any type, malloc-backed: `VEC(int) v = {0};`.
+ * vec_push may move the data; free with vec_free. */
+#define VEC(T) struct { T *data; int len, cap; }
+#define vec_push(v, x)                                                        \
+	do {                                                                  \
+		if ((v)->len == (v)->cap)                                     \
+			vec_grow_((void **)&(v)->data, &(v)->cap,             \
+			          sizeof(*(v)->data));                        \
+		(v)->data[(v)->len++] = (x);                                  \
+	} while (0)
+#define vec_free(v) (free((v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
+#define vec_last(v) ((v)->data[(v)->len - 1])
+void vec_grow_(void **data, int *cap, size_t elem);
+
+/* Growable byte buffer for building text. */
+typedef struct {
+	char *data;
+	size_t len, cap;
+} Buf;
+void buf_putc(Buf *b, char c);
+void buf_puts(Buf *b, const char *s);
+void buf_putn(Buf *b, const char *s, size_t n);
+void buf_printf(Buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+char *buf_cstr(Buf *b);   /* NUL-terminated view (still owned by b) */
+void buf_free(Buf *b);
+
+/* str.c */
+/* Interned strings live for the whole process: equal strings give the same
+ * pointer, so names compare with ==. */
+const char *intern(const char *s, size_t n);
+const char *intern_cstr(const char *s);
+uint64_t hash_bytes(const void *p, size_t n);      /* FNV-1a 64 */
+char *xstrdup(const char *s);
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *read_file(const char *path, size_t *len);    /* malloc'd, NUL-ended; NULL on error */
+
+/* map.c */
+/* Hash map from interned string (pointer identity) to void*. */
+typedef struct {
+	const char **keys;
+	void **vals;
+	int cap, len;
+} Map;
+void *map_get(const Map *m, const char *key);
+void map_put(Map *m, const char *key, void *val);
+bool map_del(Map *m, const char *key);
+void map_free(Map *m);
+
+/* diag.c */
+/* A source location.  file indexes the source-file table; line and col are
+ * 1-based (col counts bytes).  file 0 is "<none>". */
+typedef struct {
+	uint32_t file;
+	uint32_t line;
+	uint32_t col;
+} Loc;
+
+typedef struct {
+	const char *name;     /* as shown in diagnostics */
+	const char *text;     /* whole contents, NUL-terminated */
+	size_t len;
+} SrcFile;
+
+int src_add(const char *name, const char *text, size_t len); /* returns id */
+const SrcFile *src_get(uint32_t file);
+void src_reset(void);
+
+typedef enum { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
+
+/* Where diagnostics go.  By default they are printed to stderr; a library
+ * user may capture them into a buffer instead. */
+typedef struct {
+	int errors, warnings;
+	int error_limit;      /* stop reporting (and signal) after this many; 0 = 20 */
+	bool werror, no_warnings, color;
+	Buf *capture;         /* if set, text goes here instead of stderr */
+} DiagState;
+extern _Thread_local DiagState diag_state;  /* per thread: compiles may run concurrently */
+
+/* file:line:col: level: message, the source line, and a caret under col
+ * (carets under `len` columns when len > 1).  Notes attach to the last
+ * error or warning. */
+void diag_at(DiagLevel lv, Loc loc, int len, const char *fmt, ...) PRINTF_LIKE(4, 5);
+void diag_vat(DiagLevel lv, Loc loc, int len, const char *fmt, va_list ap);
+#define error_at(loc, ...) diag_at(DIAG_ERROR, (loc), 1, __VA_ARGS__)
+#define warn_at(loc, ...) diag_at(DIAG_WARNING, (loc), 1, __VA_ARGS__)
+#define note_at(loc, ...) diag_at(DIAG_NOTE, (loc), 1, __VA_ARGS__)
+bool diag_too_many(void);          /* true once the error limit is reached */
+void diag_reset(void);
+
+/* Internal invariant failures (compiler bugs, not user errors). */
+NORETURN void die_(const char *file, int line, const char *fmt, ...) PRINTF_LIKE(3, 4);
+#define die(...) die_(__FILE__, __LINE__, __VA_ARGS__)
+#define ASSERT(c) ((c) ? (void)0 : die("assertion failed: %s", #c))
+
+#endif
