@@ -488,6 +488,34 @@ typedef struct {
  * inst_of set. */
 bool sema_unit(Arena *a, Node *unit, const SemaOptions *opt);
 
+/* Sema internals, shared by sema.c (declarations, statements, scopes,
+ * templates, overloads), sema_expr.c (scalar and VM expressions, promotion,
+ * conversion, constant folding), sema_cm.c (CM members and VM
+ * initialization forms) and sema_builtin.c (the builtin library). */
+typedef struct Sema Sema;                 /* defined in sema.c */
+Node *sema_expr(Sema *S, Node *e);        /* checks e; returns it or its replacement */
+Node *sema_rvalue(Sema *S, Node *e);      /* sema_expr, then refs decay to values */
+/* Converts e to `to`, inserting an implicit (or explicit) ND_CAST; `what`
+ * names the context in messages ("argument 2 of cm_add"). */
+Node *sema_convert(Sema *S, Node *e, Type *to, bool explicit_cast, const char *what);
+/* Checks e and folds it to an integer constant; diagnoses "X must be an
+ * integer constant expression" (X = what) and returns false otherwise. */
+bool sema_const_int(Sema *S, Node *e, const char *what, int64_t *out);
+Type *sema_typespec(Sema *S, TypeSpec *ts);
+Type *sema_targ_type(Sema *S, TemplArg *ta, const char *what); /* a type template argument */
+bool sema_targ_int(Sema *S, TemplArg *ta, const char *what, int64_t *out);
+/* Usual arithmetic conversions of two element types (cm-language.md §4.1). */
+Type *sema_common_elem(Type *a, Type *b);
+int sema_simd_width(Sema *S);             /* 0 outside SIMD control flow */
+Arena *sema_arena(Sema *S);
+/* sema_cm.c */
+Node *sema_member_call(Sema *S, Node *e);                    /* x.select<...>(...), ... */
+bool sema_vm_init(Sema *S, Node *decl, Type *t);             /* VAR_DECL of a VM type */
+Node *sema_vm_cast(Sema *S, Node *cast, Type *t);            /* vector<T,N>(x[, SAT]) */
+/* sema_builtin.c */
+void sema_declare_builtins(Sema *S, Map *globals);           /* SYM_BUILTIN entries */
+Node *sema_builtin_call(Sema *S, Node *call, Sym *builtin);  /* checks, sets builtin and ty */
+
 /* dump.c */
 /* Prints the checked tree, one node per line, indented, with types:
  * deterministic, for golden tests (cmetal --emit=ast). */
