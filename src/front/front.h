@@ -63,8 +63,8 @@ typedef enum {
 	KW_COUNT_
 } Keyword;
 
-/* Punctuators, longest first within a family is not required: the lexer
- * does maximal munch over this table. */
+/* Punctuators; the lexer does maximal munch over this table.  There is no
+ * "[[" or "]]" token (m[i[0]] must lex): the parser sees two brackets. */
 #define PUNCTS(X)                                                             \
 	X(LPAREN, "(") X(RPAREN, ")") X(LBRACKET, "[") X(RBRACKET, "]")       \
 	X(LBRACE, "{") X(RBRACE, "}") X(SEMI, ";") X(COMMA, ",")              \
@@ -78,7 +78,7 @@ typedef enum {
 	X(MUL_ASSIGN, "*=") X(DIV_ASSIGN, "/=") X(MOD_ASSIGN, "%=")           \
 	X(AND_ASSIGN, "&=") X(OR_ASSIGN, "|=") X(XOR_ASSIGN, "^=")            \
 	X(SHL_ASSIGN, "<<=") X(SHR_ASSIGN, ">>=") X(HASH, "#")                \
-	X(HASHHASH, "##") X(LATTR, "[[") X(RATTR, "]]")
+	X(HASHHASH, "##")
 
 typedef enum {
 	P_NONE_,
@@ -121,6 +121,10 @@ typedef struct Token {
 	int str_len;
 	void *pp;             /* preprocessor-private (hide sets) */
 } Token;
+
+/* Built-in headers (<cm/cm.h>, <cm/cmtl.h>): the text of include/cm/*.h,
+ * embedded at build time.  NULL if `name` is not one of them. */
+const char *cm_builtin_header(const char *name);
 
 /* lex.c */
 extern const char *keyword_names[KW_COUNT_];
