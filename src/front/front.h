@@ -137,6 +137,12 @@ Token *lex_file(Arena *a, int file, int *ntok);
 /* Converts a TK_PPNUM to TK_INT or TK_FLOAT; false (and a diagnostic) if
  * it is not a valid number. */
 bool lex_convert_number(Token *t);
+/* lex_file's engine, for the preprocessor: lexes `text` with locations in
+ * `file`.  With quiet set, malformed tokens come back as TK_OTHER with no
+ * diagnostic until lex_report(t) (text in #if 0 blocks may be anything). */
+Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet,
+                int *ntok);
+void lex_report(const Token *t);
 const char *tok_str(Arena *a, const Token *t); /* spelling as a C string */
 
 /* pp.c */
