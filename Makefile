@@ -56,3 +56,16 @@ clean:
 
 .PHONY: all test test-asan clean
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
+
+# Front-end fuzzing (see docs/testing.md).
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build-fuzz/libcmetal.a
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc tests/fuzz/fuzz_front.c build-fuzz/libcmetal.a -lpthread -ldl -lm -o build-fuzz/fuzz_front
+
+# Compile-speed benchmark: checks a generated 5,000-line CM file.
+bench-compile: all
+	@$(CC) -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc tools/bench_compile.c $(BUILD)/libcmetal.a -lpthread -ldl -lm -o $(BUILD)/bench_compile
+	@$(BUILD)/bench_compile
+
+.PHONY: fuzz bench-compile
