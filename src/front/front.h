@@ -211,6 +211,7 @@ struct Type {
 	Type **params;
 	int nparams;
 	Sym *tag;           /* struct/enum declaration */
+	Type *unqual;       /* type.c: const variant of a struct/enum -> the plain one */
 };
 
 /* type.c — types are hash-consed: equal types are the same pointer. */
@@ -227,6 +228,10 @@ Type *ty_sampler(void);
 Type *ty_vme(void);
 Type *ty_string(void);
 Type *ty_nullptr(void);
+Type *ty_error(void);               /* poison: an expression already diagnosed */
+bool ty_is_error(const Type *t);
+Type *ty_nominal(TypeKind k, const char *name); /* a new, distinct struct/enum type */
+Type *ty_func(Type *ret, Type **params, int nparams);
 bool ty_is_vm(const Type *t);       /* vector, matrix or a ref to one */
 bool ty_is_scalar(const Type *t);   /* TY_SCALAR or TY_ENUM */
 bool ty_is_integer(const Type *t);
@@ -518,6 +523,8 @@ bool sema_targ_int(Sema *S, TemplArg *ta, const char *what, int64_t *out);
 Type *sema_common_elem(Type *a, Type *b);
 int sema_simd_width(Sema *S);             /* 0 outside SIMD control flow */
 Arena *sema_arena(Sema *S);
+Sym *sema_lookup(Sema *S, const char *name);      /* sema.c: visible declaration or NULL */
+Node *sema_call(Sema *S, Node *call, Sym *fn);    /* sema.c: call of a user function/template */
 /* sema_cm.c */
 Node *sema_member_call(Sema *S, Node *e);                    /* x.select<...>(...), ... */
 bool sema_vm_init(Sema *S, Node *decl, Type *t);             /* VAR_DECL of a VM type */
