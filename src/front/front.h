@@ -308,6 +308,15 @@ enum {
 	DS_SIMT = 1 << 11,        /* rejected */
 };
 
+/* How an ND_CAST was written (its op).  Added by the parser. */
+enum {
+	CAST_C,                   /* (T)e; also sema's implicit conversions */
+	CAST_FUNC,                /* T(args) or T{args} */
+	CAST_STATIC,              /* static_cast<T>(e) */
+	CAST_REINTERPRET,         /* reinterpret_cast<T>(e) */
+	CAST_CONST,               /* const_cast<T>(e) */
+};
+
 #define NODE_KINDS(X)                                                         \
 	/* expressions */                                                     \
 	X(INT_LIT) X(FLOAT_LIT) X(BOOL_LIT) X(STR_LIT) X(NULLPTR)             \
@@ -417,6 +426,9 @@ struct Node {
 	int ntparams;
 	int dspec;                /* DS_* flags on declarations */
 	const char *attr_type;    /* [[type("...")]] on a parameter */
+	Node *ds_arg;             /* argument of __declspec(cm_float_control(x)),
+	                             genx_volatile(n) or genx_SIMT(n) (parser) */
+	bool enum_class;          /* ENUM_DECL: enum class; ts: underlying type (parser) */
 	int unroll;               /* loops: -1 none, 0 full, n times (from #pragma) */
 
 	uint64_t ival;            /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
