@@ -12,6 +12,7 @@ LDLIBS  += -lpthread -ldl -lm
 
 UTIL_SRC :=
 FRONT_SRC :=
+GEN_OBJ :=
 IR_SRC :=
 OPT_SRC :=
 TARGET_SRC :=
@@ -24,13 +25,20 @@ include src/target/sources.mk
 include src/rt/sources.mk
 
 LIB_SRC := $(UTIL_SRC) $(FRONT_SRC) $(IR_SRC) $(OPT_SRC) $(TARGET_SRC) $(RT_SRC)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
 TOOL_OBJ := $(BUILD)/tools/cmetal.o $(BUILD)/tools/driver.o
 
 all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so
 
+$(BUILD)/gen/cm_headers.c: $(CM_HEADERS) tools/embed.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $(CM_HEADERS) > $@
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libcmetal.a: $(LIB_OBJ)

@@ -3,3 +3,8 @@ FRONT_SRC += src/front/lex.c src/front/pp.c src/front/ast.c src/front/parse.c \
              src/front/type.c src/front/sema.c src/front/sema_expr.c \
              src/front/sema_cm.c src/front/sema_builtin.c src/front/dump.c \
              src/front/front.c
+
+# The built-in headers include/cm/*.h, embedded as C by tools/embed.sh
+# (rule in the Makefile).
+CM_HEADERS := include/cm/cm.h include/cm/cmtl.h
+GEN_OBJ += $(BUILD)/gen/cm_headers.o
