@@ -1506,7 +1506,7 @@ static bool needs_space(const Token *a, const Token *b)
 	bool num = a->kind == TK_INT || a->kind == TK_FLOAT || a->kind == TK_PPNUM;
 	if (num && (y == '.' || y == '+' || y == '-'))
 		return true;
-	if (x == '.' && ident_char(y))
+	if (x == '.' && y >= '0' && y <= '9')
 		return true;
 	if (a->kind != TK_PUNCT || b->kind != TK_PUNCT)
 		return false;
@@ -1535,8 +1535,6 @@ void pp_print(const Token *toks, int n, Buf *out)
 		const Token *t = &toks[i];
 		if (t->kind == TK_EOF || hidden_file(t->loc.file))
 			continue;
-		if (!file)
-			file = t->loc.file;
 		if (t->loc.file != file || t->loc.line > line + 8) {
 			if (prev)
 				buf_putc(out, '\n');

@@ -1,0 +1,1 @@
+#define SIBLING 4
