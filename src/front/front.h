@@ -406,6 +406,7 @@ struct Node {
 	Type *ty;                 /* sema: the expression's type */
 	bool lvalue;              /* sema: designates storage */
 	bool implicit;            /* sema: an inserted conversion */
+	bool sat;                 /* sema: CAST saturates (vector<T,N>(x, SAT)) */
 
 	int op;                   /* Punct for operators; cast kind for CAST */
 	Node *lhs, *rhs;
