@@ -1,0 +1,168 @@
+/* args.c — kernel arguments, checked against the kernel's CmkArgInfo:
+ * index in range, kind (by value, surface, SVM), size, and for surfaces the
+ * [[type("...")]] the parameter declares (buffer_t vs image2d_t).  Every
+ * message names the argument: "argument 1 'n' of kernel 'k' ...". */
+#include <string.h>
+
+#include "rt/rt.h"
+
+static const char *kind_text(uint32_t kind)
+{
+	switch (kind) {
+	case CMK_ARG_SCALAR: return "a scalar";
+	case CMK_ARG_VECTOR: return "a vector/matrix";
+	case CMK_ARG_SURFACE: return "a SurfaceIndex";
+	case CMK_ARG_SAMPLER: return "a SamplerIndex";
+	case CMK_ARG_SVM: return "an svmptr_t";
+	}
+	return "an argument of unknown kind";
+}
+
+cm_status rt_check_kernel(cmetal_kernel *k)
+{
+	if (!k)
+		return rt_fail(CM_INVALID_HANDLE, "kernel handle is NULL");
+	if (k->magic != RT_MAGIC_KERNEL)
+		return rt_fail(CM_INVALID_HANDLE,
+		               "kernel handle is not a live kernel (released or wrong type)");
+	return CM_SUCCESS;
+}
+
+/* Checks the kernel and the index; *ai gets the argument's metadata. */
+static cm_status arg_lookup(cmetal_kernel *k, uint32_t index, const CmkArgInfo **ai)
+{
+	cm_status s = rt_check_kernel(k);
+	if (s)
+		return s;
+	if (index >= k->info->nargs)
+		return rt_fail(CM_INVALID_ARG_INDEX,
+		               "kernel '%s' has %u argument%s; index %u is out of range",
+		               k->info->name, k->info->nargs, k->info->nargs == 1 ? "" : "s", index);
+	*ai = &k->info->args[index];
+	return CM_SUCCESS;
+}
+
+static cm_status wrong_kind(cmetal_kernel *k, uint32_t index, const CmkArgInfo *ai,
+                            const char *got, const char *hint)
+{
+	return rt_fail(CM_INVALID_ARG_KIND,
+	               "argument %u '%s' of kernel '%s' is %s; got %s%s",
+	               index, ai->name, k->info->name, kind_text(ai->kind), got, hint);
+}
+
+cm_status cmetal_kernel_arg_count(cmetal_kernel *k, uint32_t *n)
+{
+	cm_status s = rt_check_kernel(k);
+	if (s)
+		return s;
+	if (!n)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_kernel_arg_count: the output pointer is NULL");
+	*n = k->info->nargs;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_kernel_arg_info(cmetal_kernel *k, uint32_t index, const char **name,
+                                 cmetal_arg_kind *kind, uint32_t *size)
+{
+	const CmkArgInfo *ai = NULL;
+	cm_status s = arg_lookup(k, index, &ai);
+	if (s)
+		return s;
+	if (name)
+		*name = ai->name;
+	if (kind)
+		*kind = (cmetal_arg_kind)ai->kind;
+	if (size)
+		*size = ai->size;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, const void *value)
+{
+	const CmkArgInfo *ai = NULL;
+	cm_status s = arg_lookup(k, index, &ai);
+	if (s)
+		return s;
+	if (ai->kind == CMK_ARG_SURFACE)
+		return wrong_kind(k, index, ai, "a value",
+		                  " (bind it with cmetal_kernel_set_arg_buffer or _surface2d)");
+	if (ai->kind == CMK_ARG_SAMPLER)
+		return rt_fail(CM_UNSUPPORTED,
+		               "argument %u '%s' of kernel '%s' is a SamplerIndex: samplers are not supported",
+		               index, ai->name, k->info->name);
+	if (!value)
+		return rt_fail(CM_INVALID_VALUE, "argument %u '%s' of kernel '%s': the value pointer is NULL",
+		               index, ai->name, k->info->name);
+	if (size != ai->size)
+		return rt_fail(CM_INVALID_ARG_SIZE,
+		               "argument %u '%s' of kernel '%s' is %s of %u bytes; got %zu bytes",
+		               index, ai->name, k->info->name, kind_text(ai->kind), ai->size, size);
+	RtArg *a = &k->args[index];
+	memcpy(a->value, value, size);
+	a->mem = NULL;
+	a->set = true;
+	return CM_SUCCESS;
+}
+
+/* Binds a surface argument; want is the CMK_SURF_* the memory provides. */
+static cm_status set_surface(cmetal_kernel *k, uint32_t index, RtMem *m, RtMemKind kind)
+{
+	const CmkArgInfo *ai = NULL;
+	cm_status s = arg_lookup(k, index, &ai);
+	if (s)
+		return s;
+	const char *what = kind == RT_MEM_BUFFER ? "a buffer" : "a 2D surface";
+	if (ai->kind != CMK_ARG_SURFACE)
+		return wrong_kind(k, index, ai, what, "");
+	if (!m || m->magic != RT_MAGIC_MEM || m->kind != kind)
+		return rt_fail(CM_INVALID_HANDLE,
+		               "argument %u '%s' of kernel '%s': %s handle is %s",
+		               index, ai->name, k->info->name, what + 2,
+		               m ? "not live (released or wrong type)" : "NULL");
+	uint32_t want = kind == RT_MEM_BUFFER ? CMK_SURF_BUFFER : CMK_SURF_IMAGE2D;
+	if (ai->surf != CMK_SURF_ANY && ai->surf != want)
+		return rt_fail(CM_INVALID_ARG_KIND,
+		               "argument %u '%s' of kernel '%s' is declared [[type(\"%s\")]]; got %s",
+		               index, ai->name, k->info->name, ai->type_attr ? ai->type_attr : "?", what);
+	k->args[index].mem = m;
+	k->args[index].set = true;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_kernel_set_arg_buffer(cmetal_kernel *k, uint32_t index, cmetal_buffer *buf)
+{
+	return set_surface(k, index, (RtMem *)buf, RT_MEM_BUFFER);
+}
+
+cm_status cmetal_kernel_set_arg_surface2d(cmetal_kernel *k, uint32_t index, cmetal_surface2d *surf)
+{
+	return set_surface(k, index, (RtMem *)surf, RT_MEM_SURF2D);
+}
+
+cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index, cmetal_svm *svm,
+                                    uint64_t offset)
+{
+	const CmkArgInfo *ai = NULL;
+	cm_status s = arg_lookup(k, index, &ai);
+	if (s)
+		return s;
+	if (ai->kind != CMK_ARG_SVM)
+		return wrong_kind(k, index, ai, "an SVM allocation", "");
+	RtMem *m = (RtMem *)svm;
+	if (!m || m->magic != RT_MAGIC_MEM || m->kind != RT_MEM_SVM)
+		return rt_fail(CM_INVALID_HANDLE, "argument %u '%s' of kernel '%s': SVM handle is %s",
+		               index, ai->name, k->info->name,
+		               m ? "not live (freed or wrong type)" : "NULL");
+	if (offset > m->size)
+		return rt_fail(CM_OUT_OF_RANGE,
+		               "argument %u '%s' of kernel '%s': offset %llu is past the end of a %zu-byte SVM allocation",
+		               index, ai->name, k->info->name, (unsigned long long)offset, m->size);
+	uint64_t addr = m->addr + offset;
+	if (ai->size == 4)
+		*(uint32_t *)k->args[index].value = (uint32_t)addr;
+	else
+		memcpy(k->args[index].value, &addr, ai->size < 8 ? ai->size : 8);
+	k->args[index].mem = NULL;
+	k->args[index].set = true;
+	return CM_SUCCESS;
+}

@@ -1,0 +1,470 @@
+/* sched.c — running one launch on the CPU device.
+ *
+ * Work items are groups (a thread-group space) or single threads (a media
+ * walker).  Pool workers take chunks of items from an atomic counter.  A
+ * group of one thread, or of several threads of a kernel without barriers,
+ * runs its threads one after another on the worker's stack.  A group whose
+ * kernel uses barriers runs its threads as fibers (ucontext, 256 KB mmap'd
+ * stacks with a guard page, cached per worker): cm_barrier parks the fiber
+ * and switches back to the group's scheduler, which resumes all parked
+ * fibers once every live fiber has arrived.
+ *
+ * Walker dependencies are deadlock-free by ordering: items are handed out
+ * in an order where every thread's dependencies come earlier (by x+y for a
+ * wavefront, x+2y for the 26-degree one, x for horizontal, y for vertical),
+ * and cm_wait blocks only on such earlier threads, which have been taken
+ * by a worker and will signal or finish.
+ *
+ * printf text is recorded per worker with its thread id and merged in
+ * linear thread id order after the launch; the fault kept is the one of
+ * the lowest thread id. */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rt/cpu/cpu.h"
+
+#define FIBER_STACK (256u * 1024u)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RT_ASAN 1
+#endif
+#endif
+#ifdef RT_ASAN
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
+                                     size_t *size_old);
+#endif
+
+typedef struct CpuRun {
+	RtLaunch *l;
+	const CmkKernelInfo *ki;
+	CpuWorker *workers;
+	uint64_t nitems;            /* groups, or walker threads */
+	uint32_t T;                 /* threads per group */
+	uint32_t chunk;
+	_Atomic uint64_t next;
+	uint32_t *order;            /* walker with dependencies: item -> thread */
+	_Atomic unsigned char *done;/* walker: signaled or finished */
+	bool fibers;
+	pthread_mutex_t fault_mu;
+	uint64_t fault_tid;
+	bool faulted;
+} CpuRun;
+
+static _Thread_local CpuWorker *tls_worker;
+
+/* ---- services ---- */
+
+static void record_fault(CpuRun *r, uint64_t tid, const char *msg)
+{
+	pthread_mutex_lock(&r->fault_mu);
+	if (!r->faulted || tid < r->fault_tid) {
+		r->faulted = true;
+		r->fault_tid = tid;
+		snprintf(r->l->fault, sizeof r->l->fault, "%s", msg);
+	}
+	pthread_mutex_unlock(&r->fault_mu);
+}
+
+static void svc_fault(CmkThread *t, const char *what, int line)
+{
+	CpuThread *ct = (CpuThread *)t;
+	char msg[512];
+	snprintf(msg, sizeof msg, "kernel '%s' accessed out of bounds at line %d (%s) in thread %llu",
+	         ct->run->ki->name, line, what ? what : "?", (unsigned long long)ct->tid);
+	record_fault(ct->run, ct->tid, msg);
+}
+
+static void svc_print(CmkThread *t, const char *text, uint32_t len)
+{
+	CpuThread *ct = (CpuThread *)t;
+	CpuWorker *w = ct->w;
+	CpuPrint p = {ct->tid, (uint32_t)w->prints.len, w->text.len, len, &w->text};
+	buf_putn(&w->text, text, len);
+	vec_push(&w->prints, p);
+}
+
+/* Switches from the running fiber back to the group scheduler. */
+static void fiber_yield(CpuWorker *w, CpuFiber *f)
+{
+#ifdef RT_ASAN
+	void *fake = NULL;
+	__sanitizer_start_switch_fiber(&fake, w->sched_stack, w->sched_stack_size);
+	swapcontext(&f->ctx, &w->sched);
+	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#else
+	swapcontext(&f->ctx, &w->sched);
+#endif
+}
+
+static void svc_barrier(CmkThread *t)
+{
+	CpuThread *ct = (CpuThread *)t;
+	CpuWorker *w = ct->w;
+	if (!w->in_fibers) {
+		if (ct->run->T > 1)
+			record_fault(ct->run, ct->tid, "cm_barrier called by a kernel whose metadata "
+			             "says it uses no barrier (uses_barrier = 0)");
+		return;
+	}
+	CpuFiber *f = &w->fibers[ct->fiber];
+	f->state = FIB_BARRIER;
+	fiber_yield(w, f);
+}
+
+/* Walker dependencies of a pattern, in cm_wait mask-bit order. */
+static int dep_offsets(cmetal_dependency d, int dx[4], int dy[4])
+{
+	static const int wx[] = {-1, -1, 0, 1}, wy[] = {0, -1, -1, -1};
+	switch (d) {
+	case CMETAL_DEP_WAVEFRONT: memcpy(dx, wx, sizeof wx); memcpy(dy, wy, sizeof wy); return 3;
+	case CMETAL_DEP_WAVEFRONT26: memcpy(dx, wx, sizeof wx); memcpy(dy, wy, sizeof wy); return 4;
+	case CMETAL_DEP_HORIZONTAL: dx[0] = -1; dy[0] = 0; return 1;
+	case CMETAL_DEP_VERTICAL: dx[0] = 0; dy[0] = -1; return 1;
+	case CMETAL_DEP_NONE: break;
+	}
+	return 0;
+}
+
+static void wait_for(_Atomic unsigned char *flag)
+{
+	for (unsigned spins = 0; !atomic_load_explicit(flag, memory_order_acquire); spins++) {
+		if (spins < 64)
+			continue;
+		if (spins < 4096)
+			sched_yield();
+		else
+			usleep(50);
+	}
+}
+
+static void svc_wait(CmkThread *t, uint32_t mask)
+{
+	CpuThread *ct = (CpuThread *)t;
+	CpuRun *r = ct->run;
+	if (!r->done)
+		return;
+	int dx[4], dy[4], n = dep_offsets(r->l->dep, dx, dy);
+	uint32_t w = r->l->width, h = r->l->height;
+	for (int i = 0; i < n; i++) {
+		if (mask & (1u << i))
+			continue;
+		int64_t x = (int64_t)t->origin[0] + dx[i], y = (int64_t)t->origin[1] + dy[i];
+		if (x < 0 || y < 0 || x >= w || y >= h)
+			continue;
+		wait_for(&r->done[(uint64_t)y * w + (uint64_t)x]);
+	}
+}
+
+static void svc_signal(CmkThread *t)
+{
+	CpuThread *ct = (CpuThread *)t;
+	if (ct->run->done)
+		atomic_store_explicit(&ct->run->done[ct->tid], 1, memory_order_release);
+}
+
+static const CmkServices services = {
+	.barrier = svc_barrier,
+	.wait = svc_wait,
+	.signal = svc_signal,
+	.print = svc_print,
+	.fault = svc_fault,
+};
+
+/* ---- per-worker memory ---- */
+
+static unsigned char *grow(unsigned char **p, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		free(*p);
+		*p = malloc(n);
+		*cap = *p ? n : 0;
+	}
+	return *p;
+}
+
+static bool ensure_fibers(CpuWorker *w, uint32_t n)
+{
+	if (n <= w->nfibers)
+		return true;
+	CpuFiber *f = realloc(w->fibers, n * sizeof *f);
+	if (!f)
+		return false;
+	w->fibers = f;
+	long page = sysconf(_SC_PAGESIZE);
+	for (uint32_t i = w->nfibers; i < n; i++) {
+		size_t sz = FIBER_STACK + (size_t)page;
+		void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return false;
+		mprotect(m, (size_t)page, PROT_NONE);   /* guard page below the stack */
+		f[i] = (CpuFiber){.map = m, .map_size = sz};
+		w->nfibers = i + 1;
+	}
+	return true;
+}
+
+void cpu_worker_free(CpuWorker *w)
+{
+	for (uint32_t i = 0; i < w->nfibers; i++)
+		munmap(w->fibers[i].map, w->fibers[i].map_size);
+	free(w->fibers);
+	free(w->slm);
+	free(w->globals);
+	vec_free(&w->prints);
+	buf_free(&w->text);
+}
+
+/* ---- running threads ---- */
+
+static void init_thread(CpuRun *r, CpuWorker *w, CpuThread *ct)
+{
+	RtLaunch *l = r->l;
+	memset(ct, 0, sizeof *ct);
+	ct->t.svc = &services;
+	ct->t.rt = r;
+	ct->t.args = l->args;
+	ct->t.surfaces = l->surfaces;
+	ct->t.nsurfaces = l->nsurfaces;
+	ct->w = w;
+	ct->run = r;
+	for (int d = 0; d < 3; d++) {
+		ct->t.local_size[d] = l->threads[d];
+		ct->t.group_count[d] = l->groups[d];
+	}
+	ct->t.slm = w->slm;
+	ct->t.slm_size = r->ki->slm_size;
+}
+
+/* Fills the ids of local thread lt of group item gi. */
+static void set_ids(CpuRun *r, CpuThread *ct, uint64_t gi, uint32_t lt)
+{
+	RtLaunch *l = r->l;
+	uint32_t *g = ct->t.group_id, *lid = ct->t.local_id;
+	g[0] = (uint32_t)(gi % l->groups[0]);
+	g[1] = (uint32_t)(gi / l->groups[0] % l->groups[1]);
+	g[2] = (uint32_t)(gi / ((uint64_t)l->groups[0] * l->groups[1]));
+	lid[0] = lt % l->threads[0];
+	lid[1] = lt / l->threads[0] % l->threads[1];
+	lid[2] = lt / (l->threads[0] * l->threads[1]);
+	if (l->kind == RT_LAUNCH_WALKER) {
+		ct->t.origin[0] = g[0];
+		ct->t.origin[1] = g[1];
+	}
+	ct->tid = gi * r->T + lt;
+}
+
+static void fiber_main(void)
+{
+	CpuWorker *w = tls_worker;
+#ifdef RT_ASAN
+	__sanitizer_finish_switch_fiber(NULL, &w->sched_stack, &w->sched_stack_size);
+#endif
+	CpuFiber *f = &w->fibers[w->cur];
+	f->th.run->ki->entry(&f->th.t);
+	f->state = FIB_DONE;
+#ifdef RT_ASAN
+	__sanitizer_start_switch_fiber(NULL, w->sched_stack, w->sched_stack_size);
+#endif
+	/* returning resumes uc_link, the scheduler */
+}
+
+static void switch_to_fiber(CpuWorker *w, uint32_t i)
+{
+	CpuFiber *f = &w->fibers[i];
+	long page = sysconf(_SC_PAGESIZE);
+	w->cur = i;
+#ifdef RT_ASAN
+	void *fake = NULL;
+	__sanitizer_start_switch_fiber(&fake, f->map + page, f->map_size - (size_t)page);
+	swapcontext(&w->sched, &f->ctx);
+	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#else
+	(void)page;
+	swapcontext(&w->sched, &f->ctx);
+#endif
+}
+
+/* Runs the T threads of group gi as fibers until all have finished. */
+static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
+{
+	uint32_t T = r->T;
+	size_t gsz = r->ki->globals_size;
+	long page = sysconf(_SC_PAGESIZE);
+	for (uint32_t i = 0; i < T; i++) {
+		CpuFiber *f = &w->fibers[i];
+		init_thread(r, w, &f->th);
+		set_ids(r, &f->th, gi, i);
+		f->th.fiber = i;
+		f->th.t.globals = gsz ? w->globals + i * gsz : NULL;
+		f->state = FIB_READY;
+		getcontext(&f->ctx);
+		f->ctx.uc_stack.ss_sp = f->map + page;
+		f->ctx.uc_stack.ss_size = f->map_size - (size_t)page;
+		f->ctx.uc_link = &w->sched;
+		makecontext(&f->ctx, fiber_main, 0);
+	}
+	w->in_fibers = true;
+	for (;;) {
+		uint32_t live = 0;
+		for (uint32_t i = 0; i < T; i++)
+			if (w->fibers[i].state == FIB_READY)
+				switch_to_fiber(w, i);
+		for (uint32_t i = 0; i < T; i++)
+			if (w->fibers[i].state == FIB_BARRIER) {
+				w->fibers[i].state = FIB_READY;   /* everyone arrived */
+				live++;
+			}
+		if (!live)
+			break;
+	}
+	w->in_fibers = false;
+}
+
+/* Runs work item it (a group, or one walker thread). */
+static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
+{
+	const CmkKernelInfo *ki = r->ki;
+	uint64_t gi = r->order ? r->order[it] : it;
+	if (ki->slm_size)
+		memset(w->slm, 0, ki->slm_size);
+	if (r->fibers) {
+		if (ki->globals_size)
+			memset(w->globals, 0, (size_t)ki->globals_size * r->T);
+		run_group_fibers(r, w, gi);
+		return;
+	}
+	CpuThread ct;
+	for (uint32_t i = 0; i < r->T; i++) {
+		init_thread(r, w, &ct);
+		set_ids(r, &ct, gi, i);
+		if (ki->globals_size) {
+			memset(w->globals, 0, ki->globals_size);
+			ct.t.globals = w->globals;
+		}
+		ki->entry(&ct.t);
+		if (r->done)
+			atomic_store_explicit(&r->done[ct.tid], 1, memory_order_release);
+	}
+}
+
+static void worker_job(void *ctx, int id)
+{
+	CpuRun *r = ctx;
+	CpuWorker *w = &r->workers[id];
+	tls_worker = w;
+	w->prints.len = 0;
+	w->text.len = 0;
+	size_t gcount = r->fibers ? r->T : 1;
+	bool ok = (!r->ki->slm_size || grow(&w->slm, &w->slm_cap, r->ki->slm_size)) &&
+	          (!r->ki->globals_size ||
+	           grow(&w->globals, &w->globals_cap, r->ki->globals_size * gcount)) &&
+	          (!r->fibers || ensure_fibers(w, r->T));
+	if (!ok) {
+		record_fault(r, 0, "out of memory for thread stacks, SLM or globals");
+		return;
+	}
+	for (;;) {
+		uint64_t b = atomic_fetch_add(&r->next, r->chunk);
+		if (b >= r->nitems)
+			break;
+		uint64_t e = b + r->chunk < r->nitems ? b + r->chunk : r->nitems;
+		for (uint64_t it = b; it < e; it++)
+			run_item(r, w, it);
+	}
+}
+
+/* ---- launch set-up ---- */
+
+/* Orders walker threads so that each one's dependencies come first. */
+static uint32_t *walker_order(RtLaunch *l)
+{
+	uint32_t w = l->width, h = l->height;
+	uint64_t n = (uint64_t)w * h, kmax;
+	int kx = 1, ky = 1;
+	switch (l->dep) {
+	case CMETAL_DEP_WAVEFRONT26: ky = 2; break;
+	case CMETAL_DEP_HORIZONTAL: ky = 0; break;
+	case CMETAL_DEP_VERTICAL: kx = 0; break;
+	default: break;
+	}
+	kmax = (uint64_t)kx * (w - 1) + (uint64_t)ky * (h - 1) + 1;
+	uint32_t *order = malloc(n * sizeof *order);
+	uint64_t *start = calloc(kmax + 1, sizeof *start);
+	if (!order || !start) {
+		free(order);
+		free(start);
+		return NULL;
+	}
+	for (uint32_t y = 0; y < h; y++)          /* counting sort by key */
+		for (uint32_t x = 0; x < w; x++)
+			start[(uint64_t)kx * x + (uint64_t)ky * y + 1]++;
+	for (uint64_t k = 1; k <= kmax; k++)
+		start[k] += start[k - 1];
+	for (uint32_t y = 0; y < h; y++)
+		for (uint32_t x = 0; x < w; x++)
+			order[start[(uint64_t)kx * x + (uint64_t)ky * y]++] = y * w + x;
+	free(start);
+	return order;
+}
+
+/* Merges the workers' printf records in (thread id, order) order. */
+static int cmp_print(const void *a, const void *b)
+{
+	const CpuPrint *p = a, *q = b;
+	if (p->tid != q->tid)
+		return p->tid < q->tid ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+static void collect_printf(CpuRun *r, int nworkers)
+{
+	VEC(CpuPrint) all = {0};
+	for (int i = 0; i < nworkers; i++)
+		for (int j = 0; j < r->workers[i].prints.len; j++)
+			vec_push(&all, r->workers[i].prints.data[j]);
+	if (all.len > 1)
+		qsort(all.data, (size_t)all.len, sizeof *all.data, cmp_print);
+	for (int i = 0; i < all.len; i++)
+		buf_putn(&r->l->printf_out, all.data[i].text->data + all.data[i].off, all.data[i].len);
+	vec_free(&all);
+}
+
+cm_status cpu_run(cmetal_device *dev, RtLaunch *l)
+{
+	CpuDevice *c = dev->priv;
+	CpuRun r = {.l = l, .ki = l->info, .workers = c->workers};
+	r.T = l->threads[0] * l->threads[1] * l->threads[2];
+	r.nitems = (uint64_t)l->groups[0] * l->groups[1] * l->groups[2];
+	r.fibers = r.T > 1 && r.ki->uses_barrier;
+	pthread_mutex_init(&r.fault_mu, NULL);
+	bool deps = l->kind == RT_LAUNCH_WALKER && l->dep != CMETAL_DEP_NONE;
+	if (deps) {
+		r.order = walker_order(l);
+		r.done = calloc(r.nitems, 1);
+		if (!r.order || !r.done) {
+			free(r.order);
+			free((void *)r.done);
+			pthread_mutex_destroy(&r.fault_mu);
+			return rt_fail(CM_OUT_OF_MEMORY, "out of memory for a %ux%u thread space",
+			               l->width, l->height);
+		}
+	}
+	uint64_t per = r.nitems / ((uint64_t)c->pool.n * 8);
+	r.chunk = deps || per < 1 ? 1 : per > 256 ? 256 : (uint32_t)per;
+	cpu_pool_run(&c->pool, worker_job, &r);
+	collect_printf(&r, c->pool.n);
+	free(r.order);
+	free((void *)r.done);
+	pthread_mutex_destroy(&r.fault_mu);
+	return CM_SUCCESS;
+}

@@ -1,0 +1,125 @@
+/* device.c — opening and closing devices.  A device name picks the
+ * implementation: "cpu" (cpu/cpu.c), "cuda"/"cuda:N" (not built yet: a clear
+ * error), "auto" (the GPU when one works, else the CPU). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt/rt.h"
+
+double rt_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+cm_status rt_check_device(cmetal_device *dev)
+{
+	if (!dev)
+		return rt_fail(CM_INVALID_HANDLE, "device handle is NULL");
+	if (dev->magic != RT_MAGIC_DEVICE)
+		return rt_fail(CM_INVALID_HANDLE,
+		               "device handle is not a live device (closed or wrong type)");
+	return CM_SUCCESS;
+}
+
+/* The CUDA device: until its implementation exists, say why it cannot be
+ * opened (no driver, or no support built in). */
+static cm_status open_cuda(cmetal_device *dev, int ordinal)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return rt_fail(CM_DEVICE_NOT_FOUND,
+		               "no CUDA driver found: dlopen(\"libcuda.so.1\") failed: %s",
+		               dlerror());
+	dlclose(h);
+	return rt_fail(CM_DEVICE_NOT_FOUND,
+	               "cuda:%d: this build of libcmetal has no CUDA device yet", ordinal);
+}
+
+static cm_status open_named(cmetal_device *dev, const char *name)
+{
+	if (strcmp(name, "cpu") == 0)
+		return rt_cpu_open(dev);
+	if (strcmp(name, "cuda") == 0)
+		return open_cuda(dev, 0);
+	if (strncmp(name, "cuda:", 5) == 0) {
+		char *end;
+		long n = strtol(name + 5, &end, 10);
+		if (name[5] == '\0' || *end || n < 0 || n > 1024)
+			return rt_fail(CM_INVALID_VALUE,
+			               "bad device name '%s': expected cuda:N with N a device number", name);
+		return open_cuda(dev, (int)n);
+	}
+	if (strcmp(name, "auto") == 0) {
+		if (open_cuda(dev, 0) == CM_SUCCESS)
+			return CM_SUCCESS;
+		return rt_cpu_open(dev);
+	}
+	return rt_fail(CM_DEVICE_NOT_FOUND,
+	               "unknown device '%s': expected cpu, cuda, cuda:N or auto", name);
+}
+
+cm_status cmetal_device_open(const char *name, cmetal_device **out)
+{
+	if (!out)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_device_open: the output pointer is NULL");
+	*out = NULL;
+	if (!name) {
+		name = getenv("CMETAL_DEVICE");
+		if (!name || !*name)
+			name = "auto";
+	}
+	cmetal_device *dev = calloc(1, sizeof *dev);
+	if (!dev)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory opening device '%s'", name);
+	dev->magic = RT_MAGIC_DEVICE;
+	dev->translate = rt_translate_cm;
+	cm_status s = open_named(dev, name);
+	if (s != CM_SUCCESS) {
+		free(dev);
+		return s;
+	}
+	*out = dev;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_device_close(cmetal_device *dev)
+{
+	cm_status s = rt_check_device(dev);
+	if (s)
+		return s;
+	dev->ops->close(dev);
+	dev->magic = RT_MAGIC_DEAD;
+	free(dev);
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_device_name(cmetal_device *dev, const char **name)
+{
+	cm_status s = rt_check_device(dev);
+	if (s)
+		return s;
+	if (!name)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_device_name: the output pointer is NULL");
+	*name = dev->name;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_device_set_printf(cmetal_device *dev, cmetal_printf_fn fn, void *user)
+{
+	cm_status s = rt_check_device(dev);
+	if (s)
+		return s;
+	dev->printf_fn = fn;
+	dev->printf_user = user;
+	return CM_SUCCESS;
+}
+
+void rt_device_set_translator(cmetal_device *dev, RtTranslateFn fn)
+{
+	dev->translate = fn ? fn : rt_translate_cm;
+}

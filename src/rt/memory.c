@@ -1,0 +1,300 @@
+/* memory.c — buffers, 2D surfaces and SVM allocations: argument checks and
+ * geometry (the 2D pitch is chosen here: rows padded to 64 bytes), then the
+ * device's mem_* operations.  All three handle kinds are one RtMem. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/rt.h"
+
+#define RT_PITCH_ALIGN 64u
+
+static const char *kind_name[] = {"buffer", "2D surface", "SVM allocation"};
+
+/* Checks a memory handle of the expected kind. */
+static cm_status check_mem(const RtMem *m, RtMemKind kind)
+{
+	if (!m)
+		return rt_fail(CM_INVALID_HANDLE, "%s handle is NULL", kind_name[kind]);
+	if (m->magic != RT_MAGIC_MEM || m->kind != kind)
+		return rt_fail(CM_INVALID_HANDLE,
+		               "%s handle is not a live %s (released or wrong type)",
+		               kind_name[kind], kind_name[kind]);
+	return CM_SUCCESS;
+}
+
+static cm_status check_range(const RtMem *m, const char *what, size_t off,
+                             size_t n, const void *p)
+{
+	if (!p && n)
+		return rt_fail(CM_INVALID_VALUE, "%s of %zu bytes: the host pointer is NULL", what, n);
+	if (off > m->size || n > m->size - off)
+		return rt_fail(CM_OUT_OF_RANGE,
+		               "%s of %zu bytes at offset %zu goes past the end of a %zu-byte %s",
+		               what, n, off, m->size, kind_name[m->kind]);
+	return CM_SUCCESS;
+}
+
+/* Allocates the RtMem of a new object; the device fills the memory. */
+static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
+                         void *host, RtMem **out)
+{
+	cm_status s = rt_check_device(dev);
+	if (s)
+		return s;
+	if (!out)
+		return rt_fail(CM_INVALID_VALUE, "creating a %s: the output pointer is NULL",
+		               kind_name[kind]);
+	*out = NULL;
+	if (size == 0)
+		return rt_fail(CM_INVALID_VALUE, "cannot create a %s of 0 bytes", kind_name[kind]);
+	if (size > ((size_t)4 << 30))
+		return rt_fail(CM_INVALID_VALUE,
+		               "a %s of %zu bytes is over the 4 GB limit of a CM surface",
+		               kind_name[kind], size);
+	RtMem *m = calloc(1, sizeof *m);
+	if (!m)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	m->magic = RT_MAGIC_MEM;
+	m->kind = kind;
+	m->dev = dev;
+	m->size = size;
+	m->bpp = 1;
+	m->format = CMK_FMT_BUFFER;
+	s = host ? dev->ops->mem_alias(dev, m, host) : dev->ops->mem_alloc(dev, m);
+	if (s) {
+		free(m);
+		return s;
+	}
+	*out = m;
+	return CM_SUCCESS;
+}
+
+static cm_status mem_release(RtMem *m, RtMemKind kind)
+{
+	cm_status s = check_mem(m, kind);
+	if (s)
+		return s;
+	m->dev->ops->mem_free(m->dev, m);
+	m->magic = RT_MAGIC_DEAD;
+	free(m);
+	return CM_SUCCESS;
+}
+
+/* ---- buffers ---- */
+
+cm_status cmetal_buffer_create(cmetal_device *dev, size_t size, cmetal_buffer **buf)
+{
+	return mem_new(dev, RT_MEM_BUFFER, size, NULL, (RtMem **)buf);
+}
+
+cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
+                                    cmetal_buffer **buf)
+{
+	if (!ptr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_create_host: the host pointer is NULL");
+	return mem_new(dev, RT_MEM_BUFFER, size, ptr, (RtMem **)buf);
+}
+
+cm_status cmetal_buffer_size(cmetal_buffer *buf, size_t *size)
+{
+	cm_status s = check_mem((RtMem *)buf, RT_MEM_BUFFER);
+	if (s)
+		return s;
+	if (!size)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_size: the output pointer is NULL");
+	*size = ((RtMem *)buf)->size;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_buffer_write(cmetal_buffer *buf, size_t off, size_t n, const void *src)
+{
+	RtMem *m = (RtMem *)buf;
+	cm_status s = check_mem(m, RT_MEM_BUFFER);
+	if (!s)
+		s = check_range(m, "write", off, n, src);
+	return s ? s : m->dev->ops->mem_write(m->dev, m, off, src, n);
+}
+
+cm_status cmetal_buffer_read(cmetal_buffer *buf, size_t off, size_t n, void *dst)
+{
+	RtMem *m = (RtMem *)buf;
+	cm_status s = check_mem(m, RT_MEM_BUFFER);
+	if (!s)
+		s = check_range(m, "read", off, n, dst);
+	return s ? s : m->dev->ops->mem_read(m->dev, m, off, dst, n);
+}
+
+cm_status cmetal_buffer_map(cmetal_buffer *buf, void **ptr)
+{
+	RtMem *m = (RtMem *)buf;
+	cm_status s = check_mem(m, RT_MEM_BUFFER);
+	if (s)
+		return s;
+	if (!ptr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_map: the output pointer is NULL");
+	return m->dev->ops->mem_map(m->dev, m, ptr);
+}
+
+cm_status cmetal_buffer_unmap(cmetal_buffer *buf)
+{
+	RtMem *m = (RtMem *)buf;
+	cm_status s = check_mem(m, RT_MEM_BUFFER);
+	return s ? s : m->dev->ops->mem_unmap(m->dev, m);
+}
+
+cm_status cmetal_buffer_release(cmetal_buffer *buf)
+{
+	return mem_release((RtMem *)buf, RT_MEM_BUFFER);
+}
+
+/* ---- 2D surfaces ---- */
+
+/* Bytes per pixel of a public format, 0 when the format is unknown; *cmk
+ * gets the ABI's format code. */
+static uint32_t format_bpp(cmetal_format f, uint32_t *cmk)
+{
+	static const struct { cmetal_format f; uint32_t cmk, bpp; } tab[] = {
+		{CMETAL_FMT_A8, CMK_FMT_A8, 1},
+		{CMETAL_FMT_R8G8B8A8, CMK_FMT_R8G8B8A8, 4},
+		{CMETAL_FMT_A8R8G8B8, CMK_FMT_A8R8G8B8, 4},
+		{CMETAL_FMT_R32F, CMK_FMT_R32F, 4},
+		{CMETAL_FMT_R32_UINT, CMK_FMT_R32_UINT, 4},
+		{CMETAL_FMT_R32_SINT, CMK_FMT_R32_SINT, 4},
+		{CMETAL_FMT_R16_UINT, CMK_FMT_R16_UINT, 2},
+		{CMETAL_FMT_R8_UINT, CMK_FMT_R8_UINT, 1},
+		{CMETAL_FMT_R32G32B32A32F, CMK_FMT_R32G32B32A32F, 16},
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (tab[i].f == f) {
+			*cmk = tab[i].cmk;
+			return tab[i].bpp;
+		}
+	return 0;
+}
+
+cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
+                                  cmetal_format format, cmetal_surface2d **surf)
+{
+	uint32_t cmk = 0, bpp = format_bpp(format, &cmk);
+	if (!bpp)
+		return rt_fail(CM_INVALID_FORMAT,
+		               "bad surface format %d: expected one of the CMETAL_FMT_* values "
+		               "(A8, R8G8B8A8, A8R8G8B8, R32F, R32_UINT, R32_SINT, R16_UINT, "
+		               "R8_UINT, R32G32B32A32F)", (int)format);
+	if (width == 0 || height == 0 || width > 16384 || height > 16384)
+		return rt_fail(CM_INVALID_VALUE,
+		               "bad 2D surface size %ux%u: width and height must be 1..16384 pixels",
+		               width, height);
+	uint32_t row = width * bpp;
+	uint32_t pitch = (row + RT_PITCH_ALIGN - 1) / RT_PITCH_ALIGN * RT_PITCH_ALIGN;
+	RtMem *m;
+	cm_status s = mem_new(dev, RT_MEM_SURF2D, (size_t)pitch * height, NULL, &m);
+	if (s)
+		return s;
+	m->width = width;
+	m->height = height;
+	m->pitch = pitch;
+	m->bpp = bpp;
+	m->format = cmk;
+	*surf = (cmetal_surface2d *)m;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width, uint32_t *height,
+                                uint32_t *pitch, uint32_t *bpp)
+{
+	RtMem *m = (RtMem *)surf;
+	cm_status s = check_mem(m, RT_MEM_SURF2D);
+	if (s)
+		return s;
+	if (width)
+		*width = m->width;
+	if (height)
+		*height = m->height;
+	if (pitch)
+		*pitch = m->pitch;
+	if (bpp)
+		*bpp = m->bpp;
+	return CM_SUCCESS;
+}
+
+/* Copies rows between the surface and host memory of host_pitch. */
+static cm_status surface_copy(RtMem *m, void *host, size_t host_pitch, bool to_surface)
+{
+	cm_status s = check_mem(m, RT_MEM_SURF2D);
+	if (s)
+		return s;
+	size_t row = (size_t)m->width * m->bpp;
+	if (!host)
+		return rt_fail(CM_INVALID_VALUE, "2D surface %s: the host pointer is NULL",
+		               to_surface ? "write" : "read");
+	if (host_pitch == 0)
+		host_pitch = row;
+	if (host_pitch < row)
+		return rt_fail(CM_INVALID_VALUE,
+		               "host pitch %zu is less than a row of the surface (%zu bytes)",
+		               host_pitch, row);
+	for (uint32_t y = 0; y < m->height && !s; y++) {
+		unsigned char *h = (unsigned char *)host + y * host_pitch;
+		size_t off = (size_t)y * m->pitch;
+		s = to_surface ? m->dev->ops->mem_write(m->dev, m, off, h, row)
+		               : m->dev->ops->mem_read(m->dev, m, off, h, row);
+	}
+	return s;
+}
+
+cm_status cmetal_surface2d_write(cmetal_surface2d *surf, const void *src, size_t host_pitch)
+{
+	return surface_copy((RtMem *)surf, (void *)src, host_pitch, true);
+}
+
+cm_status cmetal_surface2d_read(cmetal_surface2d *surf, void *dst, size_t host_pitch)
+{
+	return surface_copy((RtMem *)surf, dst, host_pitch, false);
+}
+
+cm_status cmetal_surface2d_release(cmetal_surface2d *surf)
+{
+	return mem_release((RtMem *)surf, RT_MEM_SURF2D);
+}
+
+/* ---- SVM ---- */
+
+cm_status cmetal_svm_alloc(cmetal_device *dev, size_t size, cmetal_svm **svm)
+{
+	return mem_new(dev, RT_MEM_SVM, size, NULL, (RtMem **)svm);
+}
+
+cm_status cmetal_svm_address(cmetal_svm *svm, uint64_t *addr)
+{
+	cm_status s = check_mem((RtMem *)svm, RT_MEM_SVM);
+	if (s)
+		return s;
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_svm_address: the output pointer is NULL");
+	*addr = ((RtMem *)svm)->addr;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_svm_write(cmetal_svm *svm, size_t off, size_t n, const void *src)
+{
+	RtMem *m = (RtMem *)svm;
+	cm_status s = check_mem(m, RT_MEM_SVM);
+	if (!s)
+		s = check_range(m, "write", off, n, src);
+	return s ? s : m->dev->ops->mem_write(m->dev, m, off, src, n);
+}
+
+cm_status cmetal_svm_read(cmetal_svm *svm, size_t off, size_t n, void *dst)
+{
+	RtMem *m = (RtMem *)svm;
+	cm_status s = check_mem(m, RT_MEM_SVM);
+	if (!s)
+		s = check_range(m, "read", off, n, dst);
+	return s ? s : m->dev->ops->mem_read(m->dev, m, off, dst, n);
+}
+
+cm_status cmetal_svm_free(cmetal_svm *svm)
+{
+	return mem_release((RtMem *)svm, RT_MEM_SVM);
+}

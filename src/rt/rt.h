@@ -1,0 +1,179 @@
+/* rt.h — the runtime's internal header: the objects behind the public
+ * handles of include/cmetal.h and the device vtable (RtDeviceOps) a device
+ * (cpu/, later cuda/) implements.  The common layer (the files directly in
+ * src/rt/) checks every argument and produces every user error; a device
+ * only moves memory, loads programs and runs launches. */
+#ifndef CMETAL_RT_H
+#define CMETAL_RT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "cmetal.h"
+#include "rt/cmk_abi.h"
+#include "util/util.h"
+
+/* Magic numbers stored in each object, so a stale or wrong handle is caught
+ * instead of dereferenced blindly. */
+enum {
+	RT_MAGIC_DEVICE = 0x43445645,
+	RT_MAGIC_PROGRAM,
+	RT_MAGIC_KERNEL,
+	RT_MAGIC_MEM,
+	RT_MAGIC_TASK,
+	RT_MAGIC_EVENT,
+	RT_MAGIC_DEAD = 0x44454144,
+};
+
+/* error.c */
+/* Records the message (this thread's last error) and returns s. */
+cm_status rt_fail(cm_status s, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Limits of the CM thread space. */
+#define RT_MAX_GROUP_THREADS 1024u
+#define RT_MAX_SLM (64u * 1024u)
+#define RT_MAX_WALKER 65535u
+
+typedef struct RtDeviceOps RtDeviceOps;
+
+/* Turns CM source into C (the in-process compiler); tests may replace it
+ * per device.  Returns false with diagnostics in log on failure. */
+typedef bool (*RtTranslateFn)(const char *source, const char *options,
+                              Buf *c_out, Buf *log);
+
+struct cmetal_device {
+	uint32_t magic;
+	const RtDeviceOps *ops;
+	void *priv;                 /* the device's own state */
+	char name[64];
+	cmetal_printf_fn printf_fn;
+	void *printf_user;
+	RtTranslateFn translate;    /* default: rt_translate_cm (compile.c) */
+};
+
+/* Memory objects: the three public kinds share one layout. */
+typedef enum { RT_MEM_BUFFER, RT_MEM_SURF2D, RT_MEM_SVM } RtMemKind;
+typedef struct RtMem {
+	uint32_t magic;
+	RtMemKind kind;
+	cmetal_device *dev;
+	size_t size;                /* bytes */
+	unsigned char *host;        /* CPU: the memory itself */
+	bool host_owned;            /* false: aliases the user's memory */
+	uint64_t addr;              /* SVM device address */
+	uint32_t width, height;     /* 2D: pixels */
+	uint32_t pitch, bpp, format;/* 2D: bytes per row, per pixel; CMK_FMT_* */
+	void *priv;                 /* device-private */
+} RtMem;
+struct cmetal_buffer { RtMem m; };
+struct cmetal_surface2d { RtMem m; };
+struct cmetal_svm { RtMem m; };
+
+struct cmetal_program {
+	uint32_t magic;
+	cmetal_device *dev;
+	uint32_t nkernels;
+	const CmkKernelInfo *kernels;/* the program's metadata (CPU: in the .so) */
+	char *log;                  /* build diagnostics, malloc'd ("" if none) */
+	int nrefs;                  /* live kernels */
+	void *priv;                 /* device-private (CPU: dlopen handle) */
+};
+
+/* One bound argument value as the user set it. */
+typedef struct RtArg {
+	bool set;
+	RtMem *mem;                 /* surfaces, SVM via handle */
+	uint64_t svm_offset;
+	unsigned char *value;       /* info->size bytes (scalars, vectors, SVM) */
+} RtArg;
+
+struct cmetal_kernel {
+	uint32_t magic;
+	cmetal_program *prog;
+	const CmkKernelInfo *info;
+	uint32_t index;             /* in prog->kernels */
+	RtArg *args;                /* info->nargs */
+	Arena *arena;               /* argument storage */
+};
+
+/* One entry of a task: a kernel, its captured arguments and its space. */
+typedef enum { RT_LAUNCH_WALKER, RT_LAUNCH_GROUPS, RT_LAUNCH_SYNC } RtLaunchKind;
+typedef struct RtLaunch {
+	RtLaunchKind kind;
+	cmetal_kernel *kernel;
+	const CmkKernelInfo *info;
+	void **args;                /* args[i] -> value of argument i */
+	CmkSurface *surfaces;       /* slot i = argument i (when a surface) */
+	uint32_t nsurfaces;
+	uint32_t width, height;     /* walker */
+	cmetal_dependency dep;
+	uint32_t groups[3], threads[3];
+	/* results filled by the device's run */
+	Buf printf_out;             /* in linear thread id order */
+	char fault[512];            /* "" when no fault */
+} RtLaunch;
+
+struct cmetal_task {
+	uint32_t magic;
+	cmetal_device *dev;
+	Arena *arena;               /* captured arguments */
+	VEC(RtLaunch *) entries;
+};
+
+struct cmetal_event {
+	uint32_t magic;
+	cm_status status;
+	double start_ms, end_ms;
+};
+
+/* What a device implements.  Every function gets valid, checked objects;
+ * failures return a status after calling rt_fail. */
+struct RtDeviceOps {
+	const char *kind;           /* "cpu", "cuda" */
+	void (*close)(cmetal_device *dev);
+	/* memory: fill m->host (CPU) / m->addr and zero the contents */
+	cm_status (*mem_alloc)(cmetal_device *dev, RtMem *m);
+	cm_status (*mem_alias)(cmetal_device *dev, RtMem *m, void *host);
+	void (*mem_free)(cmetal_device *dev, RtMem *m);
+	cm_status (*mem_write)(cmetal_device *dev, RtMem *m, size_t off,
+	                       const void *src, size_t n);
+	cm_status (*mem_read)(cmetal_device *dev, RtMem *m, size_t off,
+	                      void *dst, size_t n);
+	cm_status (*mem_map)(cmetal_device *dev, RtMem *m, void **ptr);
+	cm_status (*mem_unmap)(cmetal_device *dev, RtMem *m);
+	/* programs: fill p->nkernels, p->kernels, p->log */
+	cm_status (*program_load)(cmetal_device *dev, cmetal_program *p,
+	                          const char *path);
+	cm_status (*program_build)(cmetal_device *dev, cmetal_program *p,
+	                           const char *source, const char *options);
+	void (*program_free)(cmetal_device *dev, cmetal_program *p);
+	/* runs one launch to completion (fills l->printf_out and l->fault) */
+	cm_status (*run)(cmetal_device *dev, RtLaunch *l);
+};
+
+/* device.c */
+double rt_now_ms(void);
+/* api checks shared by the files of the common layer */
+cm_status rt_check_device(cmetal_device *dev);
+
+/* args.c */
+cm_status rt_check_kernel(cmetal_kernel *k);
+
+/* compile.c */
+/* The default translator: compile_to(..., "c") when the compiler is linked
+ * in, else a CM_COMPILER_UNAVAILABLE-style failure. */
+bool rt_translate_cm(const char *source, const char *options, Buf *c_out,
+                     Buf *log);
+bool rt_compiler_available(void);
+/* Test hook: replace the CM -> C step of a device (NULL restores it). */
+void rt_device_set_translator(cmetal_device *dev, RtTranslateFn fn);
+
+/* cache.c */
+/* Builds CM source into a kernel library through the cache directory:
+ * on a hit sets *so_path without compiling.  log gets diagnostics. */
+cm_status rt_cache_build(cmetal_device *dev, const char *source,
+                         const char *options, char **so_path, Buf *log);
+
+/* cpu/cpu.c */
+cm_status rt_cpu_open(cmetal_device *dev);
+
+#endif
