@@ -122,7 +122,7 @@ typedef struct Token {
 	void *pp;             /* preprocessor-private (hide sets) */
 } Token;
 
-/* Built-in headers (<cm/cm.h>, <cm/cmtl.h>): the text of include/cm/*.h,
+/* Built-in headers (<cm/cm.h>, <cm/cmtl.h>): the text of the headers in include/cm,
  * embedded at build time.  NULL if `name` is not one of them. */
 const char *cm_builtin_header(const char *name);
 
