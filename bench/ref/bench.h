@@ -45,6 +45,14 @@ extern const int bench_ncases;
 int bench_select(const BenchCase *c, const char *workloads, const char *size,
 		 int on_gpu);
 
+/* Seeds of each workload's inputs: every harness must use these so that all
+ * implementations see the same data (copy i of a rotated input uses seed+i). */
+enum {
+	SEED_LINEAR = 100, SEED_SORT = 200, SEED_HIST = 300, SEED_KMEANS = 400,
+	SEED_SPMV = 500, SEED_SPMV_X = 501, SEED_TRANSPOSE = 600,
+	SEED_GEMM_A = 700, SEED_GEMM_B = 701, SEED_GEMM_C = 702, SEED_SCAN = 800,
+};
+
 /* util.c */
 extern int bench_threads;	/* threads the reference may use (default nproc) */
 double now_ms(void);

@@ -58,7 +58,7 @@ static void run_linear(const BenchCase *c)
 	const char *unit;
 	double ms, work = case_work(c, &unit);
 	for (i = 0; i < nrot; i++)
-		gen_u8(in + bytes * i, bytes, 1 + i);
+		gen_u8(in + bytes * i, bytes, SEED_LINEAR + i);
 	TIME_REPS(ms, nrot, ref_linear(in + bytes * rot, out, w, h));
 	emit(c, ms, work, unit, NULL);
 	free(in), free(out);
@@ -70,7 +70,7 @@ static void run_sort(const BenchCase *c)
 	uint32_t *in = xmalloc(n * 4), *a = xmalloc(n * 4);
 	const char *unit;
 	double ms, work = case_work(c, &unit), t;
-	gen_u32(in, n, 2);
+	gen_u32(in, n, SEED_SORT);
 	TIME_REPS(ms, 1, (t = now_ms(), memcpy(a, in, n * 4),
 			  t0_ += now_ms() - t, ref_sort_u32(a, n)));
 	emit(c, ms, work, unit, check_sorted(a, in, n));
@@ -84,7 +84,7 @@ static void run_histogram(const BenchCase *c)
 	uint32_t h[256];
 	const char *unit;
 	double ms, work = case_work(c, &unit);
-	(c->p[1] ? gen_u8_skewed : gen_u8)(d, n, 3);
+	(c->p[1] ? gen_u8_skewed : gen_u8)(d, n, SEED_HIST);
 	TIME_REPS(ms, 1, ref_histogram(d, n, h));
 	emit(c, ms, work, unit, NULL);
 	free(d);
@@ -112,7 +112,7 @@ static void run_kmeans(const BenchCase *c)
 	int *member = xmalloc(sizeof(int) * n);
 	const char *unit;
 	double ms, work = case_work(c, &unit);
-	gen_kmeans(pts, n, d, k, 4);
+	gen_kmeans(pts, n, d, k, SEED_KMEANS);
 	TIME_REPS(ms, 1, iters = km_run(pts, n, d, k, conv, cent, member));
 	if (conv)
 		printf("# kmeans %s: %ld iterations\n", c->size, iters);
@@ -125,9 +125,9 @@ static void run_spmv(const BenchCase *c)
 	Csr m;
 	float *x, *y;
 	double ms, bytes;
-	spmv_gen(&m, (int)c->p[0], (int)c->p[1], 5);
+	spmv_gen(&m, (int)c->p[0], (int)c->p[1], SEED_SPMV);
 	x = xmalloc(sizeof(float) * m.cols), y = xmalloc(sizeof(float) * m.rows);
-	gen_f32(x, (size_t)m.cols, 6);
+	gen_f32(x, (size_t)m.cols, SEED_SPMV_X);
 	bytes = (m.nnz * 8.0 + (m.rows + 1) * 4.0 + m.rows * 4.0 + m.cols * 4.0) / 1e9;
 	printf("# spmv %s: %d rows, %ld nnz\n", c->size, m.rows, m.nnz);
 	TIME_REPS(ms, 1, ref_spmv(&m, x, y));
@@ -144,7 +144,8 @@ static void run_transpose(const BenchCase *c)
 	double ms, work = case_work(c, &unit);
 	nrot = bench_nrot(bytes);
 	in = xmalloc(bytes * nrot), out = xmalloc(bytes);
-	gen_f32(in, (size_t)n * n * nrot, 7);
+	for (int i = 0; i < nrot; i++)
+		gen_f32(in + (size_t)n * n * i, (size_t)n * n, SEED_TRANSPOSE + i);
 	TIME_REPS(ms, nrot, ref_transpose(in + (size_t)n * n * rot, out, n));
 	emit(c, ms, work, unit, NULL);
 	free(in), free(out);
@@ -156,7 +157,7 @@ static void run_transpose(const BenchCase *c)
 		T *a = xmalloc(nn * sizeof(T)), *b = xmalloc(nn * sizeof(T)); \
 		T *c0 = xmalloc(nn * sizeof(T)), *cc = xmalloc(nn * sizeof(T)); \
 		double t;                                                     \
-		gen(a, nn, 8), gen(b, nn, 9), gen(c0, nn, 10);                \
+		gen(a, nn, SEED_GEMM_A), gen(b, nn, SEED_GEMM_B), gen(c0, nn, SEED_GEMM_C);                \
 		TIME_REPS(ms, 1, (t = now_ms(), memcpy(cc, c0, nn * sizeof(T)), \
 				  t0_ += now_ms() - t,                        \
 				  ref(n, (T)1.5, a, b, (T)0.5, cc)));         \
@@ -183,11 +184,11 @@ static void run_scan(const BenchCase *c)
 	const char *unit, *err = NULL;
 	double ms, work = case_work(c, &unit);
 	if (c->p[1]) {
-		gen_f32(in, n, 11);
+		gen_f32(in, n, SEED_SCAN);
 		TIME_REPS(ms, 1, ref_scan_f32(in, out, n));
 		err = check_scan_f32(in, out, n);
 	} else {
-		gen_i32(in, n, 11);
+		gen_i32(in, n, SEED_SCAN);
 		TIME_REPS(ms, 1, ref_scan_i32(in, out, n));
 	}
 	emit(c, ms, work, unit, err);
