@@ -56,6 +56,7 @@ typedef struct {
 typedef struct {
 	const Token *toks;
 	int pos, n;
+	Token *owned;            /* malloc'd toks, freed when the frame pops */
 	bool is_file;            /* directives are processed */
 	const char *path;        /* file: the path it was opened under */
 	int cond_base;           /* file: its first entry in PP.conds */
@@ -156,6 +157,18 @@ static Token make_tok(PP *pp, const char *text, Loc loc)
 
 static void push_frame(PP *pp, Frame f) { vec_push(&pp->frames, f); }
 
+static void pop_frames_to(PP *pp, int depth)
+{
+	while (pp->frames.len > depth)
+		free(pp->frames.data[--pp->frames.len].owned);
+}
+
+/* Pushes a malloc'd token buffer that the frame then owns. */
+static void push_owned(PP *pp, Token *t, int n)
+{
+	push_frame(pp, (Frame){.toks = t, .n = n, .owned = t});
+}
+
 static void push_tokens(PP *pp, const Token *t, int n)
 {
 	push_frame(pp, (Frame){.toks = t, .n = n});
@@ -201,7 +214,7 @@ static Token raw_next(PP *pp)
 		if (!f->is_file) {
 			if (f->pos < f->n)
 				return f->toks[f->pos++];
-			pp->frames.len--;
+			pop_frames_to(pp, pp->frames.len - 1);
 			continue;
 		}
 		const Token *t = &f->toks[f->pos];
@@ -223,11 +236,12 @@ static Token raw_next(PP *pp)
 /* Fully macro-expands a token list on its own. */
 static TokVec expand_list(PP *pp, const Token *t, int n)
 {
-	Token *buf = NEWN(pp->a, Token, n + 1);
-	memcpy(buf, t, sizeof(Token) * (size_t)n);
+	Token *buf = xmalloc(sizeof(Token) * (size_t)(n + 1));
+	if (n)
+		memcpy(buf, t, sizeof(Token) * (size_t)n);
 	buf[n] = (Token){.kind = TK_EOF, .text = ""};
 	int depth = pp->frames.len;
-	push_tokens(pp, buf, n + 1);
+	push_owned(pp, buf, n + 1);
 	TokVec out = {0};
 	for (;;) {
 		Token x = expand_next(pp);
@@ -235,7 +249,7 @@ static TokVec expand_list(PP *pp, const Token *t, int n)
 			break;
 		vec_push(&out, x);
 	}
-	pp->frames.len = depth;
+	pop_frames_to(pp, depth);
 	return out;
 }
 
@@ -406,8 +420,8 @@ static void push_expansion(PP *pp, TokVec *v, const Token *name, HideSet *hs)
 		v->data[0].space = name->space;
 		v->data[0].bol = name->bol;
 	}
-	push_tokens(pp, freeze(pp, v), v->len);
-	vec_free(v);
+	push_owned(pp, v->data, v->len);
+	*v = (TokVec){0};
 }
 
 static void expand_builtin(PP *pp, const Macro *m, const Token *name)
@@ -455,8 +469,8 @@ static bool collect_args(PP *pp, const Macro *m, ArgVec *args, Token *rparen)
 		}
 		bool last = m->variadic && args->len == m->nparams - 1;
 		if (depth == 0 && is_punct(&t, P_COMMA) && !last) {
-			vec_push(args, ((Arg){freeze(pp, &cur), cur.len}));
-			cur.len = 0;
+			vec_push(args, ((Arg){cur.data, cur.len}));
+			cur = (TokVec){0};
 			continue;
 		}
 		if (is_punct(&t, P_LPAREN))
@@ -465,8 +479,7 @@ static bool collect_args(PP *pp, const Macro *m, ArgVec *args, Token *rparen)
 			depth--;
 		vec_push(&cur, t);
 	}
-	vec_push(args, ((Arg){freeze(pp, &cur), cur.len}));
-	vec_free(&cur);
+	vec_push(args, ((Arg){cur.data, cur.len}));
 	return true;
 }
 
@@ -487,6 +500,15 @@ static bool arity_ok(const Macro *m, ArgVec *args, const Token *name)
 
 /* Expands the function-like macro m named by `name`; false if no '('
  * follows (then the name is an ordinary identifier). */
+static void free_args(ArgVec *args)
+{
+	for (int i = 0; i < args->len; i++) {
+		free((void *)args->data[i].toks);
+		vec_free(&args->data[i].expanded);
+	}
+	vec_free(args);
+}
+
 static bool expand_call(PP *pp, const Macro *m, const Token *name)
 {
 	Token lp = raw_next(pp);
@@ -498,17 +520,15 @@ static bool expand_call(PP *pp, const Macro *m, const Token *name)
 	Token rparen;
 	if (!collect_args(pp, m, &args, &rparen)) {
 		diag_at(DIAG_ERROR, name->loc, name->len, "unterminated call to macro '%s'", m->name);
-		vec_free(&args);
+		free_args(&args);
 		return true;
 	}
 	if (!arity_ok(m, &args, name)) {
-		vec_free(&args);
+		free_args(&args);
 		return true;
 	}
 	TokVec v = subst(pp, m, args.data, name->loc);
-	for (int i = 0; i < args.len; i++)
-		vec_free(&args.data[i].expanded);
-	vec_free(&args);
+	free_args(&args);
 	HideSet *hs = hs_add(pp, hs_inter(pp, name->pp, rparen.pp), m->name);
 	push_expansion(pp, &v, name, hs);
 	return true;
