@@ -214,10 +214,7 @@ static void declare_enum(Arena *a, Map *g, const char *name, bool cls,
 {
 	Type *t = NULL;
 	if (name) {
-		t = NEW(a, Type);
-		t->kind = TY_ENUM;
-		t->name = intern_cstr(name);
-		t->size = t->align = 4;
+		t = ty_nominal(TY_ENUM, intern_cstr(name));
 		t->enum_class = cls;
 		Sym *ts = new_sym(a, SYM_TYPE, name, t);
 		t->tag = ts;
@@ -367,7 +364,7 @@ static int find_code(BiCall *c, const char *codes)
 static bool code_match(char code, const Node *e)
 {
 	Type *t = e->ty;
-	if (!t)
+	if (ty_is_error(t))
 		return true;    /* already diagnosed */
 	switch (code) {
 	case 'S': return t->kind == TY_SURFACE;
@@ -680,7 +677,7 @@ Node *sema_builtin_call(Sema *S, Node *call, Sym *bsym)
 	bool poisoned = false;
 	for (int i = 0; i < c.na; i++) {
 		c.a[i] = sema_expr(S, call->args.data[i]);
-		if (!c.a[i]->ty)
+		if (ty_is_error(c.a[i]->ty))
 			poisoned = true;
 	}
 	bool fits;
