@@ -8,6 +8,7 @@
  * several threads at once, so the tables are _Thread_local).  ty_str
  * prints a type the way a CM user writes it, for diagnostics and dumps.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "front.h"
