@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 			o.stage = STAGE_CHECK;
 		} else if (!strcmp(a, "--emit=ast") || !strcmp(a, "-emit-ast")) {
 			o.stage = STAGE_AST;
-		} else if (!strncmp(a, "-t", 2) && strncmp(a, "-t", 3)) {
+		} else if (!strncmp(a, "-t", 2)) {
 			o.target = take_arg(argc, argv, &i, "-t");
 		} else if (!strncmp(a, "--target", 8)) {
 			o.target = take_arg(argc, argv, &i, "--target");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "target/target.h"
 
 static FILE *open_out(const char *path)
 {
@@ -26,8 +27,32 @@ static int write_out(const char *path, Buf *b)
 	return 0;
 }
 
+static bool is_ir_file(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 3 && !strcmp(path + n - 3, ".ir");
+}
+
+/* -t ir|c|ptx (and -d PASS): the whole compiler; a .ir input skips the
+ * front end and lowering. */
+static int run_target(const DriverOptions *o)
+{
+	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level,
+	                     .debug = o->debug, .march = o->march,
+	                     .dump_pass = o->dump_pass};
+	Buf out = {0};
+	bool ok = is_ir_file(o->input)
+	                  ? compile_ir_to(o->input, NULL, &co, o->target, &out)
+	                  : compile_to(o->input, NULL, &co, o->target, &out);
+	int rc = ok ? write_out(o->out, &out) : 1;
+	buf_free(&out);
+	return rc;
+}
+
 int driver_run(const DriverOptions *o)
 {
+	if (o->stage == STAGE_ALL)
+		return run_target(o);
 	Arena *a = arena_new();
 	int rc = 0;
 	Buf out = {0};
@@ -54,8 +79,6 @@ int driver_run(const DriverOptions *o)
 		rc = write_out(o->out, &out);
 		goto done;
 	}
-	fprintf(stderr, "cmetal: error: target '%s' is not available yet\n", o->target);
-	rc = 1;
 done:
 	buf_free(&out);
 	arena_free(a);

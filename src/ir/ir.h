@@ -473,6 +473,8 @@ void irb_ret(IrBuilder *B);
 
 void ir_print(const Module *m, Buf *out);
 void ir_print_func(const Func *f, Buf *out);
+void ir_print_string(Buf *out, const char *s);   /* "..." with C escapes */
+void ir_print_double(Buf *out, double d);        /* shortest exact form */
 /* Parses the text form; NULL (with diagnostics) on errors. */
 Module *ir_parse(Arena *a, const char *path, const char *text);
 

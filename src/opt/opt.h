@@ -1,0 +1,36 @@
+/* opt.h — the CMIR passes (one per file) and the pipeline that runs them
+ * (passes.c).  Every pass works on one kernel, keeps SSA valid and may
+ * leave dead instructions for dce. */
+#ifndef CMETAL_OPT_H
+#define CMETAL_OPT_H
+
+#include "ir/ir.h"
+
+typedef struct {
+	const char *name;     /* as given to -d */
+	bool (*run)(Func *f); /* true when it changed something */
+	int min_level;        /* runs at -O<min_level> and above */
+} Pass;
+
+/* passes.c */
+extern const Pass opt_passes[];
+extern const int opt_npasses;
+bool opt_is_pass(const char *name);
+/* Runs the pipeline for opt level `level`; after the pass named `dump`
+ * (or "lower" for the input) prints the module to dump_out.  Verifies
+ * after each pass when ir_verify_enabled().  false on a verifier error. */
+bool opt_run(Module *m, int level, const char *dump, Buf *dump_out);
+
+/* fold.c — constant folding through element-wise ops and regions. */
+bool opt_fold(Func *f);
+/* dce.c — dead instructions and dead vector elements. */
+bool opt_dce(Func *f);
+/* region.c — region collapsing and copy propagation. */
+bool opt_region(Func *f);
+/* sr.c — strength reduction of division and remainder by 2^k. */
+bool opt_sr(Func *f);
+
+/* Shared by the passes (fold.c): a constant's element k as int / double. */
+bool opt_const_int(const Inst *i, int64_t *v);   /* splat integer */
+
+#endif

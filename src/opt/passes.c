@@ -1,0 +1,55 @@
+/* passes.c — the optimization pipeline, as one list.
+ *
+ * Each entry runs on every kernel in turn.  `-d NAME` prints the module
+ * after the pass NAME (`-d lower` prints the input).  With CMETAL_VERIFY=1
+ * (or in a build without NDEBUG) the verifier runs after every pass and
+ * names the pass that broke the IR.  -O0 runs nothing. */
+#include <string.h>
+
+#include "opt/opt.h"
+
+const Pass opt_passes[] = {
+	{"fold", opt_fold, 1},       /* constants through ops and regions */
+	{"region", opt_region, 1},   /* rdregion of rdregion, whole writes */
+	{"sr", opt_sr, 1},           /* x / 2^k, x % 2^k */
+	{"fold2", opt_fold, 1},      /* what region and sr exposed */
+	{"dce", opt_dce, 1},         /* dead code, dead vector elements */
+};
+const int opt_npasses = sizeof opt_passes / sizeof opt_passes[0];
+
+bool opt_is_pass(const char *name)
+{
+	if (!strcmp(name, "lower") || !strcmp(name, "input"))
+		return true;
+	for (int k = 0; k < opt_npasses; k++)
+		if (!strcmp(opt_passes[k].name, name))
+			return true;
+	return false;
+}
+
+static bool after(Module *m, const char *name, const char *dump, Buf *out)
+{
+	if (ir_verify_enabled() && !ir_verify(m, name))
+		return false;
+	if (dump && !strcmp(dump, name))
+		ir_print(m, out);
+	return true;
+}
+
+bool opt_run(Module *m, int level, const char *dump, Buf *dump_out)
+{
+	if (dump && !strcmp(dump, "input"))
+		dump = "lower";
+	if (!after(m, "lower", dump, dump_out))
+		return false;
+	for (int k = 0; k < opt_npasses; k++) {
+		const Pass *p = &opt_passes[k];
+		if (level < p->min_level)
+			continue;
+		for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+			p->run(m->funcs[fi]);
+		if (!after(m, p->name, dump, dump_out))
+			return false;
+	}
+	return true;
+}

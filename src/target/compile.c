@@ -1,0 +1,73 @@
+/* compile.c — the compiler as one function: front end, lowering, the pass
+ * pipeline, and a target's emitter.  One arena per compilation. */
+#include <string.h>
+
+#include "opt/opt.h"
+#include "target/target.h"
+
+/* The PTX target links in when target/ptx is built. */
+extern const Target T_ptx __attribute__((weak));
+
+const Target *target_find(const char *name)
+{
+	const Target *const all[] = {&T_ir, &T_c, &T_ptx};
+	for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+		if (all[k] && !strcmp(all[k]->name, name))
+			return all[k];
+	return NULL;
+}
+
+static const Target *need_target(const char *name)
+{
+	const Target *t = target_find(name ? name : "ptx");
+	if (!t)
+		error_at((Loc){0}, "target '%s' is not available", name ? name : "ptx");
+	return t;
+}
+
+bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *out)
+{
+	if (o->dump_pass) {
+		if (!opt_is_pass(o->dump_pass)) {
+			error_at((Loc){0}, "no pass named '%s'", o->dump_pass);
+			return false;
+		}
+		return opt_run(m, o->opt_level, o->dump_pass, out);
+	}
+	if (!opt_run(m, o->opt_level, NULL, NULL))
+		return false;
+	EmitOptions eo = {.debug = o->debug, .march = o->march,
+	                  .bounds_check = o->bounds_check};
+	return t->emit(m, &eo, out) && !diag_state.errors;
+}
+
+bool compile_to(const char *path, const char *text, const CompileOptions *o,
+                const char *target, Buf *out)
+{
+	const Target *t = need_target(target);
+	if (!t)
+		return false;
+	Arena *a = arena_new();
+	bool ok = false;
+	Node *unit = front_compile(a, path, text, &o->fo);
+	if (unit) {
+		IrLowerOptions lo = {.debug = o->debug, .march = o->march};
+		Module *m = ir_lower(a, unit, &lo);
+		ok = m && !diag_state.errors && compile_module(m, o, t, out);
+	}
+	arena_free(a);
+	return ok;
+}
+
+bool compile_ir_to(const char *path, const char *text, const CompileOptions *o,
+                   const char *target, Buf *out)
+{
+	const Target *t = need_target(target);
+	if (!t)
+		return false;
+	Arena *a = arena_new();
+	Module *m = ir_parse(a, path, text);
+	bool ok = m && compile_module(m, o, t, out);
+	arena_free(a);
+	return ok;
+}

@@ -1,0 +1,52 @@
+/* target.h — back ends behind one struct, and compile_to, the whole
+ * compiler in one call (source text -> target text).
+ *
+ *   T_ir   prints CMIR (target/ir/ir.c)
+ *   T_c    C for the CPU runtime (target/c/)
+ *   T_ptx  PTX (target/ptx/, the PTX engineer's)
+ */
+#ifndef CMETAL_TARGET_H
+#define CMETAL_TARGET_H
+
+#include "front/front.h"
+#include "ir/ir.h"
+
+typedef struct {
+	bool debug;           /* -g: #line / .loc */
+	const char *march;    /* e.g. sm_90; NULL = the target's default */
+	bool bounds_check;    /* C: report out-of-range accesses through
+	                         t->svc->fault (they are always made safe) */
+} EmitOptions;
+
+typedef struct Target {
+	const char *name;
+	/* Appends the module's code to out; false (with diagnostics) on
+	 * errors.  The module may be changed (target legalization). */
+	bool (*emit)(Module *m, const EmitOptions *o, Buf *out);
+} Target;
+
+extern const Target T_ir, T_c;
+const Target *target_find(const char *name);   /* NULL if unknown */
+
+typedef struct {
+	FrontOptions fo;
+	int opt_level;        /* 0 runs no pass */
+	bool debug;
+	bool bounds_check;
+	const char *march;
+	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
+} CompileOptions;
+
+/* compile.c */
+/* Compiles CM source (path; text may be NULL to read the file) for the
+ * target named `target` and appends its output to out.  false when errors
+ * were reported (diag_state).  Safe to call from several threads. */
+bool compile_to(const char *path, const char *text, const CompileOptions *o,
+                const char *target, Buf *out);
+/* The same from CMIR text (a .ir file). */
+bool compile_ir_to(const char *path, const char *text, const CompileOptions *o,
+                   const char *target, Buf *out);
+/* The part after lowering: passes, then the target. */
+bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *out);
+
+#endif
