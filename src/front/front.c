@@ -6,7 +6,7 @@ Node *front_compile(Arena *a, const char *path, const char *text,
 {
 	int ntok;
 	Token *toks = preprocess(a, path, text, &opt->pp, &ntok);
-	if (!toks)
+	if (!toks || diag_state.errors)   /* parse errors would only echo them */
 		return NULL;
 	Node *unit = parse_unit(a, toks, ntok);
 	if (diag_state.errors || diag_too_many())
