@@ -1,0 +1,157 @@
+/* cuda_abi.h — the contract between the PTX the compiler emits
+ * (src/target/ptx/) and the CUDA device runtime (src/rt/cuda/).  Both sides
+ * include it; the PTX side uses the offsets (CUDA_L_*, CUDA_S_*) when it
+ * reads these structures with ld.global.  Change CUDA_ABI_VERSION with any
+ * layout change: the runtime refuses PTX of another version (see the
+ * "//@cmetal abi" line below).
+ *
+ * Execution model (DESIGN.md §2): one CM thread is one warp (32 lanes).
+ *
+ * ---- Kernel entry -----------------------------------------------------------
+ *
+ *   .visible .entry NAME(.param .u64 cm_launch, <one .param per CM argument>)
+ *
+ * cm_launch is the device address of a CudaLaunch (below), written by the
+ * runtime before each launch.  Then the CM arguments, in order:
+ *   CMK_ARG_SCALAR   .param .<type> (u8 s8 u16 s16 u32 s32 u64 s64 f16 as
+ *                    .b16, f32, f64): the value
+ *   CMK_ARG_VECTOR   .param .align 8 .b8 name[size]: the bytes of the value
+ *   CMK_ARG_SURFACE  .param .u32: the surface slot (the runtime passes the
+ *   CMK_ARG_SAMPLER  argument index, as the CPU runtime does); the kernel
+ *                    finds its CudaSurface at launch->surfaces[slot]
+ *   CMK_ARG_SVM      .param .u64: the device address
+ * So kernelParams[0] points at the CudaLaunch address and kernelParams[1+i]
+ * at argument i's value, exactly the bytes CmkThread.args[i] points at.
+ *
+ * ---- Launch geometry --------------------------------------------------------
+ *
+ * CUDA_LAUNCH_GROUPS (cm_local_id & co): one CM group = one CTA.
+ *     grid  = (group_count[0], group_count[1], group_count[2])
+ *     block = (32 * local_size[0], local_size[1], local_size[2])
+ *   The kernel reads ctaid/nctaid/tid/ntid directly: local_id.x = tid.x/32.
+ *   32 * local_size[0] * local_size[1] * local_size[2] <= 1024.
+ *
+ * CUDA_LAUNCH_WALKER (get_thread_origin_x/y): width x height CM threads,
+ *   numbered linear = y * width + x.  The runtime picks threads_per_cta
+ *   (CM threads, i.e. warps, per CTA; 1 when the kernel uses SLM or a
+ *   barrier, since each walker thread is then its own group):
+ *     grid  = (ceil(nthreads / threads_per_cta), 1, 1)
+ *     block = (32 * threads_per_cta, 1, 1)
+ *   A warp whose linear id is >= nthreads returns at once.
+ *   Without dependencies, linear = ctaid.x * threads_per_cta + tid.x / 32.
+ *   With dependencies (ndeps > 0, or the kernel uses cm_wait/cm_signal: see
+ *   "wait" in the metadata line) the warp takes its linear id from the
+ *   ticket counter instead (atom.global.add.u32 on *ticket by lane 0, then
+ *   shfl to the warp), so a thread only starts after every thread with a
+ *   smaller id has started; dependencies always point to smaller ids, so
+ *   spinning cannot deadlock.
+ *   get_thread_origin_x/y = linear % width, linear / width; get_color = 0.
+ *   cm_group_id = (linear, 0, 0), cm_local_id = 0, cm_local_size = 1,
+ *   cm_group_count = (nthreads, 1, 1).
+ *
+ * ---- Dependencies (cm_wait / cm_signal) --------------------------------------
+ *
+ * flags: one uint32 per CM thread (linear id), zeroed by the runtime before
+ * the launch.  cm_signal and the end of the kernel (implicit signal) store 1
+ * with st.release.gpu from lane 0.  cm_wait(mask) spins (ld.acquire.gpu,
+ * with nanosleep back-off) on flags[dep] for each dependency i in
+ * 0..ndeps-1 whose bit in mask is clear and whose (x + dx[i], y + dy[i])
+ * lies inside the space.  The runtime fills dx/dy from cmetal_dependency in
+ * the order that enum's comment lists.
+ *
+ * ---- Surfaces ---------------------------------------------------------------
+ *
+ * Accesses follow CM semantics exactly as on the CPU: 1D reads of bytes at
+ * or past size give 0, writes there are dropped; 2D media block reads
+ * clamp x (bytes) to [0, width - bpp] and y to [0, height - 1], writes
+ * outside width x height are dropped.  Addresses are base + y * pitch + x.
+ *
+ * ---- printf -----------------------------------------------------------------
+ *
+ * printf calls the driver's vprintf (extern .func) from lane 0 of the warp,
+ * once per CM thread; output goes to the CUDA printf FIFO (set its size
+ * with cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)), flushed at synchronize.
+ *
+ * ---- Faults -----------------------------------------------------------------
+ *
+ * When compiled with bounds checking, the first out-of-range access stores
+ * its CM source line into *fault with atom.global.cas (0 -> line) (the
+ * access itself is still made safe).  fault may be 0: no report.
+ *
+ * ---- Metadata ---------------------------------------------------------------
+ *
+ * The PTX text starts with machine-readable comment lines, so a runtime
+ * that loads a .ptx file knows its kernels without the source:
+ *   //@cmetal abi 1
+ *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
+ *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
+ * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
+ * are the CMK_ARG_*, CMK_ELEM_*, CMK_SURF_* numbers of cmk_abi.h; shuffles
+ * is the static count of shfl.sync in the kernel).
+ */
+#ifndef CUDA_ABI_H
+#define CUDA_ABI_H
+
+#include <stdint.h>
+
+#define CUDA_ABI_VERSION 1
+
+enum { CUDA_LAUNCH_WALKER = 0, CUDA_LAUNCH_GROUPS = 1 };
+enum { CUDA_MAX_DEPS = 8 };
+
+/* One bound surface, in device memory (40 bytes). */
+typedef struct CudaSurface {
+	uint64_t base;        /* device address of byte 0 */
+	uint64_t size;        /* bytes addressable from base */
+	uint32_t width;       /* 2D: row width in bytes; 1D: = size (clamped) */
+	uint32_t height;      /* 2D: rows; 1D: 1 */
+	uint32_t pitch;       /* 2D: bytes between rows */
+	uint32_t format;      /* CMK_FMT_* */
+	uint32_t bpp;         /* bytes per pixel (1 for buffers) */
+	uint32_t is2d;
+} CudaSurface;
+
+#define CUDA_S_BASE 0
+#define CUDA_S_SIZE 8
+#define CUDA_S_WIDTH 16
+#define CUDA_S_HEIGHT 20
+#define CUDA_S_PITCH 24
+#define CUDA_S_FORMAT 28
+#define CUDA_S_BPP 32
+#define CUDA_S_IS2D 36
+#define CUDA_S_BYTES 40
+
+/* One launch, in device memory; cm_launch points at it (80 bytes). */
+typedef struct CudaLaunch {
+	uint64_t surfaces;    /* device address of CudaSurface[nsurfaces] */
+	uint64_t flags;       /* uint32[nthreads], zeroed; 0 if no waits */
+	uint64_t ticket;      /* uint32 counter, zeroed; 0 if no waits */
+	uint64_t fault;       /* uint32, zeroed; 0 = no fault reports */
+	uint32_t nsurfaces;
+	uint32_t kind;        /* CUDA_LAUNCH_* */
+	uint32_t width;       /* walker space */
+	uint32_t height;
+	uint32_t nthreads;    /* walker: width * height */
+	uint32_t threads_per_cta; /* walker: CM threads (warps) per CTA */
+	uint32_t ndeps;       /* walker dependencies, <= CUDA_MAX_DEPS */
+	uint32_t reserved;
+	int8_t dx[CUDA_MAX_DEPS];
+	int8_t dy[CUDA_MAX_DEPS];
+} CudaLaunch;
+
+#define CUDA_L_SURFACES 0
+#define CUDA_L_FLAGS 8
+#define CUDA_L_TICKET 16
+#define CUDA_L_FAULT 24
+#define CUDA_L_NSURFACES 32
+#define CUDA_L_KIND 36
+#define CUDA_L_WIDTH 40
+#define CUDA_L_HEIGHT 44
+#define CUDA_L_NTHREADS 48
+#define CUDA_L_TPC 52
+#define CUDA_L_NDEPS 56
+#define CUDA_L_DX 64
+#define CUDA_L_DY 72
+#define CUDA_L_BYTES 80
+
+#endif
