@@ -1,0 +1,153 @@
+/* test_api.c — every misuse of the API returns an error code and a message
+ * that names the problem.  Usage: test_api KERNEL_DIR */
+#include <stdlib.h>
+
+#include "check.h"
+
+static char path[4096];
+
+static const char *lib(const char *dir, const char *name)
+{
+	snprintf(path, sizeof path, "%s/%s.so", dir, name);
+	return path;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : ".";
+	cmetal_device *dev = NULL, *dummy = NULL;
+	cmetal_program *prog = NULL, *p2 = NULL;
+	cmetal_kernel *k = NULL, *mixed = NULL, *kx = NULL;
+	cmetal_buffer *buf = NULL, *bx = NULL;
+	cmetal_surface2d *img = NULL, *sx = NULL;
+	cmetal_svm *svm = NULL;
+	cmetal_task *task = NULL;
+
+	check_err("api_open_unknown_device", cmetal_device_open("tpu", &dummy),
+	          CM_DEVICE_NOT_FOUND, "unknown device 'tpu'", NULL);
+	check_err("api_open_bad_cuda_ordinal", cmetal_device_open("cuda:x", &dummy),
+	          CM_INVALID_VALUE, "cuda:N", NULL);
+	check_err("api_open_cuda_unavailable", cmetal_device_open("cuda", &dummy),
+	          CM_DEVICE_NOT_FOUND, "CUDA", NULL);
+	check_err("api_open_null_out", cmetal_device_open("cpu", NULL), CM_INVALID_VALUE,
+	          "output pointer is NULL", NULL);
+	MUST(cmetal_device_open("auto", &dev));
+	const char *dn;
+	MUST(cmetal_device_name(dev, &dn));
+	check("api_auto_falls_back_to_cpu", strncmp(dn, "cpu", 3) == 0, dn);
+
+	check_err("api_null_device", cmetal_buffer_create(NULL, 16, &bx), CM_INVALID_HANDLE,
+	          "device handle is NULL", NULL);
+	check_err("api_wrong_handle_type", cmetal_device_close((cmetal_device *)&path),
+	          CM_INVALID_HANDLE, "not a live device", NULL);
+	check_err("api_zero_buffer", cmetal_buffer_create(dev, 0, &bx), CM_INVALID_VALUE,
+	          "0 bytes", NULL);
+
+	check_err("api_load_missing_file", cmetal_program_load(dev, "/nonexistent/k.so", &p2),
+	          CM_INVALID_PROGRAM, "cannot load kernel library", "/nonexistent/k.so", NULL);
+	check_err("api_wrong_abi_version", cmetal_program_load(dev, lib(dir, "badabi"), &p2),
+	          CM_INVALID_PROGRAM, "ABI version 42", "needs version 1", NULL);
+	check_err("api_not_a_kernel_library", cmetal_program_load(dev, lib(dir, "noabi"), &p2),
+	          CM_INVALID_PROGRAM, "not a cmetal kernel library", "cmk_abi_version", NULL);
+	MUST(cmetal_program_load(dev, lib(dir, "basic"), &prog));
+
+	check_err("api_unknown_kernel", cmetal_kernel_create(prog, "vadd", &kx),
+	          CM_KERNEL_NOT_FOUND, "no kernel named 'vadd'", "'walker_ids'", "'reduce'", NULL);
+	check_err("api_null_program", cmetal_kernel_create(NULL, "add", &kx), CM_INVALID_HANDLE,
+	          "program handle is NULL", NULL);
+	MUST(cmetal_kernel_create(prog, "add", &k));
+	MUST(cmetal_kernel_create(prog, "mixed", &mixed));
+	MUST(cmetal_buffer_create(dev, 64, &buf));
+	MUST(cmetal_surface2d_create(dev, 8, 8, CMETAL_FMT_R32_UINT, &img));
+	MUST(cmetal_svm_alloc(dev, 64, &svm));
+
+	int n = 5;
+	long long big = 5;
+	check_err("api_arg_index_out_of_range", cmetal_kernel_set_arg(k, 2, 4, &n),
+	          CM_INVALID_ARG_INDEX, "kernel 'add' has 2 arguments", "index 2", NULL);
+	check_err("api_arg_wrong_size", cmetal_kernel_set_arg(k, 1, sizeof big, &big),
+	          CM_INVALID_ARG_SIZE, "argument 1 'v' of kernel 'add'", "4 bytes", "got 8 bytes", NULL);
+	check_err("api_arg_value_for_surface", cmetal_kernel_set_arg(k, 0, 4, &n),
+	          CM_INVALID_ARG_KIND, "argument 0 'buf'", "SurfaceIndex", NULL);
+	check_err("api_arg_buffer_for_scalar", cmetal_kernel_set_arg_buffer(k, 1, buf),
+	          CM_INVALID_ARG_KIND, "argument 1 'v' of kernel 'add' is a scalar", "got a buffer", NULL);
+	check_err("api_arg_image_for_buffer_t", cmetal_kernel_set_arg_surface2d(mixed, 0, img),
+	          CM_INVALID_ARG_KIND, "argument 0 'buf'", "buffer_t", "got a 2D surface", NULL);
+	check_err("api_arg_buffer_for_image2d_t", cmetal_kernel_set_arg_buffer(mixed, 3, buf),
+	          CM_INVALID_ARG_KIND, "argument 3 'img'", "image2d_t", NULL);
+	check_err("api_arg_svm_for_scalar", cmetal_kernel_set_arg_svm(mixed, 1, svm, 0),
+	          CM_INVALID_ARG_KIND, "argument 1 'n'", "scalar", NULL);
+	check_err("api_arg_null_buffer", cmetal_kernel_set_arg_buffer(k, 0, NULL),
+	          CM_INVALID_HANDLE, "argument 0 'buf'", "NULL", NULL);
+	check_err("api_arg_vector_size", cmetal_kernel_set_arg(mixed, 4, 8, &big),
+	          CM_INVALID_ARG_SIZE, "argument 4 'v'", "vector/matrix of 16 bytes", NULL);
+	check_err("api_null_kernel", cmetal_kernel_set_arg(NULL, 0, 4, &n), CM_INVALID_HANDLE,
+	          "kernel handle is NULL", NULL);
+
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, buf));
+	check_err("api_launch_without_all_args", cmetal_launch_walker(k, 4, 1, CMETAL_DEP_NONE, NULL),
+	          CM_ARGS_NOT_SET, "argument 1 'v' of kernel 'add' is not set", NULL);
+	MUST(cmetal_kernel_set_arg(k, 1, 4, &n));
+	check_err("api_walker_zero_width", cmetal_launch_walker(k, 0, 4, CMETAL_DEP_NONE, NULL),
+	          CM_INVALID_THREAD_SPACE, "0x4", "out of range", NULL);
+	check_err("api_walker_too_wide", cmetal_launch_walker(k, 70000, 1, CMETAL_DEP_NONE, NULL),
+	          CM_INVALID_THREAD_SPACE, "70000x1", "1..65535", NULL);
+	uint32_t g1[3] = {1, 1, 1}, t2048[3] = {64, 32, 1}, t0[3] = {4, 0, 1};
+	check_err("api_group_too_large", cmetal_launch_groups(k, g1, t2048, NULL),
+	          CM_GROUP_TOO_LARGE, "2048 threads", "limit is 1024", NULL);
+	check_err("api_group_zero_dim", cmetal_launch_groups(k, g1, t0, NULL),
+	          CM_INVALID_THREAD_SPACE, "zero size in dimension 1", NULL);
+	uint32_t ghuge[3] = {65536, 65536, 2};
+	check_err("api_group_space_too_large", cmetal_launch_groups(k, ghuge, g1, NULL),
+	          CM_INVALID_THREAD_SPACE, "exceed 2^32", NULL);
+	cmetal_kernel *bs;
+	MUST(cmetal_kernel_create(prog, "big_slm", &bs));
+	MUST(cmetal_kernel_set_arg(bs, 0, 4, &n));
+	check_err("api_slm_too_large", cmetal_launch_groups(bs, g1, g1, NULL), CM_GROUP_TOO_LARGE,
+	          "70000 bytes of SLM", "65536", NULL);
+	MUST(cmetal_kernel_release(bs));
+
+	check_err("api_bad_surface_format", cmetal_surface2d_create(dev, 8, 8, (cmetal_format)77, &sx),
+	          CM_INVALID_FORMAT, "bad surface format 77", NULL);
+	check_err("api_bad_surface_size", cmetal_surface2d_create(dev, 0, 8, CMETAL_FMT_A8, &sx),
+	          CM_INVALID_VALUE, "0x8", NULL);
+	char host[128];
+	check_err("api_read_past_end", cmetal_buffer_read(buf, 32, 64, host), CM_OUT_OF_RANGE,
+	          "read of 64 bytes at offset 32", "64-byte buffer", NULL);
+	check_err("api_write_past_end", cmetal_buffer_write(buf, 65, 0, host), CM_OUT_OF_RANGE,
+	          "offset 65", NULL);
+	check_err("api_svm_read_past_end", cmetal_svm_read(svm, 0, 65, host), CM_OUT_OF_RANGE,
+	          "SVM allocation", NULL);
+	check_err("api_buffer_as_surface2d", cmetal_surface2d_release((cmetal_surface2d *)buf),
+	          CM_INVALID_HANDLE, "not a live 2D surface", NULL);
+	check_err("api_release_program_with_kernels", cmetal_program_release(prog),
+	          CM_INVALID_VALUE, "kernels are alive", NULL);
+	check_err("api_null_task", cmetal_task_run(NULL, NULL), CM_INVALID_HANDLE,
+	          "task handle is NULL", NULL);
+	check_err("api_null_event", cmetal_event_elapsed_ms(NULL, NULL), CM_INVALID_HANDLE,
+	          "event handle is NULL", NULL);
+	MUST(cmetal_task_create(dev, &task));
+	check_err("api_bad_dependency", cmetal_task_add_walker(task, k, 4, 4, (cmetal_dependency)9),
+	          CM_INVALID_VALUE, "dependency pattern 9", NULL);
+	MUST(cmetal_task_release(task));
+	{
+		cm_status s = cmetal_program_build(dev, "extern \"C\" _GENX_MAIN_ void k() {}", "", &p2);
+		const char *m = cmetal_last_error();
+		check("api_build_without_compiler",
+		      s == CM_SUCCESS || (s == CM_COMPILER_UNAVAILABLE && strstr(m, "compiler not available")), m);
+	}
+	if (p2)
+		cmetal_program_release(p2);
+	check("api_status_names", strcmp(cmetal_status_name(CM_GROUP_TOO_LARGE), "CM_GROUP_TOO_LARGE") == 0 &&
+	      strcmp(cmetal_status_name((cm_status)999), "CM_UNKNOWN_STATUS") == 0, NULL);
+
+	MUST(cmetal_kernel_release(k));
+	MUST(cmetal_kernel_release(mixed));
+	check_err("api_release_null_buffer", cmetal_buffer_release(bx), CM_INVALID_HANDLE, "NULL", NULL);
+	MUST(cmetal_buffer_release(buf));
+	MUST(cmetal_surface2d_release(img));
+	MUST(cmetal_svm_free(svm));
+	MUST(cmetal_program_release(prog));
+	MUST(cmetal_device_close(dev));
+	return check_failures != 0;
+}
