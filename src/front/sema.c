@@ -371,11 +371,10 @@ static Type *enum_decl(Sema *S, Node *d)
 	for (int i = 0; i < d->args.len; i++) {
 		Node *en = d->args.data[i];
 		int64_t v = next;
-		if (en->lhs)
-			sema_const_int(S, en->lhs, "enumerator value", &v);
+		bool ok = !en->lhs || sema_const_int(S, en->lhs, "enumerator value", &v);
 		en->ival = (uint64_t)v;
 		en->ty = t;
-		Sym *s = new_sym(S, SYM_ENUM_CONST, en->name, t, name_loc(en), en);
+		Sym *s = new_sym(S, SYM_ENUM_CONST, en->name, ok ? t : ty_error(), name_loc(en), en);
 		s->cval = v;
 		en->sym = s;
 		declare(S, s);

@@ -593,6 +593,7 @@ static void fold_binary(Node *e, int op, Node *l, Node *r, Type *ct)
 	case P_PERCENT:
 		if (b == 0) {
 			diag_at(DIAG_ERROR, e->loc, oplen(op), "division by zero in a constant expression");
+			poison(e);
 			return;
 		}
 		if (u)
@@ -746,8 +747,9 @@ static bool check_assignable(Node *x, Loc at, int len)
 	if (bad(x))
 		return false;
 	if (!x->lvalue) {
-		diag_at(DIAG_ERROR, x->loc, x->len > 0 ? x->len : 1,
-		        "expression is not assignable (it is an rvalue of type '%s')", ty_str(x->ty));
+		diag_at(DIAG_ERROR, at, len,
+		        "expression is not assignable (the left operand is an rvalue of type '%s')",
+		        ty_str(x->ty));
 		return false;
 	}
 	if (x->ty->is_const || (ty_is_vm(x->ty) && x->ty->elem->is_const)) {
