@@ -486,8 +486,8 @@ static bool fold_targs(BiCall *c)
 		char code = sig[i];
 		if (i >= nt) {
 			if (code == 'T' || code == 'N' || code == 'O') {
-				error_at(c->call->loc, "'%s' needs an explicit template argument %d",
-				         c->row->name, i + 1);
+				error_at(c->call->loc, "'%s' (%s) needs an explicit template "
+				         "argument %d", c->row->name, c->row->desc, i + 1);
 				return false;
 			}
 			continue;
@@ -662,7 +662,7 @@ Node *sema_builtin_call(Sema *S, Node *call, Sym *bsym)
 	Arena *ar = sema_arena(S);
 	int first = (int)bsym->cval;
 	call->call_kind = CALL_BUILTIN;
-	call->ty = ty_void();
+	call->ty = ty_error();      /* until the call checks out */
 	if (first <= 0 || first >= BI_COUNT_)
 		die("builtin symbol '%s' without a row", bsym->name);
 	call->builtin = first;
@@ -1091,8 +1091,11 @@ static bool ck_atomic_legacy(BiCall *c)
 		bool has_ret = c->na - oi - 1 > nsrc;
 		return check_atomic_data(c, n, oi + 1, nsrc, has_ret ? c->na - 1 : -1, n);
 	}
-	/* legacy: CMPXCHG passes both sources in one vector of 2N */
+	/* legacy: CMPXCHG passes both sources in one vector of 2N; INC, DEC
+	 * and PREDEC may pass an ignored source before the result */
 	int lsrc = nsrc ? 1 : 0;
+	if (!nsrc && rest == 2)
+		drop_arg(c, oi + 1), rest--;
 	if (rest != lsrc && rest != lsrc + 1)
 		return wrong_nsrc(c, lsrc, rest > lsrc ? rest - 1 : rest);
 	if (rest > lsrc && is_null_arg(c->a[c->na - 1]))
