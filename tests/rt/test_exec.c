@@ -182,6 +182,28 @@ static int test_wave(cmetal_dependency dep, const char *name)
 	return 0;
 }
 
+static int test_chain(int vertical)
+{
+	enum { W = 13, H = 29 };
+	cmetal_buffer *b;
+	MUST(cmetal_buffer_create(dev, W * H * 4, &b));
+	cmetal_kernel *k = kernel("chain");
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+	MUST(cmetal_kernel_set_arg(k, 1, 4, &vertical));
+	MUST(cmetal_launch_walker(k, W, H, vertical ? CMETAL_DEP_VERTICAL : CMETAL_DEP_HORIZONTAL, NULL));
+	uint32_t out[W * H];
+	MUST(cmetal_buffer_read(b, 0, sizeof out, out));
+	int ok = 1;
+	for (int y = 0; y < H; y++)
+		for (int x = 0; x < W; x++)
+			ok &= out[y * W + x] == (uint32_t)(vertical ? y + 1 : x + 1);
+	check(vertical ? "vertical_dependency_order" : "horizontal_dependency_order", ok,
+	      "a thread ran before its dependency signaled");
+	MUST(cmetal_kernel_release(k));
+	MUST(cmetal_buffer_release(b));
+	return 0;
+}
+
 static int test_task(void)
 {
 	uint32_t host[16] = {0};
@@ -358,6 +380,8 @@ int main(int argc, char **argv)
 	test_reduce(1024);
 	test_wave(CMETAL_DEP_WAVEFRONT, "wavefront_wait_signal_order");
 	test_wave(CMETAL_DEP_WAVEFRONT26, "wavefront26_wait_signal_order");
+	test_chain(0);
+	test_chain(1);
 	test_task();
 	test_printf();
 	test_fault();

@@ -63,7 +63,8 @@ static void wave(CmkThread *t)
 	CmkSurface *out = SURF(t, 0);
 	uint32_t x = t->origin[0], y = t->origin[1], W = t->group_count[0];
 	volatile uint32_t spin = 0;
-	for (uint32_t i = 0; i < 2000 + (x * 7 + y * 13) % 5000; i++)
+	uint32_t work = (x * 7 + y * 13) % 11 == 0 ? 200000 : 1000;
+	for (uint32_t i = 0; i < work; i++)
 		spin += i;   /* uneven work so a bad order would show */
 	t->svc->wait(t, 0);
 	uint32_t m = 0;
@@ -77,6 +78,25 @@ static void wave(CmkThread *t)
 	t->svc->signal(t);
 	for (uint32_t i = 0; i < 3000; i++)
 		spin += i;   /* still running after the signal */
+}
+
+/* chain(SurfaceIndex out, int vertical): out(x,y) = 1 + out(x-1,y) (or
+ * out(x,y-1)), so out = x + 1 (y + 1) only if the walker's horizontal
+ * (vertical) dependency held. */
+static void chain(CmkThread *t)
+{
+	CmkSurface *out = SURF(t, 0);
+	uint32_t x = t->origin[0], y = t->origin[1], W = t->group_count[0];
+	int vert = ARG(t, 1, int);
+	volatile uint32_t spin = 0;
+	uint32_t work = (x * 7 + y * 13) % 11 == 0 ? 200000 : 1000;
+	for (uint32_t i = 0; i < work; i++)
+		spin += i;
+	t->svc->wait(t, 0);
+	uint32_t prev = 0;
+	if (vert ? y > 0 : x > 0)
+		prev = ld32(t, out, (vert ? (uint64_t)(y - 1) * W + x : (uint64_t)y * W + x - 1) * 4, __LINE__);
+	st32(t, out, ((uint64_t)y * W + x) * 4, prev + 1, __LINE__);
 }
 
 /* hello(int n): printf from every thread, twice. */
@@ -184,6 +204,7 @@ static const CmkKernelInfo kernels[] = {
 	{"group_ids", group_ids, 1, a_out, 0, 0, 0, 0, 1},
 	{"reduce", reduce, 2, a_reduce, 4096, 0, 1, 0, 1},
 	{"wave", wave, 1, a_out, 0, 0, 0, 1, 1},
+	{"chain", chain, 2, a_buf_v, 0, 0, 0, 1, 1},
 	{"hello", hello, 1, a_hello, 0, 0, 0, 0, 1},
 	{"oob", oob, 1, a_out, 0, 0, 0, 0, 1},
 	{"add", add, 2, a_buf_v, 0, 0, 0, 0, 1},
