@@ -93,12 +93,14 @@ struct Sema {
 	Node *unit;
 	Scope *scope, *global;
 	FnCtx *fx;
-	int next_id;
+	int next_id, header_ids;
 	VEC(const char *) using_ns;
 	Map instances;            /* "id:f<args>" -> Sym* */
 	VEC(Edge) edges;
 	VEC(Scope *) kept;        /* namespace and binding scopes, freed at the end */
 };
+
+#define HEADER_IDS 1000000
 
 static void stmt(Sema *S, Node *s);
 static void top_decl(Sema *S, Node *d);
@@ -174,7 +176,13 @@ static Sym *new_sym(Sema *S, SymKind k, const char *name, Type *ty, Loc loc, Nod
 	s->ty = ty;
 	s->loc = loc;
 	s->decl = decl;
-	s->id = ++S->next_id;
+	/* symbols of the built-in headers are numbered apart, so that the ids
+	 * of user symbols (in dumps) do not move when cm.h changes */
+	const SrcFile *f = src_get(loc.file);
+	if (!loc.file || (f && f->name && f->name[0] == '<'))
+		s->id = HEADER_IDS + ++S->header_ids;
+	else
+		s->id = ++S->next_id;
 	return s;
 }
 
@@ -868,6 +876,7 @@ typedef struct {
 	Scope *scope;             /* template binding scope */
 	Type **params;
 	int nparams;
+	int nexplicit;            /* template arguments given explicitly */
 	bool *by_ref;
 	Type *ret;
 	int *rank;
@@ -887,6 +896,8 @@ static int tparam_index(Node *t, const char *name)
 static bool bind_type(Sema *S, Cand *c, Node *t, int i, Type *ty)
 {
 	ty = ty_base(ty);
+	if (i < c->nexplicit && c->b[i].set)
+		return true;
 	if (c->b[i].set && c->b[i].ty != ty) {
 		c->why = arena_printf(S->a, "conflicting deductions for template parameter '%s' ('%s' and '%s')",
 		                      t->tparams[i].name, ty_str(c->b[i].ty), ty_str(ty));
@@ -899,6 +910,8 @@ static bool bind_type(Sema *S, Cand *c, Node *t, int i, Type *ty)
 
 static bool bind_value(Sema *S, Cand *c, Node *t, int i, int64_t v)
 {
+	if (i < c->nexplicit && c->b[i].set)
+		return true;
 	if (c->b[i].set && c->b[i].val != v) {
 		c->why = arena_printf(S->a, "conflicting deductions for template parameter '%s' (%lld and %lld)",
 		                      t->tparams[i].name, (long long)c->b[i].val, (long long)v);
@@ -1040,6 +1053,7 @@ static bool deduce(Sema *S, Cand *c, Node *call)
 	for (int i = 0; i < call->ntargs; i++)
 		if (!explicit_targ(S, c, t, i, &call->targs[i]))
 			return false;
+	c->nexplicit = call->ntargs;
 	for (int i = 0; i < f->params.len && i < call->args.len; i++) {
 		Node *a = call->args.data[i];
 		if (!deduce_ts(S, c, t, f->params.data[i]->ts, a->ty))
@@ -1816,6 +1830,7 @@ static void predeclare_types(Sema *S)
 typedef struct {
 	Sema *S;
 	char *color;              /* by sym id: 0 new, 1 on stack, 2 done */
+	char *hcolor;             /* the same for header symbols */
 	VEC(Edge *) path;
 } Dfs;
 
@@ -1839,32 +1854,38 @@ static void report_cycle(Dfs *d, Sym *to)
 	buf_free(&b);
 }
 
+static char *color(Dfs *d, Sym *s)
+{
+	return s->id > HEADER_IDS ? &d->hcolor[s->id - HEADER_IDS] : &d->color[s->id];
+}
+
 static void dfs(Dfs *d, Sym *s)
 {
-	d->color[s->id] = 1;
+	*color(d, s) = 1;
 	for (int i = 0; i < d->S->edges.len; i++) {
 		Edge *e = &d->S->edges.data[i];
 		if (e->from != s || !e->to)
 			continue;
 		vec_push(&d->path, e);
-		if (d->color[e->to->id] == 1)
+		if (*color(d, e->to) == 1)
 			report_cycle(d, e->to);
-		else if (!d->color[e->to->id])
+		else if (!*color(d, e->to))
 			dfs(d, e->to);
 		d->path.len--;
 	}
-	d->color[s->id] = 2;
+	*color(d, s) = 2;
 }
 
 static void check_recursion(Sema *S)
 {
-	Dfs d = {S, xcalloc((size_t)S->next_id + 1, 1), {0}};
+	Dfs d = {S, xcalloc((size_t)S->next_id + 1, 1), xcalloc((size_t)S->header_ids + 1, 1), {0}};
 	for (int i = 0; i < S->edges.len; i++) {
 		Sym *s = S->edges.data[i].from;
-		if (s && !d.color[s->id])
+		if (s && !*color(&d, s))
 			dfs(&d, s);
 	}
 	free(d.color);
+	free(d.hcolor);
 	vec_free(&d.path);
 }
 

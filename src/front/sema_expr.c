@@ -183,7 +183,6 @@ static Node *make_cast(Sema *S, Node *e, Type *to, bool implicit)
 	c->ty = to;
 	c->lhs = e;
 	c->implicit = implicit;
-	nl_push(sema_arena(S), &c->args, e);
 	fold_convert(c, e);
 	return c;
 }
