@@ -1,20 +1,130 @@
-/* compile.c — the CM -> C step of a run-time build: the in-process
- * compiler (compile_to in src/target/target.h, target "c").  Until the C
- * back end is linked into libcmetal this reports that the compiler is not
- * available, so programs can still be loaded from compiled files. */
+/* compile.c — the CM -> C step of a run-time build: parses the option
+ * string of cmetal_program_build ("-DN=4 -I dir -O2 -g ...", the cmetal
+ * command line's options) into CompileOptions and calls the in-process
+ * compiler, compile_to(..., "c", ...), with its diagnostics captured into
+ * the build log.  Kernels built at run time are bounds-checked (faults are
+ * reported) unless -fno-bounds-check is given. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "rt/rt.h"
+#include "target/target.h"
+
+typedef struct {
+	VEC(const char *) incs, defs, undefs;
+	Arena *arena;
+} OptLists;
+
+/* Splits options at white space; single or double quotes group words. */
+static char **split_words(Arena *a, const char *s, int *n)
+{
+	VEC(char *) v = {0};
+	while (*s) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		Buf w = {0};
+		char q = 0;
+		for (; *s && (q || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+			if (!q && (*s == '"' || *s == '\''))
+				q = *s;
+			else if (q && *s == q)
+				q = 0;
+			else
+				buf_putc(&w, *s);
+		}
+		vec_push(&v, arena_strdup(a, w.len ? buf_cstr(&w) : ""));
+		buf_free(&w);
+	}
+	char **out = NEWN(a, char *, v.len + 1);
+	if (v.len)
+		memcpy(out, v.data, sizeof(char *) * (size_t)v.len);
+	*n = v.len;
+	vec_free(&v);
+	return out;
+}
+
+/* Options with a value, given as -XVALUE or -X VALUE. */
+static const char *value_of(char **w, int n, int *i, const char *flag)
+{
+	size_t len = strlen(flag);
+	if (w[*i][len])
+		return w[*i] + len;
+	if (*i + 1 < n)
+		return w[++*i];
+	return NULL;
+}
+
+static bool parse_options(const char *options, CompileOptions *co, OptLists *l, Buf *log)
+{
+	int n;
+	char **w = split_words(l->arena, options, &n);
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		const char *a = w[i], *v;
+		if (!strncmp(a, "-D", 2) || !strncmp(a, "-U", 2) || !strncmp(a, "-I", 2)) {
+			char flag[3] = {a[0], a[1], 0};
+			if (!(v = value_of(w, n, &i, flag))) {
+				buf_printf(log, "error: option %s needs a value\n", flag);
+				ok = false;
+			} else if (a[1] == 'D') {
+				vec_push(&l->defs, v);
+			} else if (a[1] == 'U') {
+				vec_push(&l->undefs, v);
+			} else {
+				vec_push(&l->incs, v);
+			}
+		} else if (!strncmp(a, "-O", 2) && (a[2] == 0 || (a[2] >= '0' && a[2] <= '3' && !a[3]))) {
+			co->opt_level = a[2] ? a[2] - '0' : 2;
+		} else if (!strcmp(a, "-g") || !strcmp(a, "-g1") || !strcmp(a, "-g2") || !strcmp(a, "-g3")) {
+			co->debug = true;
+		} else if (!strcmp(a, "-g0")) {
+			co->debug = false;
+		} else if (!strncmp(a, "-march=", 7)) {
+			co->march = a + 7;
+		} else if (!strcmp(a, "-fbounds-check")) {
+			co->bounds_check = true;
+		} else if (!strcmp(a, "-fno-bounds-check")) {
+			co->bounds_check = false;
+		} else if (!strcmp(a, "-Werror")) {
+			diag_state.werror = true;
+		} else if (!strcmp(a, "-w")) {
+			diag_state.no_warnings = true;
+		} else {
+			buf_printf(log, "error: unknown build option '%s'\n", a);
+			ok = false;
+		}
+	}
+	co->fo.pp.include_dirs = l->incs.data;
+	co->fo.pp.n_include_dirs = l->incs.len;
+	co->fo.pp.defines = l->defs.data;
+	co->fo.pp.n_defines = l->defs.len;
+	co->fo.pp.undefs = l->undefs.data;
+	co->fo.pp.n_undefs = l->undefs.len;
+	co->fo.pp.march = co->march && strncmp(co->march, "sm_", 3) ? co->march : NULL;
+	return ok;
+}
 
 bool rt_translate_cm(const char *source, const char *options, Buf *c_out, Buf *log)
 {
-	(void)source;
-	(void)options;
-	(void)c_out;
-	buf_puts(log, "compiler not available: this libcmetal was built without the "
-	              "CM compiler's C back end (load a compiled .so with cmetal_program_load)\n");
-	return false;
+	DiagState saved = diag_state;
+	diag_state = (DiagState){.capture = log};
+	CompileOptions co = {.opt_level = 2, .bounds_check = true};
+	OptLists l = {.arena = arena_new()};
+	bool ok = parse_options(options, &co, &l, log) &&
+	          compile_to("program.cm", source, &co, "c", c_out);
+	if (!ok && log->len == 0)
+		buf_puts(log, "error: the compiler reported no diagnostics\n");
+	vec_free(&l.incs);
+	vec_free(&l.defs);
+	vec_free(&l.undefs);
+	arena_free(l.arena);
+	diag_state = saved;
+	return ok;
 }
 
 bool rt_compiler_available(void)
 {
-	return false;
+	return true;
 }
