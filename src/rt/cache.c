@@ -1,12 +1,14 @@
 /* cache.c — run-time builds through an on-disk cache.
  *
  * The key is a 64-bit hash of the CM source, the build options, the C
- * compiler command ($CC, default cc), the kernel ABI version and the
- * runtime's version; the kernel library is <dir>/cm-<key>.so with
+ * compiler command ($CC, default cc), the kernel ABI version, the runtime's
+ * version and the identity (path, size, mtime) of the binary holding the
+ * compiler; the kernel library is <dir>/cm-<key>.so with
  * dir = $CMETAL_CACHE_DIR or ~/.cache/cmetal.  A hit costs a stat.  A miss
  * translates CM to C in process, writes the C next to a temporary name,
  * runs `$CC -O2 -march=native -shared -fPIC [-g]`, and renames the result
  * into place, so concurrent builders never see a partial file. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -69,10 +71,24 @@ static bool wants_debug(const char *options)
 	return false;
 }
 
+/* Identifies the compiler doing the build: the file holding this code
+ * (the program linked with libcmetal.a, or libcmetal.so) by size and
+ * modification time, so a rebuilt compiler never reuses stale kernels. */
+static void put_compiler_identity(Buf *b)
+{
+	Dl_info info;
+	struct stat st;
+	if (dladdr((void *)put_compiler_identity, &info) && info.dli_fname &&
+	    stat(info.dli_fname, &st) == 0)
+		buf_printf(b, "%s %lld %lld.%09ld\n", info.dli_fname, (long long)st.st_size,
+		           (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
 static uint64_t cache_key(const char *source, const char *options, const char *cc)
 {
 	Buf b = {0};
 	buf_printf(&b, "%s\n%d\n%s\n%s\n", RT_CACHE_VERSION, CMK_ABI_VERSION, cc, options);
+	put_compiler_identity(&b);
 	buf_puts(&b, source);
 	uint64_t h = hash_bytes(b.data, b.len);
 	buf_free(&b);
