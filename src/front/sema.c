@@ -137,6 +137,24 @@ static void pop_scope(Sema *S, bool keep)
 		map_free(&sc->names);
 }
 
+/* "E::x" names enumerator x of enum E (scoped or not). */
+static Sym *lookup_enumerator(Sema *S, const char *name)
+{
+	const char *sep = strstr(name, "::");
+	if (!sep)
+		return NULL;
+	const char *last = sep;
+	for (const char *p = sep; (p = strstr(p + 2, "::"));)
+		last = p;
+	Sym *e = sema_lookup(S, intern(name, (size_t)(last - name)));
+	if (!e || e->kind != SYM_TYPE || !e->ty || ty_base(e->ty)->kind != TY_ENUM)
+		return NULL;
+	Sym *x = sema_lookup(S, intern_cstr(last + 2));
+	if (x && x->kind == SYM_ENUM_CONST && ty_base(x->ty) == ty_base(e->ty))
+		return x;
+	return NULL;
+}
+
 Sym *sema_lookup(Sema *S, const char *name)
 {
 	if (!name)
@@ -165,7 +183,7 @@ Sym *sema_lookup(Sema *S, const char *name)
 		if (s)
 			return s;
 	}
-	return NULL;
+	return lookup_enumerator(S, name);
 }
 
 static Sym *new_sym(Sema *S, SymKind k, const char *name, Type *ty, Loc loc, Node *decl)
