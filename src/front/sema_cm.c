@@ -26,8 +26,6 @@
 
 #include "front.h"
 
-#define DEFAULT_MAX_VM_BYTES 4096
-
 static CmMember member_of(const char *name)
 {
 	for (int m = 1; m < MB_COUNT_; m++)
@@ -612,17 +610,6 @@ static bool is_sat_arg(const Node *x)
 	return false;
 }
 
-/* Checks the size limit of a vector/matrix type. */
-static bool vm_size_ok(Type *t, Loc loc)
-{
-	Type *b = ty_base(t);
-	if (b->size < DEFAULT_MAX_VM_BYTES)
-		return true;
-	error_at(loc, "'%s' is %d bytes; a vector or matrix must be smaller than %d bytes",
-	         ty_str(b), b->size, DEFAULT_MAX_VM_BYTES);
-	return false;
-}
-
 /* vector<T,N>(x, SAT): a saturating conversion node. */
 static Node *sat_cast(Sema *S, Node *x, Type *t, Loc loc)
 {
@@ -737,8 +724,6 @@ static Node *value_source(Sema *S, Node *x, Type *t, bool sat, Loc loc)
 bool sema_vm_init(Sema *S, Node *decl, Type *t)
 {
 	Loc nl = decl->name_loc.line ? decl->name_loc : decl->loc;
-	if (!vm_size_ok(t, nl))
-		return false;
 	NodeList one = { 0 };
 	NodeList *args = &decl->args;
 	if (decl->init) {
