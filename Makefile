@@ -6,7 +6,8 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+# Flags the build needs whatever CFLAGS the caller gives (make CFLAGS=...).
+XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
            -Wno-missing-field-initializers -fPIC -Iinclude -Isrc -Itools -MMD -MP
 LDLIBS  += -lpthread -ldl -lm
 
@@ -36,10 +37,10 @@ $(BUILD)/gen/cm_headers.c: $(CM_HEADERS) tools/embed.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(BUILD)/libcmetal.a: $(LIB_OBJ)
 	@rm -f $@
@@ -77,3 +78,11 @@ bench-compile: all
 	@$(BUILD)/bench_compile
 
 .PHONY: fuzz bench-compile
+
+# Benchmarks (bench/README.md): bench/run.sh with DEVICE=cpu|gpu WORKLOAD=...
+# SIZE=small|full; bench-gpu runs bench/gpu.sh on the GPU machine into OUT.
+bench:
+	bench/run.sh DEVICE=$(or $(DEVICE),cpu) WORKLOAD=$(or $(WORKLOAD),all) SIZE=$(or $(SIZE),small)
+bench-gpu:
+	bench/gpu.sh $(or $(OUT),bench/runs) all $(or $(SIZE),full)
+.PHONY: bench bench-gpu

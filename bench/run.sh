@@ -1,0 +1,54 @@
+#!/bin/sh
+# run.sh — run the benchmarks and write bench/RESULTS.md, results.csv, chart.png.
+#   bench/run.sh [DEVICE=cpu|gpu] [WORKLOAD=linear,spmv,...] [SIZE=small|full]
+#   (also `make bench DEVICE=... WORKLOAD=... SIZE=...` at the top level)
+# DEVICE=cpu (default): the plain C baseline (impl c, 1 thread) and the SIMT
+#   OpenCL baselines on the default OpenCL device (PoCL here), CSVs into
+#   bench/runs/cpu-c.csv and bench/runs/cpu-ocl.csv.  SIZE=small is the CI
+#   size (about a minute on 2 cores); SIZE=full are the reported sizes.
+# DEVICE=gpu: for a shell on the GPU machine itself: bench/gpu.sh into
+#   bench/runs/ (see gpu.sh for running it from elsewhere).
+# The report is then regenerated from every CSV in bench/runs/.
+set -eu
+DEVICE=${DEVICE:-cpu} WORKLOAD=${WORKLOAD:-all} SIZE=${SIZE:-small}
+for a in "$@"; do
+	case $a in
+	DEVICE=*|WORKLOAD=*|SIZE=*) eval "${a%%=*}=\${a#*=}" ;;
+	*) echo "usage: $0 [DEVICE=cpu|gpu] [WORKLOAD=list] [SIZE=small|full]" >&2; exit 2 ;;
+	esac
+done
+cd "$(dirname "$0")"
+mkdir -p runs
+
+# What a fresh Debian machine needs: PoCL, the OpenCL loader and headers,
+# gnuplot for the chart.
+need=""
+[ -f /usr/include/CL/cl.h ] || need="$need ocl-icd-opencl-dev opencl-headers"
+ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need="$need pocl-opencl-icd"
+command -v gnuplot >/dev/null 2>&1 || need="$need gnuplot-nox"
+if [ -n "$need" ] && [ "$DEVICE" = cpu ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "run.sh: installing$need"
+		apt-get install -y $need >/dev/null 2>&1 ||
+			{ apt-get update >/dev/null 2>&1 && apt-get install -y $need >/dev/null; }
+	else
+		echo "run.sh: missing$need (install as root)" >&2
+	fi
+fi
+
+case $DEVICE in
+cpu)
+	make -s -j2
+	echo "run.sh: plain C baseline -> bench/runs/cpu-c.csv"
+	./build/cbench -w "$WORKLOAD" -s "$SIZE" > runs/cpu-c.csv
+	echo "run.sh: OpenCL SIMT baselines -> bench/runs/cpu-ocl.csv"
+	./build/oclbench -w "$WORKLOAD" -s "$SIZE" -k simt > runs/cpu-ocl.csv
+	grep '^# FAIL' runs/cpu-c.csv runs/cpu-ocl.csv || true
+	;;
+gpu)
+	./gpu.sh runs all "$SIZE"
+	;;
+*)
+	echo "run.sh: DEVICE must be cpu or gpu" >&2; exit 2 ;;
+esac
+python3 report.py runs
