@@ -182,13 +182,21 @@ static void perr(Parser *p, const Token *t, const char *fmt, ...)
 	p->quiet = true;
 }
 
-/* Consumes punctuator c or reports "expected 'c' <ctx>, found X". */
+/* Consumes punctuator c or reports "expected 'c' <ctx>, found X".  A
+ * missing ';' is shown just after the previous token when the next one
+ * starts a new line, where the user has to type it. */
 static bool expect(Parser *p, Punct c, const char *ctx)
 {
 	if (accept(p, c))
 		return true;
-	perr(p, peek(p), "expected '%s' %s, found %s", punct_names[c], ctx,
-	     tok_desc(p, peek(p)));
+	Token *t = peek(p), where = *t;
+	Token *prev = p->pos > 0 ? &p->toks[p->pos - 1] : NULL;
+	if (c == P_SEMI && prev && (t->loc.line != prev->loc.line || t->kind == TK_EOF)) {
+		where.loc = prev->loc;
+		where.loc.col += (uint32_t)prev->len;
+		where.len = 1;
+	}
+	perr(p, &where, "expected '%s' %s, found %s", punct_names[c], ctx, tok_desc(p, t));
 	return false;
 }
 
