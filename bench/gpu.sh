@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu.sh — the GPU half of the benchmarks, in one call on the GPU machine:
 #   bench/gpu.sh OUTDIR [PART] [SIZE]
-#   PART  all (default) | vendor | simt | ocl
+#   PART  all (default) | vendor | simt | ocl | cuda-simt | cm
 #         vendor: CUB/cuBLAS/cuSPARSE/NPP baselines, copy bandwidth, FMA peak
 #         simt:   the SIMT baselines, through NVIDIA's OpenCL when it is there,
 #                 else through their CUDA ports (bench/cuda/simt.cu)
@@ -79,5 +79,8 @@ all|simt)
 	fi ;;
 ocl) run gpu-ocl "$ocl_bin" -s "$size" -k simt ;;
 cuda-simt) run gpu-cuda-simt "$cuda_bin" -m simt -s "$size" ;;
+esac
+case $part in	# CM kernels (bench/cm), once build/cmbench exists
+all|cm) [ -x build/cmbench ] && run gpu-cm build/cmbench -d cuda -s "$size" ;;
 esac
 ls -l "$out"

@@ -43,7 +43,11 @@ cpu)
 	./build/cbench -w "$WORKLOAD" -s "$SIZE" > runs/cpu-c.csv
 	echo "run.sh: OpenCL SIMT baselines -> bench/runs/cpu-ocl.csv"
 	./build/oclbench -w "$WORKLOAD" -s "$SIZE" -k simt > runs/cpu-ocl.csv
-	grep '^# FAIL' runs/cpu-c.csv runs/cpu-ocl.csv || true
+	if [ -x build/cmbench ]; then	# CM kernels (bench/cm), once they exist
+		echo "run.sh: CM kernels -> bench/runs/cpu-cm.csv"
+		./build/cmbench -d cpu -w "$WORKLOAD" -s "$SIZE" > runs/cpu-cm.csv
+	fi
+	grep -h '^# FAIL' runs/cpu-*.csv || true
 	;;
 gpu)
 	./gpu.sh runs all "$SIZE"
