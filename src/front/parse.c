@@ -200,6 +200,15 @@ static bool expect(Parser *p, Punct c, const char *ctx)
 	return false;
 }
 
+/* expect() with a context naming something: ctx is a format with one %s
+ * (built only when the message is needed). */
+static bool expectf(Parser *p, Punct c, const char *ctx, const char *name)
+{
+	if (at(p, c))
+		return expect(p, c, ctx);
+	return expect(p, c, arena_printf(p->a, ctx, name));
+}
+
 /* Skips tokens up to the closer matching an opener already consumed:
  * '}' is searched to its match; ')' and ']' stop before ';', '{' or '}'. */
 static void skip_to_close(Parser *p, Punct close)
@@ -600,7 +609,7 @@ static Node *parse_named_cast(Parser *p)
 	n->op = kw->id == KW_STATIC_CAST ? CAST_STATIC
 	      : kw->id == KW_REINTERPRET_CAST ? CAST_REINTERPRET : CAST_CONST;
 	const char *what = keyword_names[kw->id];
-	if (!expect(p, P_LT, arena_printf(p->a, "after '%s'", what)))
+	if (!expectf(p, P_LT, "after '%s'", what))
 		return n;
 	bool save = p->no_gt;
 	p->no_gt = false;
@@ -612,7 +621,7 @@ static Node *parse_named_cast(Parser *p)
 		return n;
 	}
 	Token *open = peek(p);
-	if (!expect(p, P_LPAREN, arena_printf(p->a, "after '%s<...>'", what)))
+	if (!expectf(p, P_LPAREN, "after '%s<...>'", what))
 		return n;
 	nl_push(p->a, &n->args, parse_expr_nested(p));
 	expect_close(p, P_RPAREN, open, "the cast");
@@ -1027,7 +1036,7 @@ static TypeSpec *parse_vm_type(Parser *p)
 	               : kw->id == KW_VECTOR_REF ? TS_VECTOR_REF : TS_MATRIX_REF;
 	TypeSpec *ts = ts_new(p, k, kw);
 	int ndims = k == TS_MATRIX || k == TS_MATRIX_REF ? 2 : 1;
-	if (!expect(p, P_LT, arena_printf(p->a, "after '%s'", what))) {
+	if (!expectf(p, P_LT, "after '%s'", what)) {
 		ts->elem = ts_new(p, TS_SCALAR, kw);
 		ts->elem->sk = SK_INT;
 		return ts;
@@ -1037,7 +1046,7 @@ static TypeSpec *parse_vm_type(Parser *p)
 	ts->elem = parse_type_name(p);
 	p->no_gt = true;
 	for (int i = 0; i < ndims; i++) {
-		if (!expect(p, P_COMMA, arena_printf(p->a, "in the template argument list of '%s'", what)))
+		if (!expectf(p, P_COMMA, "in the template argument list of '%s'", what))
 			break;
 		ts->dims[i] = parse_cond(p);
 	}
@@ -1870,7 +1879,7 @@ static Node *parse_expr_stmt(Parser *p)
 static Node *parse_cond_paren(Parser *p, const char *kw)
 {
 	Token *open = peek(p);
-	if (!expect(p, P_LPAREN, arena_printf(p->a, "after '%s'", kw)))
+	if (!expectf(p, P_LPAREN, "after '%s'", kw))
 		return err_expr(p);
 	Node *e = parse_expr_nested(p);
 	expect_close(p, P_RPAREN, open, "the condition");
@@ -1977,7 +1986,7 @@ static Node *parse_case(Parser *p)
 		if (accept(p, P_ELLIPSIS))
 			n->rhs = parse_cond(p);
 	}
-	if (!expect(p, P_COLON, arena_printf(p->a, "after '%s'", keyword_names[kw->id]))) {
+	if (!expectf(p, P_COLON, "after '%s'", keyword_names[kw->id])) {
 		sync(p);
 		return n;
 	}
@@ -2005,7 +2014,7 @@ static Node *parse_jump(Parser *p)
 	} else if (kw->id == KW_RETURN && !at(p, P_SEMI)) {
 		n->lhs = parse_expr_nested(p);
 	}
-	if (!expect(p, P_SEMI, arena_printf(p->a, "after '%s'", keyword_names[kw->id])))
+	if (!expectf(p, P_SEMI, "after '%s'", keyword_names[kw->id]))
 		sync(p);
 	return n;
 }
