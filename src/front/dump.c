@@ -222,9 +222,12 @@ static void put_tparams(Buf *b, const Node *n)
 			put_ts(b, tp->ts);
 		if (tp->name)
 			buf_printf(b, " %s", tp->name);
-		if (tp->def) {
+		if (tp->def && tp->def->ts) {
 			buf_puts(b, " = ");
-			put_targs(b, tp->def, 1);
+			put_ts(b, tp->def->ts);
+		} else if (tp->def) {
+			buf_puts(b, " = ");
+			put_expr(b, tp->def->expr);
 		}
 	}
 	buf_putc(b, '>');
