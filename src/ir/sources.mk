@@ -1,2 +1,4 @@
-# source list of src/ir (explicit, in pipeline order)
-IR_SRC += src/ir/ir.c src/ir/print.c src/ir/parse.c src/ir/verify.c src/ir/lower.c
+# source list of src/ir (explicit, in pipeline order); the lowering is
+# every src/ir/lower*.c (lower.c, lower_expr.c, ...).
+IR_SRC += src/ir/ir.c src/ir/print.c src/ir/parse.c src/ir/verify.c \
+          $(sort $(wildcard src/ir/lower*.c))

@@ -1,2 +1,12 @@
 # source list of src/target (explicit)
-TARGET_SRC += src/target/compile.c src/target/ir/ir.c src/target/c/emit.c
+TARGET_SRC += src/target/compile.c src/target/ir/ir.c \
+              src/target/c/emit.c src/target/c/ops.c src/target/c/mem.c \
+              src/target/c/prelude.c
+
+# cmk_abi.h as a C string for the C back end (pasted into generated code).
+# This fragment is included before `all:`, so keep `all` the default goal.
+.DEFAULT_GOAL := all
+$(BUILD)/gen/cmk_abi.c: src/rt/cmk_abi.h src/target/c/embed_abi.sh
+	@mkdir -p $(dir $@)
+	sh src/target/c/embed_abi.sh src/rt/cmk_abi.h > $@
+GEN_OBJ += $(BUILD)/gen/cmk_abi.o

@@ -1,11 +1,393 @@
-/* emit.c — STUB of the C back end. */
-#include "target/target.h"
+/* emit.c — the C back end: one C file per module, for the CPU runtime.
+ *
+ * The file is cmk_abi.h verbatim, the helper prelude (prelude.c), then one
+ * `static void cmk_k_NAME(CmkThread *t)` per kernel, and the exported
+ * `cmk_abi_version` and `cmk_program` with each kernel's CmkKernelInfo and
+ * CmkArgInfo.  Inside a kernel every value is a local declared at the top
+ * (c.h); blocks are labels and terminators gotos; a phi has a shadow
+ * variable p<id> that each predecessor writes before jumping and the block
+ * copies at its start, so parallel copies need no ordering.  A wrregion
+ * whose old value has no other use updates that value's storage in place
+ * instead of copying it.  Output is deterministic. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "target/c/c.h"
+#include "rt/cmk_abi.h"
+
+static const char *const ctypes[E_COUNT_] = {
+	[E_VOID] = "void", [E_I1] = "uint8_t", [E_I8] = "int8_t", [E_U8] = "uint8_t",
+	[E_I16] = "int16_t", [E_U16] = "uint16_t", [E_I32] = "int32_t",
+	[E_U32] = "uint32_t", [E_I64] = "int64_t", [E_U64] = "uint64_t",
+	[E_F16] = "uint16_t", [E_F32] = "float", [E_F64] = "double",
+};
+
+const char *c_type(Elem e) { return ctypes[e]; }
+const char *c_suffix(Elem e) { return ir_elem_name[e]; }
+
+void c_name(CGen *g, const Inst *v)
+{
+	buf_printf(g->out, "v%u", g->store[v->id]);
+}
+
+void c_lv(CGen *g, const Inst *v, const char *k)
+{
+	c_name(g, v);
+	if (v->ty.n != 1)
+		buf_printf(g->out, "[%s]", k);
+}
+
+void c_rd(CGen *g, const Inst *v, const char *k)
+{
+	if (v->ty.elem == E_F16)
+		buf_puts(g->out, "cmk_h2f(");
+	c_lv(g, v, k);
+	if (v->ty.elem == E_F16)
+		buf_putc(g->out, ')');
+}
+
+/* from == E_VOID: x is an exact __int128. */
+void c_conv(CGen *g, Elem from, Elem to, bool sat, const char *x)
+{
+	Buf *o = g->out;
+	const char *T = c_type(to);
+	if (to == E_I1) {
+		buf_printf(o, "((%s) != 0)", x);
+	} else if (ir_is_float(to)) {
+		bool f16 = to == E_F16;
+		const char *ct = f16 ? "float" : T;
+		if (f16)
+			buf_puts(o, "cmk_f2h(");
+		if (sat)
+			buf_printf(o, "(%s)cmk_satf((double)(%s))", ct, x);
+		else
+			buf_printf(o, "(%s)(%s)", ct, x);
+		if (f16)
+			buf_putc(o, ')');
+	} else if (from != E_VOID && ir_is_float(from)) {
+		buf_printf(o, "cmk_fcvt_%s((double)(%s))", c_suffix(to), x);
+	} else if (!sat || from == to) {
+		buf_printf(o, "(%s)(%s)", T, x);
+	} else if (from == E_VOID || from == E_U64) {
+		buf_printf(o, "cmk_satq_%s((__int128)(%s))", c_suffix(to), x);
+	} else {
+		buf_printf(o, "cmk_sat_%s((int64_t)(%s))", c_suffix(to), x);
+	}
+}
+
+/* ---- constants ----------------------------------------------------------- */
+
+static uint16_t f32_to_f16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	uint32_t s = (u >> 16) & 0x8000, e = (u >> 23) & 255, m = u & 0x7fffff;
+	if (e == 255)
+		return (uint16_t)(s | 0x7c00 | (m ? 0x200 : 0));
+	int ne = (int)e - 112;
+	if (ne >= 31)
+		return (uint16_t)(s | 0x7c00);
+	if (ne <= 0) {
+		if (ne < -10)
+			return (uint16_t)s;
+		m |= 0x800000;
+		int sh = 14 - ne;
+		uint32_t r = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+		if (rem > half || (rem == half && (r & 1)))
+			r++;
+		return (uint16_t)(s | r);
+	}
+	uint32_t r = ((uint32_t)ne << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
+		r++;
+	return (uint16_t)(s | r);
+}
+
+static void put_scalar(Buf *o, Elem e, IrScalar v)
+{
+	switch (e) {
+	case E_F16:
+		buf_printf(o, "0x%04x", f32_to_f16((float)v.f));
+		return;
+	case E_F32:
+	case E_F64:
+		if (isnan(v.f))
+			buf_puts(o, e == E_F32 ? "(float)NAN" : "(double)NAN");
+		else if (isinf(v.f))
+			buf_printf(o, "%s(%s)INFINITY", v.f < 0 ? "-" : "", c_type(e));
+		else
+			buf_printf(o, e == E_F32 ? "%af" : "%a", v.f);
+		return;
+	case E_I64:
+		if (v.i == INT64_MIN)
+			buf_puts(o, "INT64_MIN");
+		else
+			buf_printf(o, "%lldLL", (long long)v.i);
+		return;
+	case E_U64:
+		buf_printf(o, "%lluULL", (unsigned long long)v.u);
+		return;
+	case E_U32:
+		buf_printf(o, "%lluu", (unsigned long long)(uint32_t)v.u);
+		return;
+	case E_I32:
+		if ((int32_t)v.i == INT32_MIN)
+			buf_puts(o, "INT32_MIN");
+		else
+			buf_printf(o, "%d", (int32_t)v.i);
+		return;
+	default:
+		buf_printf(o, "%lld", (long long)v.i);
+	}
+}
+
+static void emit_const(CGen *g, const Inst *i)
+{
+	Buf *o = g->out;
+	if (i->ty.n == 1) {
+		buf_putc(o, '\t');
+		c_name(g, i);
+		buf_puts(o, " = ");
+		put_scalar(o, i->ty.elem, i->c.v[0]);
+		buf_puts(o, ";\n");
+	} else if (i->c.n == 1) {
+		buf_printf(o, "\tfor (int k = 0; k < %u; k++) ", i->ty.n);
+		c_name(g, i);
+		buf_puts(o, "[k] = ");
+		put_scalar(o, i->ty.elem, i->c.v[0]);
+		buf_puts(o, ";\n");
+	} else {
+		buf_printf(o, "\t{ static const %s c[%u] = {", c_type(i->ty.elem), i->ty.n);
+		for (uint32_t k = 0; k < i->c.n; k++) {
+			buf_puts(o, k ? ", " : "");
+			put_scalar(o, i->ty.elem, i->c.v[k]);
+		}
+		buf_puts(o, "}; memcpy(");
+		c_name(g, i);
+		buf_puts(o, ", c, sizeof c); }\n");
+	}
+}
+
+static void emit_arg(CGen *g, const Inst *i)
+{
+	buf_puts(g->out, "\tmemcpy(&");
+	c_name(g, i);
+	buf_printf(g->out, ", t->args[%lld], sizeof(", (long long)i->imm);
+	c_name(g, i);
+	buf_puts(g->out, "));\n");
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+static void declare(CGen *g, const Inst *i, const char *prefix)
+{
+	buf_printf(g->out, "\t%s %s%u", c_type(i->ty.elem), prefix, i->id);
+	if (i->ty.n != 1)
+		buf_printf(g->out, "[%u]", i->ty.n);
+	buf_puts(g->out, ";\n");
+}
+
+/* In-place updates: a wrregion takes over its old value's storage when it
+ * is that value's only use (so nothing reads the old value afterwards). */
+static void assign_storage(CGen *g, Func *f)
+{
+	ir_count_uses(f);
+	g->store = NEWN(f->mod->arena, uint32_t, f->nextid + 1);
+	for (uint32_t k = 0; k <= f->nextid; k++)
+		g->store[k] = k;
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
+			if (i->op != Owrregion)
+				continue;
+			Inst *old = i->ops[0];
+			if (old->nuse == 1 && old->op != Ophi && old->ty.n > 1)
+				g->store[i->id] = g->store[old->id];
+		}
+}
+
+static void copy_val(CGen *g, const char *dst_prefix, uint32_t dst, const Inst *src)
+{
+	Buf *o = g->out;
+	if (src->ty.n == 1) {
+		buf_printf(o, "%s%u = ", dst_prefix, dst);
+		c_name(g, src);
+		buf_puts(o, "; ");
+	} else {
+		buf_printf(o, "memcpy(%s%u, ", dst_prefix, dst);
+		c_name(g, src);
+		buf_printf(o, ", sizeof %s%u); ", dst_prefix, dst);
+	}
+}
+
+/* The moves into the phi shadows of `to` for the edge from b. */
+static void edge(CGen *g, const Block *b, const Block *to)
+{
+	for (const Inst *p = to->first; p && p->op == Ophi; p = p->next)
+		for (uint32_t k = 0; k < p->nops; k++)
+			if (p->phiblk[k] == b) {
+				copy_val(g, "p", p->id, p->ops[k]);
+				break;
+			}
+	buf_printf(g->out, "goto b%u;", to->id);
+}
+
+static void line_directive(CGen *g, Loc l)
+{
+	if (!g->o->debug || !l.line)
+		return;
+	const SrcFile *sf = src_get(l.file);
+	buf_printf(g->out, "#line %u ", l.line);
+	ir_print_string(g->out, sf && l.file ? sf->name : "<none>");
+	buf_putc(g->out, '\n');
+}
+
+static void emit_jump(CGen *g, const Block *b)
+{
+	Buf *o = g->out;
+	line_directive(g, b->jmp.loc);
+	switch (b->jmp.kind) {
+	case J_BR:
+		buf_puts(o, "\t");
+		edge(g, b, b->jmp.to[0]);
+		buf_putc(o, '\n');
+		break;
+	case J_CBR:
+		buf_puts(o, "\tif (");
+		c_name(g, b->jmp.cond);
+		buf_puts(o, ") { ");
+		edge(g, b, b->jmp.to[0]);
+		buf_puts(o, " } else { ");
+		edge(g, b, b->jmp.to[1]);
+		buf_puts(o, " }\n");
+		break;
+	default:
+		buf_puts(o, "\treturn;\n");
+	}
+}
+
+static bool emit_inst(CGen *g, const Inst *i)
+{
+	line_directive(g, i->loc);
+	g->line = (int)i->loc.line;
+	switch (i->op) {
+	case Oconst:
+		emit_const(g, i);
+		return true;
+	case Oarg:
+		emit_arg(g, i);
+		return true;
+	default:
+		if (ir_ops[i->op].flags & IRF_MEM || i->op >= Obarrier)
+			return c_emit_mem(g, i);
+		return c_emit_op(g, i);
+	}
+}
+
+static bool emit_kernel(CGen *g, Func *f)
+{
+	Buf *o = g->out;
+	g->f = f;
+	assign_storage(g, f);
+	buf_printf(o, "\nstatic void cmk_k_%s(CmkThread *t)\n{\n", f->name);
+	buf_puts(o, "\t(void)t;\n");
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
+			if (i->ty.elem == E_VOID || g->store[i->id] != i->id)
+				continue;
+			declare(g, i, "v");
+			if (i->op == Ophi)
+				declare(g, i, "p");
+		}
+	bool ok = true;
+	for (uint32_t bi = 0; bi < f->nblocks && ok; bi++) {
+		Block *b = f->blocks[bi];
+		buf_printf(o, "b%u:;\n", b->id);
+		for (Inst *i = b->first; i && ok; i = i->next) {
+			if (i->op == Ophi) {
+				buf_puts(o, "\t");
+				if (i->ty.n == 1)
+					buf_printf(o, "v%u = p%u;\n", i->id, i->id);
+				else
+					buf_printf(o, "memcpy(v%u, p%u, sizeof v%u);\n", i->id, i->id, i->id);
+				continue;
+			}
+			ok = emit_inst(g, i);
+		}
+		emit_jump(g, b);
+	}
+	buf_puts(o, "}\n");
+	return ok;
+}
+
+static void emit_info(Buf *o, const Module *m)
+{
+	for (uint32_t k = 0; k < m->nfuncs; k++) {
+		const Func *f = m->funcs[k];
+		if (!f->nparams)
+			continue;
+		buf_printf(o, "\nstatic const CmkArgInfo cmk_args_%s[] = {\n", f->name);
+		for (uint32_t a = 0; a < f->nparams; a++) {
+			const IrParam *p = &f->params[a];
+			buf_puts(o, "\t{");
+			ir_print_string(o, p->name);
+			buf_printf(o, ", %u, %u, %u, %u, ", p->kind,
+			           ir_elem_bytes[p->ty.elem] * p->ty.n,
+			           p->kind == CMK_ARG_SURFACE || p->kind == CMK_ARG_SAMPLER ||
+			                           p->kind == CMK_ARG_SVM
+			                   ? 0 : ir_elem_to_cmk(p->ty.elem),
+			           p->surf);
+			ir_print_string(o, p->type_attr ? p->type_attr : "");
+			buf_puts(o, "},\n");
+		}
+		buf_puts(o, "};\n");
+	}
+	buf_puts(o, "\nstatic const CmkKernelInfo cmk_kernels[] = {\n");
+	for (uint32_t k = 0; k < m->nfuncs; k++) {
+		const Func *f = m->funcs[k];
+		buf_printf(o, "\t{\"%s\", cmk_k_%s, %u, ", f->name, f->name, f->nparams);
+		if (f->nparams)
+			buf_printf(o, "cmk_args_%s", f->name);
+		else
+			buf_puts(o, "0");
+		buf_printf(o, ", %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
+		           f->uses_barrier, f->uses_wait, f->simd_width);
+	}
+	if (!m->nfuncs)
+		buf_puts(o, "\t{0}\n");
+	buf_puts(o, "};\n\n"
+	            "__attribute__((visibility(\"default\"))) const uint32_t cmk_abi_version = CMK_ABI_VERSION;\n"
+	            "__attribute__((visibility(\"default\"))) const CmkProgramInfo cmk_program = {");
+	buf_printf(o, "%u, cmk_kernels};\n", m->nfuncs);
+}
+
+/* Barriers need fibers: mark kernels that use them whatever the lowering
+ * said. */
+static void scan_uses(Func *f)
+{
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
+			if (i->op == Obarrier || i->op == Osbarrier)
+				f->uses_barrier = true;
+			if (i->op == Owait || i->op == Osignal)
+				f->uses_wait = true;
+		}
+}
 
 static bool emit_c(Module *m, const EmitOptions *o, Buf *out)
 {
-	(void)m, (void)o, (void)out;
-	error_at((Loc){0}, "the C back end is not implemented yet");
-	return false;
+	CGen g = {.out = out, .o = o};
+	buf_puts(out, "/* Generated by cmetal (C back end); do not edit. */\n");
+	buf_puts(out, c_abi_text);
+	buf_puts(out, c_prelude_text);
+	bool ok = true;
+	for (uint32_t k = 0; k < m->nfuncs && ok; k++) {
+		scan_uses(m->funcs[k]);
+		ok = emit_kernel(&g, m->funcs[k]);
+	}
+	if (ok)
+		emit_info(out, m);
+	return ok;
 }
 
 const Target T_c = {.name = "c", .emit = emit_c};

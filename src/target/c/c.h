@@ -1,0 +1,44 @@
+/* c.h — the C back end's internal interface.
+ *
+ * Every SSA value becomes one C local named v<id> (or the storage of the
+ * value it updates in place, see c_store): a scalar for n = 1, an array of
+ * n elements otherwise.  i1 is uint8_t, f16 is uint16_t holding the bits.
+ * Element loops are plain counted loops with constant bounds, which gcc
+ * and clang vectorize at -O2 -march=native. */
+#ifndef CMETAL_TARGET_C_H
+#define CMETAL_TARGET_C_H
+
+#include "target/target.h"
+
+typedef struct {
+	Buf *out;
+	Func *f;
+	const EmitOptions *o;
+	uint32_t *store;      /* by value id: id of the C variable holding it */
+	int line;             /* source line of the instruction being emitted */
+} CGen;
+
+/* prelude.c */
+extern const char c_prelude_text[];
+/* gen/cmk_abi.c (embed_abi.sh) */
+extern const char c_abi_text[];
+
+/* emit.c */
+const char *c_type(Elem e);                 /* "int32_t" */
+const char *c_suffix(Elem e);               /* "i32" */
+void c_name(CGen *g, const Inst *v);        /* appends v<store> */
+/* Appends element k of v as a value of its compute type (f16 as float);
+ * scalars broadcast.  k is a C expression. */
+void c_rd(CGen *g, const Inst *v, const char *k);
+/* Appends the lvalue of element k of v's storage. */
+void c_lv(CGen *g, const Inst *v, const char *k);
+/* Appends the C expression converting x (of compute type `from`) to
+ * `to`, with CM's conversion rules (ir.h, Oconv). */
+void c_conv(CGen *g, Elem from, Elem to, bool sat, const char *x);
+
+/* ops.c — arithmetic, conversions, regions, reductions, math. */
+bool c_emit_op(CGen *g, const Inst *i);
+/* mem.c — memory families, synchronisation, thread ids, printf. */
+bool c_emit_mem(CGen *g, const Inst *i);
+
+#endif

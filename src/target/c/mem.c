@@ -1,0 +1,371 @@
+/* mem.c — C for CMIR's memory instructions, synchronisation, thread ids
+ * and printf, with CM's semantics against the runtime's CmkSurface
+ * geometry (cmk_abi.h):
+ *   1D accesses (block, scattered, 4-channel, atomics) out of bounds read
+ *   0 and their writes are dropped; 2D media block reads clamp to the edge
+ *   pixel and writes outside the surface are dropped; SLM is bounds-checked
+ *   against t->slm_size; SVM addresses are raw pointers.
+ * Every access is made safe; with EmitOptions.bounds_check the kernel also
+ * reports the first out-of-range access through t->svc->fault.  Masked
+ * lanes neither read nor write (their results are 0). */
+#include <string.h>
+
+#include "target/c/c.h"
+
+#define STR(...) arena_printf(g->f->mod->arena, __VA_ARGS__)
+
+static void mem_base(CGen *g, const Inst *i, const Inst *base)
+{
+	static const char *const fn[] = {"", "cmk_surf(t, ", "cmk_svm(", "cmk_slm(t, "};
+	buf_printf(g->out, "\t{\n\t\tCmkMem m = %s(uint64_t)", fn[i->space]);
+	c_name(g, base);
+	buf_puts(g->out, ");\n");
+}
+
+/* &v for a scalar, v for an array. */
+static void addr_of(CGen *g, const Inst *v)
+{
+	if (v->ty.n == 1)
+		buf_putc(g->out, '&');
+	c_name(g, v);
+}
+
+static int chk(CGen *g) { return g->o->bounds_check ? 1 : 0; }
+
+static bool block_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Obload;
+	const Inst *v = load ? i : i->ops[2];
+	mem_base(g, i, i->ops[0]);
+	buf_printf(g->out, "\t\tcmk_b%s(t, m, (uint64_t)(int64_t)", load ? "load" : "store");
+	c_name(g, i->ops[1]);
+	buf_puts(g->out, ", ");
+	addr_of(g, v);
+	buf_printf(g->out, ", %u, %d, %d);\n\t}\n", ir_elem_bytes[v->ty.elem] * v->ty.n, chk(g),
+	           g->line);
+	return true;
+}
+
+static bool media_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Omload;
+	const Inst *v = load ? i : i->ops[3];
+	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : v->ty.n;
+	if (v->ty.n % cols) {
+		error_at(i->loc, "media block of %u elements is not a whole number of %u-element rows",
+		         v->ty.n, cols);
+		return false;
+	}
+	buf_printf(g->out, "\tcmk_m%s(t, (uint64_t)", load ? "load" : "store");
+	c_name(g, i->ops[0]);
+	buf_puts(g->out, ", (int32_t)");
+	c_name(g, i->ops[1]);
+	buf_puts(g->out, ", (int32_t)");
+	c_name(g, i->ops[2]);
+	buf_puts(g->out, ", ");
+	addr_of(g, v);
+	buf_printf(g->out, ", %u, %u, %d, %d);\n", cols * ir_elem_bytes[v->ty.elem], v->ty.n / cols,
+	           chk(g), g->line);
+	return true;
+}
+
+/* `uint64_t a = (goff + offs[k]) * scale;` inside a lane loop over offs. */
+static void lane_addr(CGen *g, const Inst *i, uint32_t esize)
+{
+	const Inst *goff = i->ops[1], *offs = i->ops[2];
+	uint32_t scale = i->bytes ? 1 : esize;
+	buf_puts(g->out, "\t\t\tuint64_t a = ((uint64_t)(int64_t)");
+	c_lv(g, goff, "0");
+	buf_puts(g->out, " + (uint64_t)(int64_t)");
+	c_lv(g, offs, "k");
+	buf_printf(g->out, ") * %u;\n", scale);
+}
+
+static void lane_loop(CGen *g, const Inst *i, uint32_t n)
+{
+	const Inst *m = ir_mask(i);
+	buf_printf(g->out, "\t\tfor (int k = 0; k < %u; k++) {\n", n);
+	if (m) {
+		buf_puts(g->out, "\t\t\tif (!");
+		c_lv(g, m, "k");
+		buf_puts(g->out, ") continue;\n");
+	}
+}
+
+static bool gather_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Ogather;
+	const Inst *v = load ? i : i->ops[3];
+	uint32_t sz = (uint32_t)ir_elem_bytes[v->ty.elem], n = i->ops[2]->ty.n;
+	if (v->ty.n != n) {
+		error_at(i->loc, "scattered access of %u elements with %u offsets", v->ty.n, n);
+		return false;
+	}
+	if (load && ir_mask(i)) {
+		buf_puts(g->out, "\tmemset(");
+		addr_of(g, i);
+		buf_puts(g->out, ", 0, sizeof(");
+		c_name(g, i);
+		buf_puts(g->out, "));\n");
+	}
+	mem_base(g, i, i->ops[0]);
+	lane_loop(g, i, n);
+	lane_addr(g, i, sz);
+	const char *el = STR("k");
+	buf_printf(g->out, "\t\t\tif (cmk_in(m, a, %u)) memcpy(", sz);
+	if (load) {
+		buf_puts(g->out, "&");
+		c_lv(g, v, el);
+		buf_printf(g->out, ", m.p + a, %u);\n\t\t\telse { ", sz);
+		c_lv(g, v, el);
+		buf_printf(g->out, " = 0; cmk_fault(t, %d, \"gather out of bounds\", %d); }\n",
+		           chk(g), g->line);
+	} else {
+		buf_puts(g->out, "m.p + a, &");
+		c_lv(g, v, el);
+		buf_printf(g->out, ", %u);\n\t\t\telse cmk_fault(t, %d, \"scatter out of bounds\", %d);\n",
+		           sz, chk(g), g->line);
+	}
+	buf_puts(g->out, "\t\t}\n\t}\n");
+	return true;
+}
+
+/* gather4/scatter4: lane k, enabled channel c (the j-th) is element j*n + k
+ * of the value, at a + 4 * c. */
+static bool gather4_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Ogather4;
+	const Inst *v = load ? i : i->ops[3];
+	uint32_t n = i->ops[2]->ty.n, nch = 0;
+	for (int c = 0; c < 4; c++)
+		nch += (i->chmask >> c) & 1;
+	if (ir_elem_bytes[v->ty.elem] != 4 || v->ty.n != n * nch) {
+		error_at(i->loc, "4-channel access needs %u dword elements", n * nch);
+		return false;
+	}
+	if (load) {
+		buf_puts(g->out, "\tmemset(");
+		addr_of(g, i);
+		buf_puts(g->out, ", 0, sizeof(");
+		c_name(g, i);
+		buf_puts(g->out, "));\n");
+	}
+	mem_base(g, i, i->ops[0]);
+	lane_loop(g, i, n);
+	lane_addr(g, i, 4);
+	for (int c = 0, j = 0; c < 4; c++) {
+		if (!((i->chmask >> c) & 1))
+			continue;
+		const char *el = STR("%u + k", (uint32_t)j * n);
+		buf_printf(g->out, "\t\t\tif (cmk_in(m, a + %d, 4)) memcpy(", 4 * c);
+		if (load) {
+			buf_putc(g->out, '&');
+			c_lv(g, v, el);
+			buf_printf(g->out, ", m.p + a + %d, 4);\n", 4 * c);
+		} else {
+			buf_printf(g->out, "m.p + a + %d, &", 4 * c);
+			c_lv(g, v, el);
+			buf_puts(g->out, ", 4);\n");
+		}
+		buf_printf(g->out, "\t\t\telse cmk_fault(t, %d, \"4-channel access out of bounds\", %d);\n",
+		           chk(g), g->line);
+		j++;
+	}
+	buf_puts(g->out, "\t\t}\n\t}\n");
+	return true;
+}
+
+/* Typed surface access at pixel (u, v, r): channel c is the dword at
+ * c * 4 inside the pixel; channels past the pixel read 0. */
+static bool typed_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Otload;
+	const Inst *val = load ? i : i->ops[4];
+	uint32_t n = i->ops[1]->ty.n, nch = 0;
+	for (int c = 0; c < 4; c++)
+		nch += (i->chmask >> c) & 1;
+	if (ir_elem_bytes[val->ty.elem] != 4 || val->ty.n != n * nch) {
+		error_at(i->loc, "typed access needs %u dword elements", n * nch);
+		return false;
+	}
+	Buf *o = g->out;
+	if (load) {
+		buf_puts(o, "\tmemset(");
+		addr_of(g, i);
+		buf_puts(o, ", 0, sizeof(");
+		c_name(g, i);
+		buf_puts(o, "));\n");
+	}
+	buf_puts(o, "\t{\n\t\tCmkSurface s; cmk_mgeom(t, (uint64_t)");
+	c_name(g, i->ops[0]);
+	buf_puts(o, ", &s);\n");
+	lane_loop(g, i, n);
+	buf_puts(o, "\t\t\tuint64_t u = (uint64_t)(int64_t)");
+	c_lv(g, i->ops[1], "k");
+	buf_puts(o, ", w = (uint64_t)(int64_t)");
+	c_lv(g, i->ops[2], "k");
+	buf_puts(o, ", r = (uint64_t)(int64_t)");
+	c_lv(g, i->ops[3], "k");
+	buf_printf(o, ";\n\t\t\tif (!s.base || u >= s.width / s.bpp || w >= s.height || "
+	              "(r + 1) * s.height * s.pitch > s.size) { cmk_fault(t, %d, \"typed access out of bounds\", %d); continue; }\n"
+	              "\t\t\tunsigned char *px = s.base + (r * s.height + w) * s.pitch + u * s.bpp;\n",
+	           chk(g), g->line);
+	for (int c = 0, j = 0; c < 4; c++) {
+		if (!((i->chmask >> c) & 1))
+			continue;
+		const char *el = STR("%u + k", (uint32_t)j * n);
+		buf_printf(o, "\t\t\tif (%d < s.bpp) memcpy(", 4 * c + 4 - 1);
+		if (load) {
+			buf_putc(o, '&');
+			c_lv(g, val, el);
+			buf_printf(o, ", px + %d, 4);\n", 4 * c);
+		} else {
+			buf_printf(o, "px + %d, &", 4 * c);
+			c_lv(g, val, el);
+			buf_puts(o, ", 4);\n");
+		}
+		j++;
+	}
+	buf_puts(o, "\t\t}\n\t}\n");
+	return true;
+}
+
+static bool atomic_op(CGen *g, const Inst *i)
+{
+	Elem e = i->ty.elem;
+	uint32_t n = i->ops[2]->ty.n, sz = (uint32_t)ir_elem_bytes[e];
+	int ns = ir_nsrc(i);
+	bool fop = i->aop >= AT_FMAX && i->aop <= AT_FSUB;
+	bool ok = fop || i->aop == AT_XCHG || i->aop == AT_CMPXCHG
+	                  ? (e == E_F32 || (!fop && ir_is_int(e) && sz >= 2))
+	                  : ir_is_int(e) && sz >= 2;
+	if (!ok || i->ty.n != n) {
+		error_at(i->loc, "atomic %s on %u x %s is not supported", ir_atomic_name[i->aop], i->ty.n,
+		         ir_elem_name[e]);
+		return false;
+	}
+	Buf *o = g->out;
+	buf_puts(o, "\tmemset(");
+	addr_of(g, i);
+	buf_puts(o, ", 0, sizeof(");
+	c_name(g, i);
+	buf_puts(o, "));\n");
+	mem_base(g, i, i->ops[0]);
+	lane_loop(g, i, n);
+	lane_addr(g, i, sz);
+	buf_printf(o, "\t\t\tif (!cmk_in(m, a, %u) || (uintptr_t)(m.p + a) %% %u) "
+	              "{ cmk_fault(t, %d, \"atomic out of bounds\", %d); continue; }\n\t\t\t",
+	           sz, sz, chk(g), g->line);
+	c_lv(g, i, "k");
+	buf_printf(o, " = cmk_at_%s_%s((%s *)(m.p + a), ", ir_atomic_name[i->aop], ir_elem_name[e],
+	           c_type(e));
+	for (int s = 0; s < 2; s++) {
+		if (s < ns)
+			c_lv(g, i->ops[3 + s], "k");
+		else
+			buf_puts(o, "0");
+		buf_puts(o, s ? ");\n" : ", ");
+	}
+	buf_puts(o, "\t\t}\n\t}\n");
+	return true;
+}
+
+static const char *const tid_expr[TID_COUNT_] = {
+	[TID_ORIGIN_X] = "t->origin[0]", [TID_ORIGIN_Y] = "t->origin[1]",
+	[TID_COLOR] = "t->color",
+	[TID_GROUP_ID_X] = "t->group_id[0]", [TID_GROUP_ID_Y] = "t->group_id[1]",
+	[TID_GROUP_ID_Z] = "t->group_id[2]",
+	[TID_LOCAL_ID_X] = "t->local_id[0]", [TID_LOCAL_ID_Y] = "t->local_id[1]",
+	[TID_LOCAL_ID_Z] = "t->local_id[2]",
+	[TID_LOCAL_SIZE_X] = "t->local_size[0]", [TID_LOCAL_SIZE_Y] = "t->local_size[1]",
+	[TID_LOCAL_SIZE_Z] = "t->local_size[2]",
+	[TID_GROUP_COUNT_X] = "t->group_count[0]", [TID_GROUP_COUNT_Y] = "t->group_count[1]",
+	[TID_GROUP_COUNT_Z] = "t->group_count[2]",
+};
+
+static bool printf_op(CGen *g, const Inst *i)
+{
+	Buf *o = g->out;
+	buf_puts(o, "\t{\n\t\tchar b[1024];\n\t\tint n = snprintf(b, sizeof b, ");
+	ir_print_string(o, i->str ? i->str : "");
+	for (uint32_t k = 0; k < i->nops; k++) {
+		const Inst *a = i->ops[k];
+		buf_puts(o, ", ");
+		if (a->ty.elem == E_F16 || a->ty.elem == E_F32)
+			buf_puts(o, "(double)");
+		else if (a->ty.elem == E_I1)
+			buf_puts(o, "(int)");
+		c_rd(g, a, "0");
+	}
+	buf_puts(o, ");\n\t\tif (n > (int)sizeof b - 1) n = (int)sizeof b - 1;\n"
+	            "\t\tif (n > 0 && t->svc && t->svc->print) t->svc->print(t, b, (uint32_t)n);\n\t}\n");
+	return true;
+}
+
+static void svc_call(CGen *g, const char *fn, const char *args)
+{
+	buf_printf(g->out, "\tif (t->svc && t->svc->%s) t->svc->%s(t%s);\n", fn, fn, args);
+}
+
+bool c_emit_mem(CGen *g, const Inst *i)
+{
+	Buf *o = g->out;
+	switch (i->op) {
+	case Obload: case Obstore: return block_op(g, i);
+	case Omload: case Omstore: return media_op(g, i);
+	case Ogather: case Oscatter: return gather_op(g, i);
+	case Ogather4: case Oscatter4: return gather4_op(g, i);
+	case Otload: case Otstore: return typed_op(g, i);
+	case Oatomic: return atomic_op(g, i);
+	case Obarrier:
+		svc_call(g, "barrier", "");
+		return true;
+	case Osbarrier:
+		if (i->imm == 0)
+			svc_call(g, "barrier", "");
+		return true;
+	case Ofence:
+		buf_puts(o, "\t__atomic_thread_fence(__ATOMIC_SEQ_CST);\n");
+		return true;
+	case Owait: {
+		Buf tmp = {0}, *save = g->out;
+		g->out = &tmp;
+		buf_puts(&tmp, ", (uint32_t)");
+		c_lv(g, i->ops[0], "0");
+		g->out = save;
+		svc_call(g, "wait", buf_cstr(&tmp));
+		buf_free(&tmp);
+		return true;
+	}
+	case Osignal:
+		svc_call(g, "signal", "");
+		return true;
+	case Otid:
+		buf_putc(o, '\t');
+		c_lv(g, i, "0");
+		buf_printf(o, " = (%s)%s;\n", c_type(i->ty.elem), tid_expr[i->imm]);
+		return true;
+	case Otimer:
+		buf_puts(o, "\t{ uint64_t c = cmk_rdtsc(); ");
+		c_name(g, i);
+		buf_puts(o, "[0] = (uint32_t)c; ");
+		c_name(g, i);
+		buf_puts(o, "[1] = (uint32_t)(c >> 32); ");
+		for (uint32_t k = 2; k < i->ty.n; k++) {
+			c_name(g, i);
+			buf_printf(o, "[%u] = 0; ", k);
+		}
+		buf_puts(o, "}\n");
+		return true;
+	case Oprintf:
+		return printf_op(g, i);
+	case Otrap:
+		buf_puts(o, "\tcmk_fault(t, 1, ");
+		ir_print_string(o, i->str ? i->str : "trap");
+		buf_printf(o, ", %d);\n", g->line);
+		return true;
+	default:
+		error_at(i->loc, "C back end: '%s' is not supported", ir_ops[i->op].name);
+		return false;
+	}
+}

@@ -1,0 +1,428 @@
+/* ops.c — C for CMIR's computing instructions: element-wise arithmetic
+ * (one counted loop per instruction), conversions with CM saturation,
+ * rdregion / wrregion / iselect as index loops with constant strides
+ * (runtime offsets bounds-checked: out-of-range elements read 0 and
+ * writes to them are dropped), reductions and mask packing.
+ *
+ * Integer arithmetic that may wrap is done in unsigned types of at least
+ * 32 bits, so the C has no undefined behaviour; an instruction with .sat
+ * or with a result type other than its operands' computes exactly in a
+ * wider type (int64_t, __int128, double) and then converts (ir.h). */
+#include <string.h>
+
+#include "target/c/c.h"
+
+#define STR(...) arena_printf(g->f->mod->arena, __VA_ARGS__)
+
+/* Element k of v as a string (f16 as float). */
+static char *rd(CGen *g, const Inst *v, const char *k)
+{
+	Buf tmp = {0}, *save = g->out;
+	g->out = &tmp;
+	c_rd(g, v, k);
+	g->out = save;
+	char *s = arena_strdup(g->f->mod->arena, buf_cstr(&tmp));
+	buf_free(&tmp);
+	return s;
+}
+
+static char *conv_str(CGen *g, Elem from, Elem to, bool sat, const char *x)
+{
+	Buf tmp = {0}, *save = g->out;
+	g->out = &tmp;
+	c_conv(g, from, to, sat, x);
+	g->out = save;
+	char *s = arena_strdup(g->f->mod->arena, buf_cstr(&tmp));
+	buf_free(&tmp);
+	return s;
+}
+
+/* `for (k...) dst[k] = expr;` (or a plain assignment for a scalar). */
+static void assign(CGen *g, const Inst *i, const char *expr)
+{
+	Buf *o = g->out;
+	if (i->ty.n != 1)
+		buf_printf(o, "\tfor (int k = 0; k < %u; k++) ", i->ty.n);
+	else
+		buf_putc(o, '\t');
+	c_lv(g, i, "k");
+	buf_printf(o, " = %s;\n", expr);
+}
+
+static int bits(Elem e) { return ir_elem_bytes[e] * 8; }
+static const char *uw(Elem e) { return bits(e) > 32 ? "uint64_t" : "uint32_t"; }
+static const char *ut(Elem e)
+{
+	static const char *const u[] = {"uint8_t", "uint8_t", "uint16_t", "uint16_t",
+	                                "uint32_t", "uint64_t"};
+	int b = ir_elem_bytes[e];
+	return b == 1 ? u[0] : b == 2 ? u[2] : b == 4 ? u[4] : u[5];
+}
+static const char *st(Elem e)
+{
+	int b = ir_elem_bytes[e];
+	return b == 1 ? "int8_t" : b == 2 ? "int16_t" : b == 4 ? "int32_t" : "int64_t";
+}
+static const char *fsuf(Elem e) { return e == E_F64 ? "" : "f"; }
+
+/* The compute type of an element: f16 computes as f32. */
+static Elem comp(Elem e) { return e == E_F16 ? E_F32 : e; }
+
+/* Plain arithmetic: operands and result of type e, C semantics. */
+static char *plain(CGen *g, Op op, Elem e, char *a, char *b, char *c)
+{
+	const char *T = c_type(comp(e)), *W = uw(e);
+	bool f = ir_is_float(e), s = ir_is_signed(e);
+	int nb = bits(e), m = nb > 32 ? 63 : 31;
+	switch (op) {
+	case Ocopy: return a;
+	case Oadd: return f ? STR("%s + %s", a, b) : STR("(%s)((%s)%s + (%s)%s)", T, W, a, W, b);
+	case Osub: return f ? STR("%s - %s", a, b) : STR("(%s)((%s)%s - (%s)%s)", T, W, a, W, b);
+	case Omul: return f ? STR("%s * %s", a, b) : STR("(%s)((%s)%s * (%s)%s)", T, W, a, W, b);
+	case Omad: return f ? STR("%s * %s + %s", a, b, c)
+	                    : STR("(%s)((%s)%s * (%s)%s + (%s)%s)", T, W, a, W, b, W, c);
+	case Odiv:
+		if (f)
+			return STR("%s / %s", a, b);
+		if (s)
+			return STR("(%s == 0 ? (%s)0 : %s == -1 ? (%s)(0 - (%s)%s) : (%s)(%s / %s))",
+			           b, T, b, T, W, a, T, a, b);
+		return STR("(%s == 0 ? (%s)0 : (%s)(%s / %s))", b, T, T, a, b);
+	case Orem:
+		if (f)
+			return STR("fmod%s(%s, %s)", fsuf(e), a, b);
+		if (s)
+			return STR("(%s == 0 || %s == -1 ? (%s)0 : (%s)(%s %% %s))", b, b, T, T, a, b);
+		return STR("(%s == 0 ? (%s)0 : (%s)(%s %% %s))", b, T, T, a, b);
+	case Oneg: return f ? STR("-%s", a) : STR("(%s)(0 - (%s)%s)", T, W, a);
+	case Oabs:
+		if (f)
+			return STR("fabs%s(%s)", fsuf(e), a);
+		return s ? STR("(%s < 0 ? (%s)(0 - (%s)%s) : %s)", a, T, W, a, a) : a;
+	case Omin: return f ? STR("fmin%s(%s, %s)", fsuf(e), a, b) : STR("(%s < %s ? %s : %s)", a, b, a, b);
+	case Omax: return f ? STR("fmax%s(%s, %s)", fsuf(e), a, b) : STR("(%s > %s ? %s : %s)", a, b, a, b);
+	case Oavg: return STR("(%s)(((int64_t)%s + (int64_t)%s + 1) >> 1)", T, a, b);
+	case Omulhi:
+		if (nb > 32)
+			return STR("(%s)(((%s)%s * (%s)%s) >> 64)", T, s ? "__int128" : "unsigned __int128", a,
+			           s ? "__int128" : "unsigned __int128", b);
+		return STR("(%s)(((%s)%s * (%s)%s) >> %d)", T, s ? "int64_t" : "uint64_t", a,
+		           s ? "int64_t" : "uint64_t", b, nb);
+	case Ocarry: return STR("(%s)((%s)((%s)%s + (%s)%s) < (%s)%s)", T, ut(e), W, a, W, b, ut(e), a);
+	case Oborrow: return STR("(%s)((%s)%s < (%s)%s)", T, ut(e), a, ut(e), b);
+	case Oand: return STR("(%s)(%s & %s)", T, a, b);
+	case Oor: return STR("(%s)(%s | %s)", T, a, b);
+	case Oxor: return STR("(%s)(%s ^ %s)", T, a, b);
+	case Onot: return e == E_I1 ? STR("!%s", a) : STR("(%s)~%s", T, a);
+	case Oshl: return STR("(%s)((%s)%s << (%s & %d))", T, W, a, b, m);
+	case Oashr: return STR("(%s)((int64_t)(%s)%s >> (%s & %d))", T, st(e), a, b, m);
+	case Olshr: return STR("(%s)((%s)(%s)%s >> (%s & %d))", T, W, ut(e), a, b, m);
+	case Orol:
+		return STR("(%s)(((%s)(%s)%s << (%s & %d)) | ((%s)(%s)%s >> ((%d - (%s & %d)) & %d)))", T,
+		           W, ut(e), a, b, nb - 1, W, ut(e), a, nb, b, nb - 1, nb - 1);
+	case Oror:
+		return STR("(%s)(((%s)(%s)%s >> (%s & %d)) | ((%s)(%s)%s << ((%d - (%s & %d)) & %d)))", T,
+		           W, ut(e), a, b, nb - 1, W, ut(e), a, nb, b, nb - 1, nb - 1);
+	case Oinv: return STR("1.0%s / %s", f && e != E_F64 ? "f" : "", a);
+	case Olog2: return STR("log2%s(%s)", fsuf(e), a);
+	case Oexp2: return STR("exp2%s(%s)", fsuf(e), a);
+	case Osqrt: return STR("sqrt%s(%s)", fsuf(e), a);
+	case Orsqrt: return STR("1.0%s / sqrt%s(%s)", e != E_F64 ? "f" : "", fsuf(e), a);
+	case Osin: return STR("sin%s(%s)", fsuf(e), a);
+	case Ocos: return STR("cos%s(%s)", fsuf(e), a);
+	case Oasin: return STR("asin%s(%s)", fsuf(e), a);
+	case Oacos: return STR("acos%s(%s)", fsuf(e), a);
+	case Oatan: return STR("atan%s(%s)", fsuf(e), a);
+	case Opow: return STR("pow%s(%s, %s)", fsuf(e), a, b);
+	case Ofrc: return STR("(%s - floor%s(%s))", a, fsuf(e), a);
+	case Orndd: return STR("floor%s(%s)", fsuf(e), a);
+	case Orndu: return STR("ceil%s(%s)", fsuf(e), a);
+	case Ornde: return STR("nearbyint%s(%s)", fsuf(e), a);
+	case Orndz: return STR("trunc%s(%s)", fsuf(e), a);
+	case Ocbit: return STR("(uint32_t)__builtin_popcountll((uint64_t)(%s)%s)", ut(e), a);
+	case Ofbl: return STR("cmk_fbl((uint64_t)(%s)%s)", ut(e), a);
+	case Ofbh: return s ? STR("cmk_fbh_s((int64_t)%s, %d)", a, nb)
+	                    : STR("cmk_fbh_u((uint64_t)(%s)%s, %d)", ut(e), a, nb);
+	case Olzd: return STR("cmk_lzd((uint64_t)(%s)%s, %d)", ut(e), a, nb);
+	case Obfrev: return nb > 32 ? STR("cmk_bfrev64((uint64_t)%s)", a)
+	                            : STR("(cmk_bfrev32((uint32_t)(%s)%s) >> %d)", ut(e), a, 32 - nb);
+	default:
+		return NULL;
+	}
+}
+
+/* The exact value of an arithmetic op in a wide type: int64_t for
+ * integers up to 32 bits (*we = E_I64), __int128 for 64-bit ones
+ * (*we = E_VOID), double for floats (*we = E_F64). */
+static char *exact(CGen *g, Op op, Elem e, char *a, char *b, char *c, Elem *we)
+{
+	const char *W;
+	if (ir_is_float(e))
+		W = "double", *we = E_F64;
+	else if (bits(e) > 32 || op == Oshl || op == Omul || op == Omad)
+		W = "__int128", *we = E_VOID;
+	else
+		W = "int64_t", *we = E_I64;
+	switch (op) {
+	case Oadd: return STR("((%s)%s + (%s)%s)", W, a, W, b);
+	case Osub: return STR("((%s)%s - (%s)%s)", W, a, W, b);
+	case Omul: return STR("((%s)%s * (%s)%s)", W, a, W, b);
+	case Omad: return STR("((%s)%s * (%s)%s + (%s)%s)", W, a, W, b, W, c);
+	case Oneg: return STR("(-(%s)%s)", W, a);
+	case Oabs: return STR("((%s)%s < 0 ? -(%s)%s : (%s)%s)", W, a, W, a, W, a);
+	case Omin: return STR("((%s)%s < (%s)%s ? (%s)%s : (%s)%s)", W, a, W, b, W, a, W, b);
+	case Omax: return STR("((%s)%s > (%s)%s ? (%s)%s : (%s)%s)", W, a, W, b, W, a, W, b);
+	case Oavg: return STR("(((%s)%s + (%s)%s + 1) >> 1)", W, a, W, b);
+	case Oshl: return STR("((%s)%s << (%s & %d))", W, a, b, bits(e) > 32 ? 63 : 31);
+	case Oashr: case Olshr: case Odiv: case Orsum: default: {
+		*we = comp(e);
+		return plain(g, op, e, a, b, c);
+	}
+	}
+}
+
+static bool elementwise(CGen *g, const Inst *i)
+{
+	const OpInfo *oi = &ir_ops[i->op];
+	char *a[4] = {0};
+	for (int k = 0; k < oi->nops && k < 4; k++)
+		a[k] = rd(g, i->ops[k], "k");
+	Elem s = i->ops[0]->ty.elem, d = i->ty.elem;
+	if (oi->flags & IRF_CMP) {
+		static const char *const rel[] = {"==", "!=", "<", "<=", ">", ">="};
+		assign(g, i, STR("(%s %s %s)", a[0], rel[i->op - Oeq], a[1]));
+		return true;
+	}
+	switch (i->op) {
+	case Osel:
+		assign(g, i, conv_str(g, comp(d), d, false, STR("(%s ? %s : %s)", a[0], a[1], a[2])));
+		return true;
+	case Oconv:
+		assign(g, i, conv_str(g, comp(s), d, i->sat, a[0]));
+		return true;
+	case Obfi:
+		s = d;
+		assign(g, i, STR("(%s)(((%s)%s & ~(cmk_bfmask(%s & %d) << (%s & %d))) | "
+		                 "(((%s)%s & cmk_bfmask(%s & %d)) << (%s & %d)))",
+		                 c_type(d), uw(d), a[3], a[0], bits(d) - 1, a[1], bits(d) - 1,
+		                 uw(d), a[2], a[0], bits(d) - 1, a[1], bits(d) - 1));
+		return true;
+	case Obfe:
+		if (ir_is_signed(d))
+			assign(g, i, STR("(%s)((%s & %d) ? (int64_t)((uint64_t)((%s)(%s)%s >> (%s & %d)) << "
+			                 "(64 - (%s & %d))) >> (64 - (%s & %d)) : 0)",
+			                 c_type(d), a[0], bits(d) - 1, uw(d), ut(d), a[2], a[1], bits(d) - 1,
+			                 a[0], bits(d) - 1, a[0], bits(d) - 1));
+		else
+			assign(g, i, STR("(%s)(((%s)%s >> (%s & %d)) & cmk_bfmask(%s & %d))", c_type(d),
+			                 uw(d), a[2], a[1], bits(d) - 1, a[0], bits(d) - 1));
+		return true;
+	default:
+		break;
+	}
+	bool shift = i->op >= Oshl && i->op <= Oror;
+	if (!i->sat && (s == d || shift || i->op == Ocbit || i->op == Ofbl || i->op == Ofbh ||
+	                i->op == Olzd)) {
+		char *x = plain(g, i->op, s, a[0], a[1], a[2]);
+		if (!x)
+			die("C back end: no code for %s", oi->name);
+		assign(g, i, conv_str(g, comp(s), d, false, x));
+		return true;
+	}
+	Elem we;
+	char *x = exact(g, i->op, s, a[0], a[1], a[2], &we);
+	assign(g, i, conv_str(g, we, d, i->sat, x));
+	return true;
+}
+
+/* ---- regions --------------------------------------------------------------- */
+
+/* The index expression of element (r, c) of region rg with base `o`. */
+static char *region_index(CGen *g, const IrRegion *rg, const char *o)
+{
+	return STR("%s + r * %d + c * %d", o, rg->vstride, rg->hstride);
+}
+
+static void region_loops(CGen *g, uint32_t n, const IrRegion *rg)
+{
+	buf_printf(g->out, "\t\tfor (int r = 0; r < %u; r++) for (int c = 0; c < %d; c++) {\n",
+	           n / (uint32_t)rg->width, rg->width);
+}
+
+/* `int64_t o = offset [+ roff];` and, with a runtime offset, the fault
+ * check of the whole region. */
+static void region_base(CGen *g, const Inst *i, uint32_t n, uint32_t srcn, const char *what)
+{
+	Buf *o = g->out;
+	buf_printf(o, "\t{\n\t\tint64_t o = %d", i->rg.offset);
+	if (i->has_roff) {
+		buf_puts(o, " + (int64_t)");
+		c_name(g, ir_roff(i));
+	}
+	buf_puts(o, ";\n");
+	if (i->has_roff && g->o->bounds_check) {
+		int64_t last = (int64_t)(n / (uint32_t)i->rg.width - 1) * i->rg.vstride +
+		               (int64_t)(i->rg.width - 1) * i->rg.hstride;
+		buf_printf(o, "\t\tif (o < 0 || o + %lld >= %u) cmk_fault(t, 1, \"%s out of range\", %d);\n",
+		           (long long)last, srcn, what, g->line);
+	}
+}
+
+static bool rdregion(CGen *g, const Inst *i)
+{
+	const Inst *s = i->ops[0];
+	Buf *o = g->out;
+	if (s->ty.n == 1) {   /* splat */
+		assign(g, i, rd(g, s, "0"));
+		return true;
+	}
+	region_base(g, i, i->ty.n, s->ty.n, "rdregion");
+	region_loops(g, i->ty.n, &i->rg);
+	buf_printf(o, "\t\t\tint64_t x = %s;\n\t\t\t", region_index(g, &i->rg, "o"));
+	c_lv(g, i, STR("r * %d + c", i->rg.width));
+	if (i->has_roff) {
+		buf_printf(o, " = (uint64_t)x < %u ? ", s->ty.n);
+		c_lv(g, s, "x");
+		buf_puts(o, " : 0;\n");
+	} else {
+		buf_puts(o, " = ");
+		c_lv(g, s, "x");
+		buf_puts(o, ";\n");
+	}
+	buf_puts(o, "\t\t}\n\t}\n");
+	return true;
+}
+
+static bool wrregion(CGen *g, const Inst *i)
+{
+	const Inst *old = i->ops[0], *val = i->ops[1], *m = ir_mask(i);
+	Buf *o = g->out;
+	if (g->store[i->id] != g->store[old->id]) {
+		buf_puts(o, "\tmemcpy(");
+		c_name(g, i);
+		buf_puts(o, ", ");
+		c_name(g, old);
+		buf_puts(o, ", sizeof ");
+		c_name(g, i);
+		buf_puts(o, ");\n");
+	}
+	if (i->ty.n == 1) {   /* a scalar: the region is element 0 */
+		buf_putc(o, '\t');
+		if (m) {
+			buf_puts(o, "if (");
+			c_lv(g, m, "0");
+			buf_puts(o, ") ");
+		}
+		c_lv(g, i, "0");
+		buf_puts(o, " = ");
+		c_lv(g, val, "0");
+		buf_puts(o, ";\n");
+		return true;
+	}
+	region_base(g, i, val->ty.n, i->ty.n, "wrregion");
+	region_loops(g, val->ty.n, &i->rg);
+	buf_printf(o, "\t\t\tint64_t x = %s;\n\t\t\t", region_index(g, &i->rg, "o"));
+	const char *k = STR("r * %d + c", i->rg.width);
+	bool guard = i->has_roff || m;
+	if (guard) {
+		buf_puts(o, "if (");
+		if (i->has_roff)
+			buf_printf(o, "(uint64_t)x < %u%s", i->ty.n, m ? " && " : "");
+		if (m)
+			c_lv(g, m, k);
+		buf_puts(o, ") ");
+	}
+	c_lv(g, i, "x");
+	buf_puts(o, " = ");
+	c_lv(g, val, k);
+	buf_puts(o, ";\n\t\t}\n\t}\n");
+	return true;
+}
+
+static bool iselect(CGen *g, const Inst *i)
+{
+	const Inst *s = i->ops[0], *idx = i->ops[1];
+	char *x = rd(g, idx, "k");
+	Buf tmp = {0}, *save = g->out;
+	g->out = &tmp;
+	c_lv(g, s, STR("%s", x));
+	g->out = save;
+	char *src = s->ty.n == 1 ? STR("%s", buf_cstr(&tmp)) : arena_strdup(g->f->mod->arena, buf_cstr(&tmp));
+	buf_free(&tmp);
+	assign(g, i, STR("((uint64_t)%s < %u ? %s : 0)", x, s->ty.n, src));
+	return true;
+}
+
+/* ---- reductions and masks -------------------------------------------------- */
+
+static bool reduce(CGen *g, const Inst *i)
+{
+	const Inst *s = i->ops[0];
+	Buf *o = g->out;
+	Elem e = s->ty.elem;
+	const char *acc = ir_is_float(e) ? "double" : bits(e) > 32 ? "__int128" : "int64_t";
+	if (i->op == Oany || i->op == Oall) {
+		buf_printf(o, "\t{ int a = %d; for (int k = 0; k < %u; k++) a %s ", i->op == Oall, s->ty.n,
+		           i->op == Oall ? "&=" : "|=");
+		c_lv(g, s, "k");
+		buf_puts(o, " != 0; ");
+		c_lv(g, i, "0");
+		buf_puts(o, " = (uint8_t)a; }\n");
+		return true;
+	}
+	if (i->op == Opack) {
+		buf_puts(o, "\t{ uint32_t a = 0; for (int k = 0; k < ");
+		buf_printf(o, "%u; k++) a |= (uint32_t)(", s->ty.n);
+		c_lv(g, s, "k");
+		buf_puts(o, " != 0) << k; ");
+		c_lv(g, i, "0");
+		buf_puts(o, " = a; }\n");
+		return true;
+	}
+	if (i->op == Ounpack) {
+		assign(g, i, STR("(uint8_t)((%s >> k) & 1)", rd(g, s, "0")));
+		return true;
+	}
+	const char *init = i->op == Orprod ? "1" : "0";
+	char *x = rd(g, s, "k");
+	buf_printf(o, "\t{ %s a = %s; ", acc, init);
+	if (i->op == Ormin || i->op == Ormax)
+		buf_printf(o, "a = %s; ", rd(g, s, "0"));
+	buf_printf(o, "for (int k = 0; k < %u; k++) ", s->ty.n);
+	switch (i->op) {
+	case Orsum: buf_printf(o, "a += %s; ", x); break;
+	case Orprod: buf_printf(o, "a *= %s; ", x); break;
+	case Ormin: buf_printf(o, "a = %s < a ? %s : a; ", x, x); break;
+	default: buf_printf(o, "a = %s > a ? %s : a; ", x, x); break;
+	}
+	c_lv(g, i, "0");
+	Elem we = ir_is_float(e) ? E_F64 : bits(e) > 32 ? E_VOID : E_I64;
+	buf_printf(o, " = %s; }\n", conv_str(g, we, i->ty.elem, i->sat, "a"));
+	return true;
+}
+
+bool c_emit_op(CGen *g, const Inst *i)
+{
+	switch (i->op) {
+	case Ordregion: return rdregion(g, i);
+	case Owrregion: return wrregion(g, i);
+	case Oiselect: return iselect(g, i);
+	case Obitcast:
+		buf_puts(g->out, "\tmemcpy(&");
+		c_name(g, i);
+		buf_puts(g->out, ", &");
+		c_name(g, i->ops[0]);
+		buf_puts(g->out, ", sizeof(");
+		c_name(g, i);
+		buf_puts(g->out, "));\n");
+		return true;
+	case Oany: case Oall: case Orsum: case Orprod: case Ormin: case Ormax:
+	case Opack: case Ounpack:
+		return reduce(g, i);
+	default:
+		if (ir_ops[i->op].flags & IRF_ELEMWISE)
+			return elementwise(g, i);
+		error_at(i->loc, "C back end: '%s' is not supported", ir_ops[i->op].name);
+		return false;
+	}
+}

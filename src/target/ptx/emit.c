@@ -1,0 +1,593 @@
+/* emit.c — the PTX target: module and kernel skeletons, register naming,
+ * constants, arguments, blocks and phis, and the per-kernel header.
+ *
+ * requires: verified CMIR (any pass level); changes nothing in the module.
+ *
+ * Each kernel is emitted into its own buffer: the instructions first
+ * (dispatched to alu.c, region.c, mem.c, warp.c), then the register
+ * declarations they needed are put in front.  The module text is then run
+ * through ptxas -v (when ptxas is on PATH) and the final output gets the
+ * machine-readable metadata lines of rt/cuda_abi.h, and above each kernel a
+ * comment with its registers, shared and local memory and spills.
+ * Phis become copies on the incoming edges (through temporaries when a phi
+ * reads another phi of the same block, so swaps stay parallel).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/cmk_abi.h"
+#include "rt/cuda_abi.h"
+#include "target/ptx/ptx.h"
+
+static const char *const rc_prefix[RC_COUNT_] = {"%p", "%h", "%r", "%rd", "%f", "%fd"};
+static const char *const rc_decl[RC_COUNT_] = {".pred", ".b16", ".b32", ".b64", ".f32", ".f64"};
+
+RegClass px_class(Elem e)
+{
+	switch (e) {
+	case E_I1: return RC_PRED;
+	case E_I64: case E_U64: return RC_B64;
+	case E_F16: return RC_B16;
+	case E_F32: return RC_F32;
+	case E_F64: return RC_F64;
+	default: return RC_B32;
+	}
+}
+
+const char *px_ty(Elem e)
+{
+	switch (e) {
+	case E_I1: return "pred";
+	case E_I8: case E_I16: case E_I32: return "s32";
+	case E_U8: case E_U16: case E_U32: return "u32";
+	case E_I64: return "s64";
+	case E_U64: return "u64";
+	case E_F16: return "f16";
+	case E_F32: return "f32";
+	case E_F64: return "f64";
+	default: die("no PTX type for elem %d", (int)e);
+	}
+}
+
+const char *px_bits(Elem e)
+{
+	static const char *const b[RC_COUNT_] = {"pred", "b16", "b32", "b64", "b32", "b64"};
+	return b[px_class(e)];
+}
+
+const char *px_reg(Px *p, const Inst *v, uint32_t slot)
+{
+	if (v->ty.n <= 1)
+		slot = 0;
+	return arena_printf(p->arena, "%s%u_%u", rc_prefix[px_class(v->ty.elem)],
+	                    v->id, slot);
+}
+
+const char *px_tmp(Px *p, RegClass c)
+{
+	return arena_printf(p->arena, "%st%u", rc_prefix[c], p->ntmp[c]++);
+}
+
+const char *px_label(Px *p)
+{
+	return arena_printf(p->arena, "$L_t%u", p->nlabel++);
+}
+
+void px_ins(Px *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_putc(&p->body, '\t');
+	buf_vprintf(&p->body, fmt, ap);
+	buf_puts(&p->body, ";\n");
+	va_end(ap);
+}
+
+void px_comment(Px *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_puts(&p->body, "\t// ");
+	buf_vprintf(&p->body, fmt, ap);
+	buf_putc(&p->body, '\n');
+	va_end(ap);
+}
+
+void px_normalize(Px *p, Elem e, const char *r)
+{
+	switch (e) {
+	case E_I8: px_ins(p, "bfe.s32 %s, %s, 0, 8", r, r); break;
+	case E_I16: px_ins(p, "bfe.s32 %s, %s, 0, 16", r, r); break;
+	case E_U8: px_ins(p, "and.b32 %s, %s, 255", r, r); break;
+	case E_U16: px_ins(p, "and.b32 %s, %s, 65535", r, r); break;
+	default: break;
+	}
+}
+
+const char *px_lane(Px *p)
+{
+	(void)p;
+	return "%lane";
+}
+
+const char *px_lane_lt(Px *p, uint32_t n)
+{
+	const char *q = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.lt.u32 %s, %%lane, %u", q, n);
+	return q;
+}
+
+const char *px_mem_ty(Elem e)
+{
+	static const char *const t[E_COUNT_] = {
+		[E_I1] = "u8", [E_I8] = "s8", [E_U8] = "u8", [E_I16] = "s16",
+		[E_U16] = "u16", [E_I32] = "u32", [E_U32] = "u32", [E_I64] = "b64",
+		[E_U64] = "b64", [E_F16] = "b16", [E_F32] = "f32", [E_F64] = "f64"};
+	return t[e] ? t[e] : "u32";
+}
+
+bool px_unsupported(Px *p, const Inst *i, const char *what)
+{
+	(void)p;
+	error_at(i->loc, "the PTX back end does not support %s yet", what);
+	return false;
+}
+
+/* ---- constants ------------------------------------------------------------ */
+
+/* IEEE half bits of d (round to nearest even). */
+static uint16_t f16_bits(double d)
+{
+	float f = (float)d;
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = (x >> 16) & 0x8000, e = (x >> 23) & 0xff, m = x & 0x7fffff;
+	if (e == 0xff)
+		return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+	int ue = (int)e - 127 + 15;
+	if (ue >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	if (ue <= 0) {
+		if (ue < -10)
+			return (uint16_t)sign;
+		m |= 0x800000;
+		int sh = 14 - ue;
+		uint32_t h = m >> sh, rem = m & ((1u << sh) - 1), half = 1u << (sh - 1);
+		if (rem > half || (rem == half && (h & 1)))
+			h++;
+		return (uint16_t)(sign | h);
+	}
+	uint32_t h = ((uint32_t)ue << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+/* The PTX immediate for element value v of type e. */
+static const char *imm_text(Px *p, Elem e, IrScalar v)
+{
+	switch (px_class(e)) {
+	case RC_PRED: return v.i ? "1" : "0";
+	case RC_B16: return arena_printf(p->arena, "0x%04x", f16_bits(v.f));
+	case RC_F32: {
+		float f = (float)v.f;
+		uint32_t x;
+		memcpy(&x, &f, 4);
+		return arena_printf(p->arena, "0f%08X", x);
+	}
+	case RC_F64: {
+		uint64_t x;
+		memcpy(&x, &v.f, 8);
+		return arena_printf(p->arena, "0d%016llX", (unsigned long long)x);
+	}
+	case RC_B64: return arena_printf(p->arena, "%lld", (long long)v.i);
+	default: return arena_printf(p->arena, "%d", (int32_t)v.i);
+	}
+}
+
+/* Moves the immediate into register r of e's class. */
+static void mov_imm(Px *p, Elem e, const char *r, IrScalar v)
+{
+	if (e == E_I1)
+		px_ins(p, "setp.ne.u32 %s, %s, 0", r, v.i ? "1" : "0");
+	else
+		px_ins(p, "mov.%s %s, %s", px_bits(e), r, imm_text(p, e, v));
+}
+
+/* Slot s of a non-splat constant: uniform, affine in the lane (integers),
+ * or a per-lane table in .global memory. */
+static void const_slot(Px *p, Inst *i, uint32_t s, Buf *globals)
+{
+	Elem e = i->ty.elem;
+	uint32_t lo = s * 32, cnt = i->ty.n - lo < 32 ? i->ty.n - lo : 32;
+	const char *d = px_reg(p, i, s);
+	IrScalar v0 = ir_const_at(i, lo);
+	bool same = true, affine = ir_is_int(e) && px_class(e) == RC_B32 && cnt > 1;
+	int64_t step = cnt > 1 ? ir_const_at(i, lo + 1).i - v0.i : 0;
+	for (uint32_t k = 1; k < cnt; k++) {
+		IrScalar v = ir_const_at(i, lo + k);
+		if (v.u != v0.u)
+			same = false;
+		if (v.i != v0.i + step * (int64_t)k)
+			affine = false;
+	}
+	if (same) {
+		mov_imm(p, e, d, v0);
+	} else if (affine) {
+		px_ins(p, "mad.lo.s32 %s, %%lane, %d, %d", d, (int32_t)step, (int32_t)v0.i);
+	} else if (e == E_I1) {
+		uint32_t bits = 0;
+		for (uint32_t k = 0; k < cnt; k++)
+			bits |= (ir_const_at(i, lo + k).i ? 1u : 0u) << k;
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "shr.b32 %s, %u, %%lane", t, bits);
+		px_ins(p, "and.b32 %s, %s, 1", t, t);
+		px_ins(p, "setp.ne.u32 %s, %s, 0", d, t);
+	} else {
+		int bytes = px_class(e) == RC_B64 || px_class(e) == RC_F64 ? 8 :
+		            px_class(e) == RC_B16 ? 2 : 4;
+		const char *name = arena_printf(p->arena, "%s_c%u_%u", p->f->name, i->id, s);
+		buf_printf(globals, ".global .align %d .b%d %s[32] = {", bytes, bytes * 8, name);
+		for (uint32_t k = 0; k < 32; k++) {
+			IrScalar v = k < cnt ? ir_const_at(i, lo + k) : v0;
+			const char *t = imm_text(p, e, v);
+			buf_printf(globals, "%s%s", k ? ", " : "", t);
+		}
+		buf_puts(globals, "};\n");
+		const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
+		px_ins(p, "mov.u64 %s, %s", a, name);
+		px_ins(p, "mul.wide.u32 %s, %%lane, %d", o, bytes);
+		px_ins(p, "add.u64 %s, %s, %s", a, a, o);
+		px_ins(p, "ld.global.nc.b%d %s, [%s]", bytes * 8, d, a);
+	}
+}
+
+static void emit_const(Px *p, Inst *i, Buf *globals)
+{
+	if (i->ty.n <= 1 || ir_const_is_splat(i)) {
+		for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
+			mov_imm(p, i->ty.elem, px_reg(p, i, s), ir_const_at(i, 0));
+		return;
+	}
+	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
+		const_slot(p, i, s, globals);
+}
+
+/* ---- arguments -------------------------------------------------------------- */
+
+static const char *param_name(Px *p, uint32_t k)
+{
+	return arena_printf(p->arena, "%s_p%u", p->f->name, k);
+}
+
+/* The .param type of a scalar argument. */
+static const char *param_type(const IrParam *a)
+{
+	static const char *const t[E_COUNT_] = {
+		[E_I1] = "u8", [E_I8] = "s8", [E_U8] = "u8", [E_I16] = "s16",
+		[E_U16] = "u16", [E_I32] = "s32", [E_U32] = "u32", [E_I64] = "s64",
+		[E_U64] = "u64", [E_F16] = "b16", [E_F32] = "f32", [E_F64] = "f64"};
+	return t[a->ty.elem] ? t[a->ty.elem] : "u32";
+}
+
+static bool param_is_vector(const IrParam *a)
+{
+	return a->kind == CMK_ARG_VECTOR || a->ty.n > 1;
+}
+
+static const char *param_decl(Px *p, const IrParam *a, uint32_t k)
+{
+	const char *n = param_name(p, k);
+	if (param_is_vector(a))
+		return arena_printf(p->arena, ".param .align 8 .b8 %s[%u]", n,
+		                    a->ty.n * (uint32_t)ir_elem_bytes[a->ty.elem]);
+	return arena_printf(p->arena, ".param .%s %s", param_type(a), n);
+}
+
+static bool emit_arg(Px *p, Inst *i)
+{
+	uint32_t k = (uint32_t)i->imm;
+	if (k >= p->f->nparams)
+		return px_unsupported(p, i, "an argument index past the parameters");
+	const IrParam *a = &p->f->params[k];
+	Elem e = i->ty.elem;
+	const char *n = param_name(p, k);
+	if (!param_is_vector(a)) {
+		if (e == E_I1) {
+			const char *r = px_tmp(p, RC_B32);
+			px_ins(p, "ld.param.u8 %s, [%s]", r, n);
+			px_ins(p, "setp.ne.u32 %s, %s, 0", px_reg(p, i, 0), r);
+		} else {
+			px_ins(p, "ld.param.%s %s, [%s]", param_type(a), px_reg(p, i, 0), n);
+		}
+		return true;
+	}
+	/* a vector argument: lane l loads elements l, l + 32, ... */
+	int eb = ir_elem_bytes[e];
+	const char *base = px_tmp(p, RC_B64), *off = px_tmp(p, RC_B64);
+	px_ins(p, "mov.b64 %s, %s", base, n);
+	px_ins(p, "cvta.param.u64 %s, %s", base, base);
+	px_ins(p, "mul.wide.u32 %s, %%lane, %d", off, eb);
+	px_ins(p, "add.u64 %s, %s, %s", base, base, off);
+	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++) {
+		const char *d = px_reg(p, i, s);
+		const char *q = px_lane_lt(p, i->ty.n - s * 32);
+		const char *t = px_mem_ty(e);
+		px_ins(p, "mov.%s %s, 0", px_bits(e), d);
+		px_ins(p, "@%s ld.%s %s, [%s+%u]", q, t, d, base, s * 32 * eb);
+	}
+	return true;
+}
+
+/* ---- blocks, phis, dispatch --------------------------------------------------- */
+
+static const char *block_label(Px *p, const Block *b)
+{
+	return arena_printf(p->arena, "$L_%s_b%u", p->f->name, b->id);
+}
+
+static void copy_reg(Px *p, Elem e, const char *d, const char *s)
+{
+	px_ins(p, "mov.%s %s, %s", px_bits(e), d, s);
+}
+
+/* The copies of the edge from -> to for to's phis. */
+static void edge_copies(Px *p, const Block *from, const Block *to)
+{
+	bool via_tmp = false;
+	for (Inst *i = to->first; i && i->op == Ophi; i = i->next)
+		for (uint32_t k = 0; k < i->nops; k++)
+			if (i->phiblk[k] == from && i->ops[k]->op == Ophi && i->ops[k]->block == to)
+				via_tmp = true;
+	for (int pass = 0; pass < (via_tmp ? 2 : 1); pass++)
+		for (Inst *i = to->first; i && i->op == Ophi; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++) {
+				if (i->phiblk[k] != from)
+					continue;
+				for (uint32_t s = 0; s < SLOTS(i->ty.n); s++) {
+					const char *tmp = arena_printf(p->arena, "%s_x", px_reg(p, i, s));
+					const char *src = px_reg(p, i->ops[k], s);
+					if (!via_tmp)
+						copy_reg(p, i->ty.elem, px_reg(p, i, s), src);
+					else if (pass == 0)
+						copy_reg(p, i->ty.elem, tmp, src);
+					else
+						copy_reg(p, i->ty.elem, px_reg(p, i, s), tmp);
+				}
+				break;
+			}
+}
+
+static bool has_phis(const Block *b)
+{
+	return b->first && b->first->op == Ophi;
+}
+
+static void emit_jump(Px *p, Block *b)
+{
+	switch (b->jmp.kind) {
+	case J_BR:
+		edge_copies(p, b, b->jmp.to[0]);
+		px_ins(p, "bra.uni %s", block_label(p, b->jmp.to[0]));
+		break;
+	case J_CBR: {
+		Block *t = b->jmp.to[0], *f = b->jmp.to[1];
+		const char *c = px_reg(p, b->jmp.cond, 0);
+		if (!has_phis(t)) {
+			px_ins(p, "@%s bra %s", c, block_label(p, t));
+			edge_copies(p, b, f);
+			px_ins(p, "bra.uni %s", block_label(p, f));
+			break;
+		}
+		const char *l = px_label(p);
+		px_ins(p, "@%s bra %s", c, l);
+		edge_copies(p, b, f);
+		px_ins(p, "bra.uni %s", block_label(p, f));
+		buf_printf(&p->body, "%s:\n", l);
+		edge_copies(p, b, t);
+		px_ins(p, "bra.uni %s", block_label(p, t));
+		break;
+	}
+	case J_RET:
+		px_ins(p, "bra.uni $L_%s_exit", p->f->name);
+		break;
+	default:
+		die("block b%u has no terminator", b->id);
+	}
+}
+
+static void emit_loc(Px *p, const Inst *i)
+{
+	if (!p->o->debug || !i->loc.line || i->loc.line == p->curline)
+		return;
+	p->curline = i->loc.line;
+	buf_printf(&p->body, "\t.loc %u %u %u\n", i->loc.file, i->loc.line, i->loc.col);
+}
+
+static bool emit_inst(Px *p, Inst *i, Buf *globals)
+{
+	emit_loc(p, i);
+	switch (i->op) {
+	case Ophi: return true;
+	case Oconst: emit_const(p, i, globals); return true;
+	case Oarg: return emit_arg(p, i);
+	case Ordregion: case Owrregion: case Oiselect: return px_region(p, i);
+	default: break;
+	}
+	if (ir_ops[i->op].flags & IRF_MEM)
+		return px_mem(p, i);
+	if (ir_ops[i->op].flags & IRF_ELEMWISE)
+		return px_alu(p, i);
+	return px_warp(p, i);
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+/* Appends ".reg" lines for every value and temporary of the kernel. */
+static void declare_regs(Px *p, Buf *out)
+{
+	for (uint32_t b = 0; b < p->f->nblocks; b++)
+		for (Inst *i = p->f->blocks[b]->first; i; i = i->next) {
+			if (i->ty.elem == E_VOID)
+				continue;
+			RegClass c = px_class(i->ty.elem);
+			buf_printf(out, "\t.reg %s %s%u_<%u>;\n", rc_decl[c], rc_prefix[c],
+			           i->id, SLOTS(i->ty.n));
+			if (i->op == Ophi)
+				for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
+					buf_printf(out, "\t.reg %s %s%u_%u_x;\n", rc_decl[c],
+					           rc_prefix[c], i->id, s);
+		}
+	for (int c = 0; c < RC_COUNT_; c++)
+		if (p->ntmp[c])
+			buf_printf(out, "\t.reg %s %st<%u>;\n", rc_decl[c], rc_prefix[c], p->ntmp[c]);
+}
+
+void px_prologue(Px *p);
+void px_epilogue(Px *p);
+
+/* One kernel: its .entry into out, module-scope data into globals. */
+static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
+                        uint32_t *nshfl, bool *vprintf_used)
+{
+	Px px = {.f = f, .o = o, .arena = arena_new(), .globals = globals};
+	Px *p = &px;
+	ir_renumber(f);
+	ir_preds(f);
+	px_prologue(p);
+	bool ok = true;
+	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
+		Block *bl = f->blocks[b];
+		buf_printf(&p->body, "%s:\n", block_label(p, bl));
+		for (Inst *i = bl->first; i && ok; i = i->next)
+			ok = emit_inst(p, i, globals);
+		if (ok)
+			emit_jump(p, bl);
+	}
+	buf_printf(&p->body, "$L_%s_exit:\n", f->name);
+	px_epilogue(p);
+	buf_printf(out, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
+	for (uint32_t k = 0; k < f->nparams; k++)
+		buf_printf(out, ",\n\t%s", param_decl(p, &f->params[k], k));
+	buf_puts(out, ")\n{\n");
+	buf_puts(out, "\t.reg .b32 %lane, %linear, %kind;\n\t.reg .b64 %launch;\n");
+	buf_puts(out, "\t.reg .pred %walk;\n");
+	declare_regs(p, out);
+	if (f->slm_size)
+		buf_printf(out, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
+	buf_putn(out, p->body.data, p->body.len);
+	buf_puts(out, "}\n");
+	*nshfl = p->nshfl;
+	*vprintf_used |= p->uses_vprintf;
+	buf_free(&p->body);
+	arena_free(p->arena);
+	return ok;
+}
+
+static const char *check_march(const char *m)
+{
+	static const char *const ok[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
+	if (!m)
+		return "sm_90";
+	for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
+		if (!strcmp(ok[k], m))
+			return ok[k];
+	error_at((Loc){0}, "unknown PTX architecture '%s' (use sm_80 .. sm_90a)", m);
+	return NULL;
+}
+
+static void metadata(const Func *f, uint32_t nshfl, Buf *out)
+{
+	buf_printf(out, "//@cmetal kernel %s slm %u barrier %d wait %d simd %u shuffles %u\n",
+	           f->name, f->slm_size, f->uses_barrier, f->uses_wait, f->simd_width, nshfl);
+	for (uint32_t k = 0; k < f->nparams; k++) {
+		const IrParam *a = &f->params[k];
+		buf_printf(out, "//@cmetal arg %s %u %u %u %u \"%s\"\n", a->name, a->kind,
+		           a->ty.n * (uint32_t)ir_elem_bytes[a->ty.elem],
+		           ir_elem_to_cmk(a->ty.elem), a->surf, a->type_attr ? a->type_attr : "");
+	}
+}
+
+/* The header comment of a kernel, from ptxas when we have its report. */
+static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, int ninfo,
+                          Buf *out)
+{
+	buf_printf(out, "// kernel %s: %u static shuffles, slm %u bytes\n", f->name, nshfl,
+	           f->slm_size);
+	if (ninfo < 0) {
+		buf_puts(out, "// ptxas not found: registers unknown\n");
+		return;
+	}
+	for (int k = 0; k < ninfo; k++) {
+		if (info[k].kernel != f->name)
+			continue;
+		buf_printf(out, "// ptxas: %d registers per lane, %d bytes shared, %d bytes local, "
+		           "%d bytes spill stores, %d bytes spill loads\n", info[k].regs,
+		           info[k].shared, info[k].local, info[k].spill_stores, info[k].spill_loads);
+		if (info[k].spill_stores > 0 || info[k].spill_loads > 0) {
+			warn_at(f->loc, "kernel '%s' spills registers (%d bytes stored, %d loaded): "
+			        "its live vectors exceed the warp register file", f->name,
+			        info[k].spill_stores, info[k].spill_loads);
+		}
+		return;
+	}
+	buf_puts(out, "// ptxas: no report for this kernel\n");
+}
+
+static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
+{
+	const char *march = check_march(o->march);
+	if (!march)
+		return false;
+	Buf head = {0}, globals = {0};
+	Buf *kern = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(Buf));
+	uint32_t *nshfl = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(uint32_t));
+	bool ok = true, vp = false;
+	for (uint32_t k = 0; k < m->nfuncs && ok; k++)
+		ok = emit_kernel(m->funcs[k], o, &kern[k], &globals, &nshfl[k], &vp);
+	buf_printf(&head, ".version 8.0\n.target %s\n.address_size 64\n\n", march);
+	if (o->debug)
+		for (uint32_t fi = 1; src_get(fi); fi++)
+			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);
+	if (vp)
+		buf_puts(&head, ".extern .func (.param .b32 rv) vprintf (.param .b64 fmt, "
+		         ".param .b64 args);\n");
+	buf_putn(&head, globals.data, globals.len);
+	if (ok) {
+		/* ptxas sees the same text the user gets, less the comments */
+		Buf all = {0}, err = {0};
+		buf_putn(&all, head.data, head.len);
+		for (uint32_t k = 0; k < m->nfuncs; k++)
+			buf_putn(&all, kern[k].data, kern[k].len);
+		PtxasInfo info[64];
+		int ninfo = getenv("CMETAL_NO_PTXAS") ? -1 :
+		            ptxas_report(buf_cstr(&all), march, info, 64, &err);
+		buf_printf(out, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
+		for (uint32_t k = 0; k < m->nfuncs; k++)
+			metadata(m->funcs[k], nshfl[k], out);
+		buf_puts(out, "// generated by cmetal\n");
+		buf_putn(out, head.data, head.len);
+		for (uint32_t k = 0; k < m->nfuncs; k++) {
+			buf_putc(out, '\n');
+			kernel_header(m->funcs[k], nshfl[k], info, ninfo, out);
+			buf_putn(out, kern[k].data, kern[k].len);
+		}
+		if (ninfo == 0 && err.len) {
+			error_at((Loc){0}, "ptxas rejected the generated PTX (a compiler bug):\n%s",
+			         buf_cstr(&err));
+			ok = false;
+		}
+		buf_free(&all);
+		buf_free(&err);
+	}
+	for (uint32_t k = 0; k < m->nfuncs; k++)
+		buf_free(&kern[k]);
+	free(kern);
+	free(nshfl);
+	buf_free(&head);
+	buf_free(&globals);
+	return ok;
+}
+
+const Target T_ptx = {.name = "ptx", .emit = emit_ptx};

@@ -1,0 +1,88 @@
+/* ptx.h — the PTX back end's internal header, sectioned by the file that
+ * implements each part.
+ *
+ * Model (DESIGN.md §2): a CM thread is one warp.  A value of n > 1
+ * elements lives in the canonical layout: element i in lane i % 32 of
+ * register slot i / 32, so it takes ceil(n / 32) registers per lane.  A
+ * scalar (n == 1) is uniform: one register, every lane holds the value.
+ * Lanes past n in the last slot hold don't-care values; votes, reductions
+ * and stores mask them off.
+ *
+ * Register classes: i1 -> .pred, 8/16/32-bit integers -> .b32 kept
+ * normalized (sign- or zero-extended to 32 bits), 64-bit -> .b64,
+ * f16 -> .b16, f32 -> .f32, f64 -> .f64.  Value %5 slot 2 of class b32 is
+ * "%r5_2"; temporaries are "%rt7" and the like.
+ */
+#ifndef CMETAL_PTX_H
+#define CMETAL_PTX_H
+
+#include "target/target.h"
+
+typedef enum { RC_PRED, RC_B16, RC_B32, RC_B64, RC_F32, RC_F64, RC_COUNT_ } RegClass;
+
+/* The state of emitting one kernel. */
+typedef struct {
+	Func *f;
+	const EmitOptions *o;
+	Arena *arena;         /* names; lives for the kernel */
+	Buf body;             /* instructions, after the declarations */
+	uint32_t ntmp[RC_COUNT_];
+	uint32_t nshfl;       /* static shfl.sync count */
+	uint32_t nselp;       /* selects placed by region moves */
+	uint32_t nlabel;
+	uint32_t ntab;        /* lane tables in globals */
+	Buf *globals;         /* module-scope data (.global tables, strings) */
+	uint32_t curline;     /* -g: last .loc line */
+	const char *launch;   /* %rd register holding the CudaLaunch address */
+	bool uses_vprintf;
+} Px;
+
+/* emit.c */
+#define SLOTS(n) (((n) + 31u) / 32u)
+RegClass px_class(Elem e);
+const char *px_reg(Px *p, const Inst *v, uint32_t slot);  /* slot ignored for scalars */
+const char *px_tmp(Px *p, RegClass c);                    /* a fresh temporary */
+const char *px_label(Px *p);                              /* a fresh label name */
+void px_ins(Px *p, const char *fmt, ...) PRINTF_LIKE(2, 3); /* one instruction line */
+void px_comment(Px *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
+const char *px_ty(Elem e);      /* arithmetic type: s32 u32 s64 u64 f16 f32 f64 pred */
+const char *px_bits(Elem e);    /* b32 b64 b16 pred by class */
+void px_normalize(Px *p, Elem e, const char *r); /* re-extend 8/16-bit ints */
+const char *px_mem_ty(Elem e);  /* ld/st type: s8 u8 s16 u16 u32 b64 b16 f32 f64 */
+/* The register holding the lane id (0..31), and lane < n as a predicate. */
+const char *px_lane(Px *p);
+const char *px_lane_lt(Px *p, uint32_t n);
+bool px_unsupported(Px *p, const Inst *i, const char *what);
+
+/* alu.c: element-wise arithmetic, compares, select, conversions, math */
+bool px_alu(Px *p, Inst *i);
+void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sat);
+
+/* region.c: rdregion, wrregion, iselect as register moves and shuffles */
+bool px_region(Px *p, Inst *i);
+/* One warp shuffle of register s (class c) into d: mode idx/up/down/bfly,
+ * b the lane operand (register or immediate).  64-bit, 16-bit and
+ * predicate registers are moved through b32 pieces. */
+void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
+             const char *b);
+/* Broadcasts element k (constant) of v into a uniform register of v's class. */
+const char *px_extract(Px *p, const Inst *v, uint32_t k);
+
+/* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
+ * printf */
+bool px_warp(Px *p, Inst *i);
+
+/* mem.c: block, media, scattered and atomic accesses with CM bounds */
+bool px_mem(Px *p, Inst *i);
+
+/* ptxas.c: the ptxas report for the annotations and the spill warning */
+typedef struct {
+	const char *kernel;   /* interned */
+	int regs, spill_stores, spill_loads, shared, local;  /* -1 unknown */
+} PtxasInfo;
+/* Runs ptxas -v on text for march; fills up to max entries; -1 when ptxas
+ * is absent, else the count (0 on failure, with the log in err). */
+int ptxas_report(const char *text, const char *march, PtxasInfo *info, int max,
+                 Buf *err);
+
+#endif

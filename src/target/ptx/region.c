@@ -1,0 +1,534 @@
+/* region.c — rdregion, wrregion and iselect in the canonical layout.
+ *
+ * requires: values laid out as ptx.h says.
+ *
+ * A region moves element e of one value to element k of another.  In the
+ * canonical layout that is lane e % 32 of slot e / 32 to lane k % 32 of
+ * slot k / 32.  For a constant region the map is known per lane, so for
+ * each output slot the lanes are grouped by the source slot they need, and
+ * each group costs:
+ *   nothing   when every lane reads its own lane (register renaming),
+ *   1 shfl    otherwise: .down/.up when the lane distance is constant,
+ *             .bfly when lane ^ source is constant, else .idx with the
+ *             source lane computed (a*lane + b when affine, or the region
+ *             formula evaluated per lane),
+ * plus one selp per group after the first (or per group when old values
+ * must be kept, in wrregion).  So there is at most one shuffle per (output
+ * slot, source slot) pair.  Runtime offsets and iselect evaluate the
+ * source position per lane and shuffle from every candidate source slot.
+ * Every region gets a comment with its cost.
+ */
+#include <string.h>
+
+#include "target/ptx/ptx.h"
+
+void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
+             const char *b)
+{
+	const char *clamp = !strcmp(mode, "up") ? "0" : "31";
+	const char *t, *lo, *hi;
+	switch (c) {
+	case RC_B32:
+	case RC_F32:
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, d, s, b, clamp);
+		p->nshfl++;
+		return;
+	case RC_B64:
+	case RC_F64:
+		lo = px_tmp(p, RC_B32), hi = px_tmp(p, RC_B32);
+		px_ins(p, "mov.b64 {%s, %s}, %s", lo, hi, s);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, lo, lo, b, clamp);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, hi, hi, b, clamp);
+		px_ins(p, "mov.b64 %s, {%s, %s}", d, lo, hi);
+		p->nshfl += 2;
+		return;
+	case RC_B16:
+		t = px_tmp(p, RC_B32);
+		px_ins(p, "cvt.u32.u16 %s, %s", t, s);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, t, t, b, clamp);
+		px_ins(p, "cvt.u16.u32 %s, %s", d, t);
+		p->nshfl++;
+		return;
+	case RC_PRED:
+		t = px_tmp(p, RC_B32);
+		px_ins(p, "selp.u32 %s, 1, 0, %s", t, s);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, t, t, b, clamp);
+		px_ins(p, "setp.ne.u32 %s, %s, 0", d, t);
+		p->nshfl++;
+		return;
+	default:
+		die("bad register class");
+	}
+}
+
+static void mov(Px *p, RegClass c, Elem e, const char *d, const char *s)
+{
+	(void)c;
+	px_ins(p, "mov.%s %s, %s", px_bits(e), d, s);
+}
+
+static void selp(Px *p, Elem e, const char *d, const char *a, const char *b, const char *q)
+{
+	if (e == E_I1) {
+		const char *na = px_tmp(p, RC_PRED);
+		/* d = q ? a : b  on predicates */
+		px_ins(p, "and.pred %s, %s, %s", na, q, a);
+		const char *nb = px_tmp(p, RC_PRED);
+		px_ins(p, "not.pred %s, %s", nb, q);
+		px_ins(p, "and.pred %s, %s, %s", nb, nb, b);
+		px_ins(p, "or.pred %s, %s, %s", d, na, nb);
+	} else {
+		px_ins(p, "selp.%s %s, %s, %s, %s", px_bits(e), d, a, b, q);
+	}
+	p->nselp++;
+}
+
+/* A zero of e's class. */
+static const char *zero_of(Elem e)
+{
+	switch (px_class(e)) {
+	case RC_F32: return "0f00000000";
+	case RC_F64: return "0d0000000000000000";
+	case RC_B16: return "0x0000";
+	default: return "0";
+	}
+}
+
+/* Element index of region rg for output element k. */
+static int64_t rg_idx(IrRegion rg, int64_t k)
+{
+	int64_t w = rg.width > 0 ? rg.width : 1;
+	return rg.offset + (k / w) * rg.vstride + (k % w) * rg.hstride;
+}
+
+/* Emits into register d (b32) the region formula for output element
+ * k = base + lane, without the constant offset. */
+static void rg_formula(Px *p, IrRegion rg, uint32_t base, const char *d)
+{
+	const char *k = px_tmp(p, RC_B32);
+	px_ins(p, "add.u32 %s, %%lane, %u", k, base);
+	int w = rg.width > 0 ? rg.width : 1;
+	const char *q = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32);
+	px_ins(p, "div.u32 %s, %s, %d", q, k, w);
+	px_ins(p, "rem.u32 %s, %s, %d", r, k, w);
+	px_ins(p, "mul.lo.s32 %s, %s, %d", q, q, rg.vstride);
+	px_ins(p, "mad.lo.s32 %s, %s, %d, %s", d, r, rg.hstride, q);
+}
+
+/* A lane group: the output lanes that read one source slot. */
+typedef struct {
+	uint32_t lanes;       /* bit l: output lane l is in the group */
+	int src[32];          /* source lane per output lane */
+} Group;
+
+/* Moves the group's source lanes of register s into d with the cheapest
+ * shuffle; returns "free" or the mode used.  *srclane gets a register or
+ * immediate expression holding the source lane (for mask bit tests). */
+static const char *move_group(Px *p, Elem e, const char *d, const char *s, const Group *g,
+                              const IrRegion *rg, int32_t slot_off, uint32_t kbase,
+                              const char **srclane)
+{
+	RegClass c = px_class(e);
+	bool same = true, dist = true, xr = true, aff = true;
+	int first = -1, second = -1, dc = 0, xc = 0, a = 0, b = 0;
+	for (int l = 0; l < 32; l++) {
+		if (!(g->lanes >> l & 1))
+			continue;
+		int sl = g->src[l];
+		if (first < 0) {
+			first = l, dc = sl - l, xc = sl ^ l;
+		} else {
+			if (second < 0) {
+				second = l;
+				if ((sl - g->src[first]) % (l - first))
+					aff = false;
+				else
+					a = (sl - g->src[first]) / (l - first);
+				b = g->src[first] - a * first;
+			}
+			if (sl - l != dc)
+				dist = false;
+			if ((sl ^ l) != xc)
+				xr = false;
+		}
+		if (sl != l)
+			same = false;
+		if (second >= 0 && sl != a * l + b)
+			aff = false;
+	}
+	if (second < 0)
+		a = 0, b = g->src[first];
+	if (same) {
+		mov(p, c, e, d, s);
+		*srclane = "%lane";
+		return "free";
+	}
+	if (dist) {
+		const char *by = arena_printf(p->arena, "%d", dc > 0 ? dc : -dc);
+		px_shfl(p, dc > 0 ? "down" : "up", c, d, s, by);
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "add.s32 %s, %%lane, %d", t, dc);
+		*srclane = t;
+		return dc > 0 ? "down" : "up";
+	}
+	if (xr) {
+		px_shfl(p, "bfly", c, d, s, arena_printf(p->arena, "%d", xc));
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "xor.b32 %s, %%lane, %d", t, xc);
+		*srclane = t;
+		return "bfly";
+	}
+	const char *t = px_tmp(p, RC_B32);
+	if (aff) {
+		px_ins(p, "mad.lo.s32 %s, %%lane, %d, %d", t, a, b);
+	} else if (rg) {
+		rg_formula(p, *rg, kbase, t);
+		px_ins(p, "add.s32 %s, %s, %d", t, t, rg->offset - slot_off);
+		px_ins(p, "and.b32 %s, %s, 31", t, t);
+	} else {
+		const char *name = arena_printf(p->arena, "%s_lanes%u", p->f->name, p->ntab++);
+		buf_printf(p->globals, ".global .align 4 .b8 %s[32] = {", name);
+		for (int l = 0; l < 32; l++)
+			buf_printf(p->globals, "%s%d", l ? ", " : "", g->lanes >> l & 1 ? g->src[l] : 0);
+		buf_puts(p->globals, "};\n");
+		const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
+		px_ins(p, "mov.u64 %s, %s", a, name);
+		px_ins(p, "cvt.u64.u32 %s, %%lane", o);
+		px_ins(p, "add.u64 %s, %s, %s", a, a, o);
+		px_ins(p, "ld.global.nc.u8 %s, [%s]", t, a);
+	}
+	px_shfl(p, "idx", c, d, s, t);
+	*srclane = t;
+	return "idx";
+}
+
+/* The predicate "lane is in the constant set bits". */
+static const char *lanes_pred(Px *p, uint32_t bits)
+{
+	const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+	px_ins(p, "shr.b32 %s, %u, %%lane", t, bits);
+	px_ins(p, "and.b32 %s, %s, 1", t, t);
+	px_ins(p, "setp.ne.u32 %s, %s, 0", q, t);
+	return q;
+}
+
+static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0)
+{
+	uint32_t ns = p->nshfl - shfl0, nl = p->nselp - selp0;
+	const char *what = i->op == Ordregion ? "rdregion" : i->op == Owrregion ? "wrregion"
+	                 : "iselect";
+	char rg[64] = "";
+	if (i->op != Oiselect)
+		snprintf(rg, sizeof rg, " <%d;%d,%d>,%d%s", i->rg.vstride, i->rg.width,
+		         i->rg.hstride, i->rg.offset, i->has_roff ? "+r" : "");
+	if (!ns && !nl)
+		px_comment(p, "%s%s: free", what, rg);
+	else if (!nl)
+		px_comment(p, "%s%s: %u shfl", what, rg, ns);
+	else
+		px_comment(p, "%s%s: %u shfl + %u selp", what, rg, ns, nl);
+}
+
+/* Output slot ds of a constant rdregion. */
+static void rd_slot(Px *p, Inst *i, uint32_t ds)
+{
+	Inst *src = i->ops[0];
+	Elem e = i->ty.elem;
+	uint32_t cnt = i->ty.n - ds * 32 < 32 ? i->ty.n - ds * 32 : 32;
+	uint32_t nss = SLOTS(src->ty.n);
+	const char *d = px_reg(p, i, ds);
+	bool placed = false;
+	for (uint32_t ss = 0; ss < nss; ss++) {
+		Group g = {0};
+		for (uint32_t l = 0; l < cnt; l++) {
+			int64_t x = rg_idx(i->rg, ds * 32 + l);
+			if (x / 32 == ss) {
+				g.lanes |= 1u << l;
+				g.src[l] = (int)(x % 32);
+			}
+		}
+		if (!g.lanes)
+			continue;
+		const char *sl;
+		if (!placed) {
+			move_group(p, e, d, px_reg(p, src, ss), &g, &i->rg, (int32_t)ss * 32, ds * 32, &sl);
+			placed = true;
+			continue;
+		}
+		const char *t = px_tmp(p, px_class(e));
+		move_group(p, e, t, px_reg(p, src, ss), &g, &i->rg, (int32_t)ss * 32, ds * 32, &sl);
+		selp(p, e, d, t, d, lanes_pred(p, g.lanes));
+	}
+}
+
+/* Element e (register pos, per lane) of src into d: one shuffle per source
+ * slot, selected by pos / 32; positions outside src give 0. */
+static void gather_lanes(Px *p, const Inst *src, Elem e, const char *d, const char *pos)
+{
+	uint32_t nss = SLOTS(src->ty.n);
+	const char *ln = px_tmp(p, RC_B32), *sn = px_tmp(p, RC_B32);
+	px_ins(p, "and.b32 %s, %s, 31", ln, pos);
+	px_ins(p, "shr.u32 %s, %s, 5", sn, pos);
+	for (uint32_t ss = 0; ss < nss; ss++) {
+		if (src->ty.n == 1) {
+			mov(p, px_class(e), e, d, px_reg(p, src, 0));
+			break;
+		}
+		if (!ss) {
+			px_shfl(p, "idx", px_class(e), d, px_reg(p, src, ss), ln);
+			continue;
+		}
+		const char *t = px_tmp(p, px_class(e)), *q = px_tmp(p, RC_PRED);
+		px_shfl(p, "idx", px_class(e), t, px_reg(p, src, ss), ln);
+		px_ins(p, "setp.eq.u32 %s, %s, %u", q, sn, ss);
+		selp(p, e, d, t, d, q);
+	}
+	const char *oob = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.ge.u32 %s, %s, %u", oob, pos, src->ty.n);
+	if (e == E_I1) {
+		px_ins(p, "not.pred %s, %s", oob, oob);
+		px_ins(p, "and.pred %s, %s, %s", d, d, oob);
+	} else {
+		px_ins(p, "selp.%s %s, %s, %s, %s", px_bits(e), d, zero_of(e), d, oob);
+	}
+}
+
+static bool rdregion(Px *p, Inst *i)
+{
+	Inst *src = i->ops[0], *roff = ir_roff(i);
+	Elem e = i->ty.elem;
+	if (src->ty.n == 1) {
+		for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++)
+			mov(p, px_class(e), e, px_reg(p, i, ds), px_reg(p, src, 0));
+		return true;
+	}
+	if (!roff && i->ty.n == 1) {
+		int64_t x = rg_idx(i->rg, 0);
+		px_shfl(p, "idx", px_class(e), px_reg(p, i, 0), px_reg(p, src, (uint32_t)(x / 32)),
+		        arena_printf(p->arena, "%d", (int)(x % 32)));
+		return true;
+	}
+	if (!roff) {
+		for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++)
+			rd_slot(p, i, ds);
+		return true;
+	}
+	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
+		const char *pos = px_tmp(p, RC_B32);
+		if (i->ty.n == 1)
+			px_ins(p, "mov.u32 %s, 0", pos);
+		else
+			rg_formula(p, i->rg, ds * 32, pos);
+		px_ins(p, "add.s32 %s, %s, %d", pos, pos, i->rg.offset);
+		px_ins(p, "add.s32 %s, %s, %s", pos, pos, px_reg(p, roff, 0));
+		gather_lanes(p, src, e, px_reg(p, i, ds), pos);
+	}
+	return true;
+}
+
+/* The write predicate of mask element k (lane kl of mask slot ks), as a
+ * predicate register; ballots hold each mask slot's bits. */
+static const char *mask_bit(Px *p, const char *const *ballot, uint32_t ks, const char *kl)
+{
+	const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+	px_ins(p, "shr.b32 %s, %s, %s", t, ballot[ks], kl);
+	px_ins(p, "and.b32 %s, %s, 1", t, t);
+	px_ins(p, "setp.ne.u32 %s, %s, 0", q, t);
+	return q;
+}
+
+static const char **ballots(Px *p, Inst *mask)
+{
+	if (!mask || mask->ty.n == 1)
+		return NULL;
+	uint32_t n = SLOTS(mask->ty.n);
+	const char **b = NEWN(p->arena, const char *, n);
+	for (uint32_t s = 0; s < n; s++) {
+		b[s] = px_tmp(p, RC_B32);
+		px_ins(p, "vote.sync.ballot.b32 %s, %s, -1", b[s], px_reg(p, mask, s));
+	}
+	return b;
+}
+
+/* Output slot ds of a constant wrregion: lanes written by new's elements
+ * take them, the rest keep old. */
+static void wr_slot(Px *p, Inst *i, uint32_t ds, const int32_t *inv, const char **bal)
+{
+	Inst *old = i->ops[0], *nw = i->ops[1], *mask = ir_mask(i);
+	Elem e = i->ty.elem;
+	uint32_t cnt = i->ty.n - ds * 32 < 32 ? i->ty.n - ds * 32 : 32;
+	const char *d = px_reg(p, i, ds);
+	mov(p, px_class(e), e, d, px_reg(p, old, ds));
+	for (uint32_t ks = 0; ks < SLOTS(nw->ty.n); ks++) {
+		Group g = {0};
+		for (uint32_t l = 0; l < cnt; l++) {
+			int32_t k = inv[ds * 32 + l];
+			if (k >= 0 && (uint32_t)k / 32 == ks) {
+				g.lanes |= 1u << l;
+				g.src[l] = k % 32;
+			}
+		}
+		if (!g.lanes)
+			continue;
+		const char *t = px_tmp(p, px_class(e)), *sl;
+		if (nw->ty.n == 1) {
+			t = px_reg(p, nw, 0);
+			sl = "0";
+		} else {
+			/* no region formula for the inverse map: move_group
+			 * falls back to a per-lane table */
+			move_group(p, e, t, px_reg(p, nw, ks), &g, NULL, 0, 0, &sl);
+		}
+		uint32_t full = cnt == 32 ? 0xffffffffu : (1u << cnt) - 1;
+		const char *q = g.lanes == full ? NULL : lanes_pred(p, g.lanes);
+		if (mask && mask->ty.n == 1) {
+			const char *m = px_reg(p, mask, 0);
+			if (q)
+				px_ins(p, "and.pred %s, %s, %s", q, q, m);
+			else
+				q = m;
+		} else if (mask) {
+			const char *m = mask_bit(p, bal, ks, sl);
+			if (q)
+				px_ins(p, "and.pred %s, %s, %s", q, q, m);
+			else
+				q = m;
+		}
+		if (q)
+			selp(p, e, d, t, d, q);
+		else
+			mov(p, px_class(e), e, d, t);
+	}
+}
+
+/* wrregion with a runtime offset: each output lane finds the element k of
+ * new that lands on it by inverting the region (rows must not overlap). */
+static bool wr_runtime(Px *p, Inst *i, const char **bal)
+{
+	Inst *old = i->ops[0], *nw = i->ops[1], *mask = ir_mask(i), *roff = ir_roff(i);
+	Elem e = i->ty.elem;
+	IrRegion rg = i->rg;
+	int w = rg.width > 0 ? rg.width : 1, h = (int)(nw->ty.n / (uint32_t)w);
+	int hs = rg.hstride > 0 ? rg.hstride : 1;
+	if (h > 1 && (rg.vstride <= 0 || (w - 1) * rg.hstride >= rg.vstride))
+		return px_unsupported(p, i, "a runtime-offset wrregion whose rows overlap");
+	if (w > 1 && rg.hstride <= 0)
+		return px_unsupported(p, i, "a runtime-offset wrregion with a zero stride");
+	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
+		const char *d = px_reg(p, i, ds);
+		const char *x = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32);
+		const char *row = px_tmp(p, RC_B32), *k = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED);
+		const char *q = px_tmp(p, RC_PRED);
+		px_ins(p, "add.s32 %s, %%lane, %d", x, (int)(ds * 32) - rg.offset);
+		px_ins(p, "sub.s32 %s, %s, %s", x, x, px_reg(p, roff, 0));
+		px_ins(p, "setp.ge.s32 %s, %s, 0", ok, x);
+		if (h > 1) {
+			px_ins(p, "div.s32 %s, %s, %d", row, x, rg.vstride);
+			px_ins(p, "mul.lo.s32 %s, %s, %d", r, row, rg.vstride);
+			px_ins(p, "sub.s32 %s, %s, %s", r, x, r);
+			px_ins(p, "setp.lt.s32 %s, %s, %d", q, row, h);
+			px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
+		} else {
+			px_ins(p, "mov.u32 %s, 0", row);
+			px_ins(p, "mov.u32 %s, %s", r, x);
+		}
+		px_ins(p, "rem.s32 %s, %s, %d", j, r, hs);
+		px_ins(p, "setp.eq.s32 %s, %s, 0", q, j);
+		px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
+		px_ins(p, "div.s32 %s, %s, %d", j, r, hs);
+		px_ins(p, "setp.lt.s32 %s, %s, %d", q, j, w);
+		px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
+		px_ins(p, "setp.lt.u32 %s, %s, %u", q, px_lane(p), i->ty.n - ds * 32 < 32 ?
+		       i->ty.n - ds * 32 : 32);
+		px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
+		px_ins(p, "mad.lo.s32 %s, %s, %d, %s", k, row, w, j);
+		const char *v = px_tmp(p, px_class(e));
+		gather_lanes(p, nw, e, v, k);
+		if (mask && mask->ty.n == 1) {
+			px_ins(p, "and.pred %s, %s, %s", ok, ok, px_reg(p, mask, 0));
+		} else if (mask) {
+			const char *ln = px_tmp(p, RC_B32), *sn = px_tmp(p, RC_B32);
+			const char *bits = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %s, 31", ln, k);
+			px_ins(p, "shr.u32 %s, %s, 5", sn, k);
+			px_ins(p, "mov.b32 %s, %s", bits, bal[0]);
+			for (uint32_t s = 1; s < SLOTS(mask->ty.n); s++) {
+				px_ins(p, "setp.eq.u32 %s, %s, %u", q, sn, s);
+				px_ins(p, "selp.b32 %s, %s, %s, %s", bits, bal[s], bits, q);
+			}
+			px_ins(p, "shr.b32 %s, %s, %s", bits, bits, ln);
+			px_ins(p, "and.b32 %s, %s, 1", bits, bits);
+			px_ins(p, "setp.ne.u32 %s, %s, 0", q, bits);
+			px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
+		}
+		selp(p, e, d, v, px_reg(p, old, ds), ok);
+	}
+	return true;
+}
+
+static bool wrregion(Px *p, Inst *i)
+{
+	Inst *nw = i->ops[1];
+	const char **bal = ballots(p, ir_mask(i));
+	if (ir_roff(i))
+		return wr_runtime(p, i, bal);
+	if (i->ty.n == 1) {
+		/* a scalar destination: the region is element 0 */
+		const char *v = nw->ty.n == 1 ? px_reg(p, nw, 0) : px_extract(p, nw, 0);
+		Inst *mask = ir_mask(i);
+		if (mask)
+			selp(p, i->ty.elem, px_reg(p, i, 0), v, px_reg(p, i->ops[0], 0),
+			     mask->ty.n == 1 ? px_reg(p, mask, 0) : px_extract(p, mask, 0));
+		else
+			mov(p, px_class(i->ty.elem), i->ty.elem, px_reg(p, i, 0), v);
+		return true;
+	}
+	int32_t *inv = NEWN(p->arena, int32_t, i->ty.n);
+	for (uint32_t x = 0; x < i->ty.n; x++)
+		inv[x] = -1;
+	uint32_t m = nw->ty.n == 1 && i->rg.width > 0 ? (uint32_t)i->rg.width : nw->ty.n;
+	/* a scalar new value is splat over the region's width (one row) */
+	for (uint32_t k = 0; k < m; k++) {
+		int64_t x = rg_idx(i->rg, k);
+		if (x >= 0 && x < (int64_t)i->ty.n)
+			inv[x] = (int32_t)k;
+	}
+	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++)
+		wr_slot(p, i, ds, inv, bal);
+	return true;
+}
+
+const char *px_extract(Px *p, const Inst *v, uint32_t k)
+{
+	if (v->ty.n == 1)
+		return px_reg(p, v, 0);
+	const char *d = px_tmp(p, px_class(v->ty.elem));
+	px_shfl(p, "idx", px_class(v->ty.elem), d, px_reg(p, v, k / 32),
+	        arena_printf(p->arena, "%u", k % 32));
+	return d;
+}
+
+static bool iselect(Px *p, Inst *i)
+{
+	Inst *src = i->ops[0], *idx = i->ops[1];
+	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
+		const char *pos = px_reg(p, idx, ds);
+		if (px_class(idx->ty.elem) == RC_B64) {
+			const char *t = px_tmp(p, RC_B32);
+			px_ins(p, "cvt.u32.u64 %s, %s", t, pos);
+			pos = t;
+		}
+		gather_lanes(p, src, i->ty.elem, px_reg(p, i, ds), pos);
+	}
+	return true;
+}
+
+bool px_region(Px *p, Inst *i)
+{
+	uint32_t s0 = p->nshfl, l0 = p->nselp;
+	bool ok = i->op == Ordregion ? rdregion(p, i) : i->op == Owrregion ? wrregion(p, i)
+	        : iselect(p, i);
+	if (ok)
+		annotate(p, i, s0, l0);
+	return ok;
+}
