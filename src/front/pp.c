@@ -1404,7 +1404,7 @@ static int find_persona(const char *march)
 	return 3;
 }
 
-static const char *predefined_text(const PPOptions *o)
+static char *predefined_text(const PPOptions *o)
 {
 	int p = find_persona(o->march);
 	Buf b = {0};
@@ -1485,7 +1485,9 @@ Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions 
 	define_builtin(&pp, "__LINE__", PPB_LINE);
 	define_builtin(&pp, "__COUNTER__", PPB_COUNTER);
 	push_file(&pp, path, text, len);
-	const char *pre = arena_strdup(a, predefined_text(pp.opt));
+	char *pre_text = predefined_text(pp.opt);
+	const char *pre = arena_strdup(a, pre_text);
+	free(pre_text);
 	push_file(&pp, "<built-in>", pre, strlen(pre));
 	TokVec out = {0};
 	for (;;) {

@@ -162,7 +162,11 @@ Type *ty_func(Type *ret, Type **params, int nparams)
 
 Type *ty_nominal(TypeKind k, const char *name)
 {
-	Type *t = xcalloc(1, sizeof *t);
+	/* nominal types are not hash-consed; they live with the type tables */
+	static _Thread_local Arena *nominal_mem;
+	if (!nominal_mem)
+		nominal_mem = arena_new();
+	Type *t = NEW(nominal_mem, Type);
 	t->kind = k;
 	t->name = name;
 	t->size = t->align = 4;
