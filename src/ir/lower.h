@@ -1,0 +1,116 @@
+/* lower.h — the lowering's private interface (lower*.c only).
+ *
+ *   lower.c          driver: kernels and their metadata, SSA construction
+ *                    (Braun et al.), statements, scalar and SIMD control
+ *                    flow, inlining of calls, clean-up of the CFG
+ *   lower_expr.c     expressions: values, conversions, operators, lvalues as
+ *                    regions of a variable (LRef), CM members
+ *   lower_builtin.c  the builtin library (builtins.def rows) to CMIR
+ *
+ * A variable (Var) is one SSA-tracked whole value: a vector of n elements
+ * (n = 1 for scalars).  Partial writes go through an LRef: a 2D affine view
+ * of a variable, possibly reinterpreted (format), whose element (r, c) is
+ * element base + r*rs + c*cs (+ roff at run time) of the variable viewed as
+ * `view` elements.  An LRef maps one-to-one onto an IrRegion.
+ */
+#ifndef CMETAL_IR_LOWER_H
+#define CMETAL_IR_LOWER_H
+
+#include "front/front.h"
+#include "ir/ir.h"
+
+typedef struct Var {
+	IrType ty;            /* the whole value */
+	Inst **defs;          /* current definition per block id */
+	uint32_t ndefs;
+	const char *name;
+} Var;
+
+/* What a symbol stands for in the kernel being lowered. */
+typedef struct LRef {
+	Var *var;
+	Elem view;            /* element type the region counts in */
+	int rows, cols;       /* shape (rows == 1 for a vector view) */
+	int32_t base, rs, cs; /* element (r,c) = base + r*rs + c*cs */
+	Inst *roff;           /* runtime offset (view elements, i32) or NULL */
+	bool is_matrix;
+} LRef;
+
+typedef struct Binding {
+	uint32_t gen;         /* the kernel lowering that made it */
+	bool is_ref;          /* a reference: lr; otherwise the whole var */
+	LRef lr;
+	Inst *konst;          /* const arrays: their value */
+} Binding;
+
+/* A loop or switch: where break and continue go. */
+typedef struct Jump {
+	struct Jump *up;
+	struct Block *brk, *cont;
+	bool simd;            /* SIMD do-while: break/continue clear channels */
+	Var *brk_mask, *cont_mask;
+} Jump;
+
+/* An inlined call: where return goes. */
+typedef struct Frame {
+	struct Frame *up;
+	Block *ret;
+	Var *retvar;
+	Type *rty;
+} Frame;
+
+typedef struct L {
+	Arena *a;
+	Module *m;
+	Func *f;
+	IrBuilder B;
+	uint32_t gen;
+	Node *unit;
+	Jump *jump;
+	Frame *frame;
+	Inst *smask;          /* SIMD CF: the static execution mask, or NULL */
+	Jump *simd_loop;      /* innermost SIMD loop */
+	int simd_width;
+	int depth;            /* inlining depth */
+	Map labels;           /* goto labels of the current function body */
+	bool unmasked;        /* between cm_unmask_begin and _end */
+	uint32_t slm_next;    /* cm_slm_alloc's bump pointer */
+} L;
+
+/* lower.c */
+Block *lw_block(L *l);
+void lw_set_block(L *l, Block *b);
+void lw_br(L *l, Block *to);
+void lw_cbr(L *l, Inst *cond, Block *t, Block *f);
+bool lw_terminated(L *l);
+Var *lw_var(L *l, IrType ty, const char *name);
+Inst *lw_read(L *l, Var *v);
+void lw_write(L *l, Var *v, Inst *val);
+Binding *lw_bind(L *l, Sym *s);
+void lw_stmt(L *l, Node *n);
+Inst *lw_call(L *l, Node *call);      /* user function, inlined */
+Inst *lw_mask(L *l);                  /* current execution mask or NULL */
+
+/* lower_expr.c */
+Elem lw_elem(Type *t);
+IrType lw_type(Type *t);
+Inst *lw_expr(L *l, Node *e);         /* rvalue (refs read) */
+Inst *lw_cond(L *l, Node *e);         /* scalar i1 */
+Inst *lw_coerce(L *l, Inst *v, IrType to, bool sat);
+Inst *lw_conv_elem(L *l, Inst *v, Elem to, bool sat);
+Inst *lw_int(L *l, Elem e, int64_t v);
+bool lw_lref(L *l, Node *e, LRef *out);  /* false: not an lvalue */
+LRef lw_whole(Var *v, Type *t);
+Inst *lw_lref_read(L *l, const LRef *r);
+void lw_lref_write(L *l, const LRef *r, Inst *val);
+uint32_t lw_lref_n(const LRef *r);
+IrType lw_lref_type(const LRef *r);
+Inst *lw_const_array(L *l, Sym *s);
+Inst *lw_splat(L *l, Inst *v, uint32_t n);
+Inst *lw_bool_vec(L *l, Inst *v);     /* nonzero -> i1 vector */
+void lw_assign_to(L *l, Node *dst, Inst *val);
+
+/* lower_builtin.c */
+Inst *lw_builtin(L *l, Node *call);
+
+#endif
