@@ -5,8 +5,8 @@
 #include "opt/opt.h"
 #include "target/target.h"
 
-/* The PTX target links in when target/ptx is built. */
-extern const Target T_ptx __attribute__((weak));
+/* The PTX target (target/ptx/). */
+extern const Target T_ptx;
 
 const Target *target_find(const char *name)
 {

@@ -10,3 +10,7 @@ $(BUILD)/gen/cmk_abi.c: src/rt/cmk_abi.h src/target/c/embed_abi.sh
 	@mkdir -p $(dir $@)
 	sh src/target/c/embed_abi.sh src/rt/cmk_abi.h > $@
 GEN_OBJ += $(BUILD)/gen/cmk_abi.o
+
+# the PTX back end (target/ptx/, the PTX engineer's)
+TARGET_SRC += src/target/ptx/emit.c src/target/ptx/alu.c src/target/ptx/region.c \
+              src/target/ptx/mem.c src/target/ptx/warp.c src/target/ptx/ptxas.c

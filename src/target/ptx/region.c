@@ -18,6 +18,7 @@
  * source position per lane and shuffle from every candidate source slot.
  * Every region gets a comment with its cost.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "target/ptx/ptx.h"

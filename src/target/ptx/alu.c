@@ -1,0 +1,521 @@
+/* alu.c — element-wise instructions: arithmetic, bitwise, compares,
+ * select, conversions and math, one PTX instruction (or a few) per
+ * register slot.
+ *
+ * requires: values laid out as ptx.h says (a scalar operand of a vector
+ * instruction is uniform, so its one register serves every slot).
+ *
+ * Integer semantics follow ir.h: 8/16-bit values live normalized in b32
+ * registers and are re-normalized after each operation that can leave the
+ * range; shift counts are taken modulo the bit width; integer division by
+ * zero gives 0.  With .sat, or when the result type differs from the
+ * operands' (exact computation), integers are computed in s64 and clamped
+ * (or wrapped) into the result type; floats saturate to [0, 1] with NaN -> 0.
+ * Float math follows cm-language.md §11: .ftz and the .approx
+ * instructions.
+ */
+#include <string.h>
+
+#include "target/ptx/ptx.h"
+
+static const char *opnd(Px *p, const Inst *v, uint32_t s)
+{
+	return px_reg(p, v, s);
+}
+
+static int bits_of(Elem e)
+{
+	return ir_elem_bytes[e] * 8;
+}
+
+/* Range of an integer element type, as s64 text. */
+static void int_range(Elem e, long long *lo, long long *hi)
+{
+	int b = bits_of(e);
+	if (ir_is_signed(e)) {
+		*hi = b >= 64 ? 0x7fffffffffffffffLL : (1LL << (b - 1)) - 1;
+		*lo = -*hi - 1;
+	} else {
+		*lo = 0;
+		*hi = b >= 64 ? 0x7fffffffffffffffLL : (long long)((1ULL << b) - 1);
+	}
+}
+
+/* Clamps a float register to [0, 1] (NaN -> 0). */
+static void float_sat(Px *p, Elem e, const char *d)
+{
+	if (e == E_F16) {
+		const char *t = px_tmp(p, RC_F32);
+		px_ins(p, "cvt.f32.f16 %s, %s", t, d);
+		px_ins(p, "cvt.sat.f32.f32 %s, %s", t, t);
+		px_ins(p, "cvt.rn.f16.f32 %s, %s", d, t);
+		return;
+	}
+	px_ins(p, "cvt.sat.%s.%s %s, %s", px_ty(e), px_ty(e), d, d);
+}
+
+/* s64 register w into d of type de (clamping when sat). */
+static void from_s64(Px *p, Elem de, const char *d, const char *w, bool sat)
+{
+	if (ir_is_float(de)) {
+		px_ins(p, "cvt.rn.%s.s64 %s, %s", px_ty(de), d, w);
+		if (sat)
+			float_sat(p, de, d);
+		return;
+	}
+	if (sat && bits_of(de) < 64) {
+		long long lo, hi;
+		int_range(de, &lo, &hi);
+		px_ins(p, "max.s64 %s, %s, %lld", w, w, lo);
+		px_ins(p, "min.s64 %s, %s, %lld", w, w, hi);
+	}
+	if (px_class(de) == RC_B64) {
+		px_ins(p, "mov.b64 %s, %s", d, w);
+	} else {
+		px_ins(p, "cvt.u32.u64 %s, %s", d, w);
+		px_normalize(p, de, d);
+	}
+}
+
+void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sat)
+{
+	RegClass dc = px_class(de), sc = px_class(se);
+	if (se == E_I1) {
+		if (de == E_I1)
+			px_ins(p, "mov.pred %s, %s", d, s);
+		else if (ir_is_float(de))
+			px_ins(p, "selp.%s %s, %s, %s, %s", px_bits(de), d,
+			       de == E_F32 ? "0f3F800000" : de == E_F64 ? "0d3FF0000000000000" : "0x3c00",
+			       de == E_F32 ? "0f00000000" : de == E_F64 ? "0d0000000000000000" : "0x0000",
+			       s);
+		else
+			px_ins(p, "selp.%s %s, 1, 0, %s", px_bits(de), d, s);
+		return;
+	}
+	if (de == E_I1) {
+		if (ir_is_float(se))
+			px_ins(p, "setp.neu.%s %s, %s, %s", px_ty(se), d, s,
+			       se == E_F32 ? "0f00000000" : se == E_F64 ? "0d0000000000000000" : "0x0000");
+		else
+			px_ins(p, "setp.ne.%s %s, %s, 0", px_ty(se), d, s);
+		return;
+	}
+	if (ir_is_float(se) && ir_is_float(de)) {
+		if (se == de)
+			px_ins(p, "mov.%s %s, %s", px_bits(de), d, s);
+		else if (ir_elem_bytes[de] < ir_elem_bytes[se])
+			px_ins(p, "cvt.rn%s.%s.%s %s, %s", de == E_F32 ? ".ftz" : "", px_ty(de),
+			       px_ty(se), d, s);
+		else
+			px_ins(p, "cvt%s.%s.%s %s, %s", se == E_F32 ? ".ftz" : "", px_ty(de), px_ty(se),
+			       d, s);
+		if (sat)
+			float_sat(p, de, d);
+		return;
+	}
+	if (ir_is_float(se)) {
+		static const char *const t[E_COUNT_] = {
+			[E_I8] = "s8", [E_U8] = "u8", [E_I16] = "s16", [E_U16] = "u16",
+			[E_I32] = "s32", [E_U32] = "u32", [E_I64] = "s64", [E_U64] = "u64"};
+		px_ins(p, "cvt.rzi%s.%s.%s %s, %s", se == E_F32 ? ".ftz" : "", t[de], px_ty(se), d, s);
+		px_normalize(p, de, d);
+		return;
+	}
+	if (ir_is_float(de)) {
+		px_ins(p, "cvt.rn.%s.%s %s, %s", px_ty(de), px_ty(se), d, s);
+		if (sat)
+			float_sat(p, de, d);
+		return;
+	}
+	/* integer -> integer */
+	if (sat) {
+		const char *w = px_tmp(p, RC_B64);
+		if (sc == RC_B64)
+			px_ins(p, "mov.b64 %s, %s", w, s);
+		else
+			px_ins(p, "cvt.%s64.%s32 %s, %s", ir_is_signed(se) ? "s" : "u",
+			       ir_is_signed(se) ? "s" : "u", w, s);
+		if (se == E_U64) {
+			long long lo, hi;
+			int_range(de, &lo, &hi);
+			px_ins(p, "min.u64 %s, %s, %lld", w, w, hi);
+		}
+		if (se == E_I64 && de == E_U64)
+			px_ins(p, "max.s64 %s, %s, 0", w, w);
+		from_s64(p, de, d, w, bits_of(de) < 64);
+		return;
+	}
+	if (sc == RC_B64 && dc == RC_B64) {
+		px_ins(p, "mov.b64 %s, %s", d, s);
+	} else if (sc == RC_B64) {
+		px_ins(p, "cvt.u32.u64 %s, %s", d, s);
+		px_normalize(p, de, d);
+	} else if (dc == RC_B64) {
+		px_ins(p, "cvt.%s64.%s32 %s, %s", ir_is_signed(se) ? "s" : "u",
+		       ir_is_signed(se) ? "s" : "u", d, s);
+	} else {
+		px_ins(p, "mov.b32 %s, %s", d, s);
+		px_normalize(p, de, d);
+	}
+}
+
+/* ---- integer and float arithmetic ------------------------------------------- */
+
+static const char *ftz(Elem e)
+{
+	return e == E_F32 ? ".ftz" : "";
+}
+
+/* d = a OP b for one slot in the operands' own type S (no .sat, S == D). */
+static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
+{
+	const char *ty = px_ty(e), *bt = px_bits(e);
+	bool fl = ir_is_float(e), i1 = e == E_I1;
+	int bits = bits_of(e);
+	const char *t;
+	switch (i->op) {
+	case Ocopy: px_ins(p, "mov.%s %s, %s", bt, d, a[0]); return true;
+	case Oadd: px_ins(p, fl ? "add%s.%s %s, %s, %s" : "add%s.%s %s, %s, %s",
+	                  fl ? ftz(e) : "", ty, d, a[0], a[1]); break;
+	case Osub: px_ins(p, "sub%s.%s %s, %s, %s", fl ? ftz(e) : "", ty, d, a[0], a[1]); break;
+	case Omul:
+		if (fl)
+			px_ins(p, "mul%s.%s %s, %s, %s", ftz(e), ty, d, a[0], a[1]);
+		else
+			px_ins(p, "mul.lo.%s %s, %s, %s", ty, d, a[0], a[1]);
+		break;
+	case Omad:
+		if (fl)
+			px_ins(p, "fma.rn%s.%s %s, %s, %s, %s", ftz(e), ty, d, a[0], a[1], a[2]);
+		else
+			px_ins(p, "mad.lo.%s %s, %s, %s, %s", ty, d, a[0], a[1], a[2]);
+		break;
+	case Odiv:
+	case Orem:
+		if (fl && i->op == Odiv) {
+			px_ins(p, "div.rn%s.%s %s, %s, %s", ftz(e), ty, d, a[0], a[1]);
+			break;
+		}
+		if (fl)
+			return px_unsupported(p, i, "float remainder");
+		t = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.eq.%s %s, %s, 0", ty, t, a[1]);
+		px_ins(p, "%s.%s %s, %s, %s", i->op == Odiv ? "div" : "rem", ty, d, a[0], a[1]);
+		px_ins(p, "selp.%s %s, 0, %s, %s", bt, d, d, t);
+		break;
+	case Oneg: px_ins(p, "neg%s.%s %s, %s", fl ? ftz(e) : "", fl || ir_is_signed(e) ? ty :
+	                  (bits == 64 ? "s64" : "s32"), d, a[0]); break;
+	case Oabs:
+		if (!fl && !ir_is_signed(e))
+			px_ins(p, "mov.%s %s, %s", bt, d, a[0]);
+		else
+			px_ins(p, "abs%s.%s %s, %s", fl ? ftz(e) : "", ty, d, a[0]);
+		break;
+	case Omin: case Omax:
+		px_ins(p, "%s%s.%s %s, %s, %s", i->op == Omin ? "min" : "max", fl ? ftz(e) : "", ty,
+		       d, a[0], a[1]);
+		break;
+	case Oavg:
+		if (fl)
+			return px_unsupported(p, i, "float avg");
+		if (bits >= 32) {
+			const char *x = px_tmp(p, RC_B64), *y = px_tmp(p, RC_B64);
+			const char *w = ir_is_signed(e) ? "s" : "u";
+			px_ins(p, "cvt.%s64.%s32 %s, %s", w, w, x, a[0]);
+			px_ins(p, "cvt.%s64.%s32 %s, %s", w, w, y, a[1]);
+			px_ins(p, "add.s64 %s, %s, %s", x, x, y);
+			px_ins(p, "add.s64 %s, %s, 1", x, x);
+			px_ins(p, "shr.%s64 %s, %s, 1", w, x, x);
+			px_ins(p, "cvt.u32.u64 %s, %s", d, x);
+		} else {
+			px_ins(p, "add.s32 %s, %s, %s", d, a[0], a[1]);
+			px_ins(p, "add.s32 %s, %s, 1", d, d);
+			px_ins(p, "shr.s32 %s, %s, 1", d, d);
+		}
+		break;
+	case Omulhi:
+		if (bits >= 32) {
+			px_ins(p, "mul.hi.%s %s, %s, %s", ty, d, a[0], a[1]);
+		} else {
+			px_ins(p, "mul.lo.s32 %s, %s, %s", d, a[0], a[1]);
+			px_ins(p, "shr.%s %s, %s, %d", ty, d, d, bits);
+		}
+		break;
+	case Ocarry:
+		t = px_tmp(p, RC_PRED);
+		if (bits == 32) {
+			const char *s = px_tmp(p, RC_B32);
+			px_ins(p, "add.u32 %s, %s, %s", s, a[0], a[1]);
+			px_ins(p, "setp.lt.u32 %s, %s, %s", t, s, a[0]);
+		} else {
+			return px_unsupported(p, i, "carry on this type");
+		}
+		px_ins(p, "selp.u32 %s, 1, 0, %s", d, t);
+		break;
+	case Oborrow:
+		t = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.lt.u%d %s, %s, %s", bits == 64 ? 64 : 32, t, a[0], a[1]);
+		px_ins(p, "selp.%s %s, 1, 0, %s", bt, d, t);
+		break;
+	case Oand: case Oor: case Oxor:
+		px_ins(p, "%s.%s %s, %s, %s", i->op == Oand ? "and" : i->op == Oor ? "or" : "xor",
+		       i1 ? "pred" : bt, d, a[0], a[1]);
+		break;
+	case Onot: px_ins(p, "not.%s %s, %s", i1 ? "pred" : bt, d, a[0]); break;
+	case Oshl: case Oashr: case Olshr: case Orol: case Oror: {
+		const char *c = px_tmp(p, RC_B32), *src = a[0];
+		const char *cnt = a[1];
+		if (bits == 64) {
+			px_ins(p, "cvt.u32.u64 %s, %s", c, cnt);
+			px_ins(p, "and.b32 %s, %s, 63", c, c);
+		} else {
+			px_ins(p, "and.b32 %s, %s, %d", c, cnt, bits - 1);
+		}
+		if (i->op == Olshr && ir_is_signed(e) && bits < 32) {
+			t = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %s, %d", t, src, (1 << bits) - 1);
+			src = t;
+		}
+		if (i->op == Orol || i->op == Oror) {
+			if (bits != 32)
+				return px_unsupported(p, i, "rotates of non-32-bit values");
+			px_ins(p, "shf.%s.wrap.b32 %s, %s, %s, %s", i->op == Orol ? "l" : "r", d, src,
+			       src, c);
+			break;
+		}
+		const char *op = i->op == Oshl ? "shl.b" : i->op == Oashr ? "shr.s" : "shr.u";
+		px_ins(p, "%s%d %s, %s, %s", op, bits == 64 ? 64 : 32, d, src, c);
+		break;
+	}
+	default:
+		return false;
+	}
+	if (!fl && !i1)
+		px_normalize(p, e, d);
+	return true;
+}
+
+/* Exact integer computation in s64, then into D (clamped when sat). */
+static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const char **a)
+{
+	const char *w[3] = {0};
+	for (int k = 0; k < ir_ops[i->op].nops && k < 3; k++) {
+		w[k] = px_tmp(p, RC_B64);
+		if (px_class(se) == RC_B64)
+			px_ins(p, "mov.b64 %s, %s", w[k], a[k]);
+		else
+			px_ins(p, "cvt.%s64.%s32 %s, %s", ir_is_signed(se) ? "s" : "u",
+			       ir_is_signed(se) ? "s" : "u", w[k], a[k]);
+	}
+	const char *r = px_tmp(p, RC_B64);
+	switch (i->op) {
+	case Oadd: px_ins(p, "add.s64 %s, %s, %s", r, w[0], w[1]); break;
+	case Osub: px_ins(p, "sub.s64 %s, %s, %s", r, w[0], w[1]); break;
+	case Omul: px_ins(p, "mul.lo.s64 %s, %s, %s", r, w[0], w[1]); break;
+	case Omad: px_ins(p, "mad.lo.s64 %s, %s, %s, %s", r, w[0], w[1], w[2]); break;
+	case Oneg: px_ins(p, "neg.s64 %s, %s", r, w[0]); break;
+	case Oabs: px_ins(p, "abs.s64 %s, %s", r, w[0]); break;
+	case Omin: px_ins(p, "min.s64 %s, %s, %s", r, w[0], w[1]); break;
+	case Omax: px_ins(p, "max.s64 %s, %s, %s", r, w[0], w[1]); break;
+	case Oavg:
+		px_ins(p, "add.s64 %s, %s, %s", r, w[0], w[1]);
+		px_ins(p, "add.s64 %s, %s, 1", r, r);
+		px_ins(p, "shr.s64 %s, %s, 1", r, r);
+		break;
+	case Odiv: case Orem: {
+		const char *z = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.eq.s64 %s, %s, 0", z, w[1]);
+		px_ins(p, "%s.s64 %s, %s, %s", i->op == Odiv ? "div" : "rem", r, w[0], w[1]);
+		px_ins(p, "selp.b64 %s, 0, %s, %s", r, r, z);
+		break;
+	}
+	case Oshl: case Oashr: case Olshr: {
+		const char *c = px_tmp(p, RC_B32);
+		px_ins(p, "cvt.u32.u64 %s, %s", c, w[1]);
+		px_ins(p, "and.b32 %s, %s, %d", c, c, bits_of(se) - 1);
+		px_ins(p, "%s %s, %s, %s", i->op == Oshl ? "shl.b64" : "shr.s64", r, w[0], c);
+		break;
+	}
+	default: {
+		/* the rest: compute in S, then convert */
+		const char *t = px_tmp(p, px_class(se));
+		if (!arith(p, i, se, t, a))
+			return false;
+		px_conv_slot(p, de, d, se, t, i->sat);
+		return true;
+	}
+	}
+	from_s64(p, de, d, r, i->sat);
+	return true;
+}
+
+/* ---- math ---------------------------------------------------------------------- */
+
+static bool math(Px *p, Inst *i, Elem e, const char *d, const char **a)
+{
+	if (e == E_F16) {
+		/* through f32 */
+		const char *x = px_tmp(p, RC_F32), *y = px_tmp(p, RC_F32), *r = px_tmp(p, RC_F32);
+		const char *b[2] = {x, y};
+		px_ins(p, "cvt.f32.f16 %s, %s", x, a[0]);
+		if (ir_ops[i->op].nops > 1)
+			px_ins(p, "cvt.f32.f16 %s, %s", y, a[1]);
+		if (!math(p, i, E_F32, r, b))
+			return false;
+		px_ins(p, "cvt.rn.f16.f32 %s, %s", d, r);
+		return true;
+	}
+	bool f64 = e == E_F64;
+	const char *t;
+	switch (i->op) {
+	case Oinv: px_ins(p, f64 ? "rcp.rn.f64 %s, %s" : "rcp.approx.ftz.f32 %s, %s", d, a[0]); break;
+	case Osqrt: px_ins(p, f64 ? "sqrt.rn.f64 %s, %s" : "sqrt.approx.ftz.f32 %s, %s", d, a[0]); break;
+	case Orsqrt: px_ins(p, f64 ? "rsqrt.approx.f64 %s, %s" : "rsqrt.approx.ftz.f32 %s, %s", d, a[0]); break;
+	case Olog2: case Oexp2: case Osin: case Ocos: case Opow:
+		if (f64)
+			return px_unsupported(p, i, "double-precision transcendental math");
+		if (i->op == Opow) {
+			t = px_tmp(p, RC_F32);
+			px_ins(p, "lg2.approx.ftz.f32 %s, %s", t, a[0]);
+			px_ins(p, "mul.ftz.f32 %s, %s, %s", t, t, a[1]);
+			px_ins(p, "ex2.approx.ftz.f32 %s, %s", d, t);
+		} else {
+			const char *n = i->op == Olog2 ? "lg2" : i->op == Oexp2 ? "ex2" :
+			                i->op == Osin ? "sin" : "cos";
+			px_ins(p, "%s.approx.ftz.f32 %s, %s", n, d, a[0]);
+		}
+		break;
+	case Ofrc:
+		t = px_tmp(p, px_class(e));
+		px_ins(p, "cvt.rmi%s.%s.%s %s, %s", ftz(e), px_ty(e), px_ty(e), t, a[0]);
+		px_ins(p, "sub%s.%s %s, %s, %s", ftz(e), px_ty(e), d, a[0], t);
+		break;
+	case Orndd: case Orndu: case Ornde: case Orndz: {
+		const char *m = i->op == Orndd ? "rmi" : i->op == Orndu ? "rpi" : i->op == Ornde ? "rni" : "rzi";
+		px_ins(p, "cvt.%s%s.%s.%s %s, %s", m, ftz(e), px_ty(e), px_ty(e), d, a[0]);
+		break;
+	}
+	default:
+		return px_unsupported(p, i, arena_printf(p->arena, "'%s'", ir_ops[i->op].name));
+	}
+	if (i->sat)
+		float_sat(p, e, d);
+	return true;
+}
+
+/* Bit instructions: the result is u32 (cbit, fbl, fbh, lzd) or the
+ * operand's type. */
+static bool bitops(Px *p, Inst *i, Elem se, const char *d, const char **a)
+{
+	bool w64 = px_class(se) == RC_B64;
+	const char *t;
+	switch (i->op) {
+	case Ocbit: px_ins(p, "popc.b%d %s, %s", w64 ? 64 : 32, d, a[0]); break;
+	case Olzd: px_ins(p, "clz.b%d %s, %s", w64 ? 64 : 32, d, a[0]); break;
+	case Ofbl:
+		t = px_tmp(p, w64 ? RC_B64 : RC_B32);
+		px_ins(p, "brev.b%d %s, %s", w64 ? 64 : 32, t, a[0]);
+		px_ins(p, "bfind.shiftamt.u%d %s, %s", w64 ? 64 : 32, d, t);
+		break;
+	case Ofbh: px_ins(p, "bfind.shiftamt.%s %s, %s", px_ty(se), d, a[0]); break;
+	case Obfrev: px_ins(p, "brev.b%d %s, %s", w64 ? 64 : 32, d, a[0]); break;
+	case Obfe:
+		px_ins(p, "bfe.%s %s, %s, %s, %s", px_ty(i->ty.elem), d, a[2], a[1], a[0]);
+		break;
+	case Obfi:
+		px_ins(p, "bfi.b%d %s, %s, %s, %s, %s", w64 ? 64 : 32, d, a[2], a[3], a[1], a[0]);
+		break;
+	default:
+		return false;
+	}
+	px_normalize(p, i->ty.elem, d);
+	return true;
+}
+
+static const char *cmp_name(Op op, bool fl)
+{
+	switch (op) {
+	case Oeq: return "eq";
+	case One: return fl ? "neu" : "ne";
+	case Olt: return "lt";
+	case Ole: return "le";
+	case Ogt: return "gt";
+	default: return "ge";
+	}
+}
+
+/* One slot of an element-wise instruction. */
+static bool alu_slot(Px *p, Inst *i, uint32_t s)
+{
+	const char *a[4] = {0};
+	uint32_t nops = ir_ops[i->op].nops;
+	for (uint32_t k = 0; k < nops && k < 4; k++)
+		a[k] = opnd(p, i->ops[k], s);
+	const char *d = px_reg(p, i, s);
+	Elem de = i->ty.elem, se = nops ? i->ops[nops - 1]->ty.elem : de;
+	if (ir_ops[i->op].flags & IRF_CMP) {
+		se = i->ops[0]->ty.elem;
+		if (se == E_I1) {
+			/* compares of masks: eq = xnor, ne = xor */
+			if (i->op != Oeq && i->op != One)
+				return px_unsupported(p, i, "ordered compares of masks");
+			px_ins(p, "xor.pred %s, %s, %s", d, a[0], a[1]);
+			if (i->op == Oeq)
+				px_ins(p, "not.pred %s, %s", d, d);
+			return true;
+		}
+		px_ins(p, "setp.%s%s.%s %s, %s, %s", cmp_name(i->op, ir_is_float(se)),
+		       se == E_F32 ? ".ftz" : "", px_ty(se), d, a[0], a[1]);
+		return true;
+	}
+	switch (i->op) {
+	case Osel:
+		if (de == E_I1) {
+			const char *x = px_tmp(p, RC_PRED), *y = px_tmp(p, RC_PRED);
+			px_ins(p, "and.pred %s, %s, %s", x, a[0], a[1]);
+			px_ins(p, "not.pred %s, %s", y, a[0]);
+			px_ins(p, "and.pred %s, %s, %s", y, y, a[2]);
+			px_ins(p, "or.pred %s, %s, %s", d, x, y);
+		} else {
+			px_ins(p, "selp.%s %s, %s, %s, %s", px_bits(de), d, a[1], a[2], a[0]);
+		}
+		return true;
+	case Oconv:
+		px_conv_slot(p, de, d, i->ops[0]->ty.elem, a[0], i->sat);
+		return true;
+	case Ocbit: case Ofbl: case Ofbh: case Olzd: case Obfrev: case Obfe: case Obfi:
+		return bitops(p, i, i->ops[nops - 1]->ty.elem, d, a);
+	default:
+		break;
+	}
+	se = i->ops[0]->ty.elem;
+	if (i->op >= Oinv && i->op <= Orndz)
+		return math(p, i, se, d, a);
+	if (ir_is_float(se)) {
+		if (de != se) {
+			const char *t = px_tmp(p, px_class(se));
+			if (!arith(p, i, se, t, a))
+				return px_unsupported(p, i, ir_ops[i->op].name);
+			px_conv_slot(p, de, d, se, t, i->sat);
+			return true;
+		}
+		if (!arith(p, i, se, d, a))
+			return px_unsupported(p, i, ir_ops[i->op].name);
+		if (i->sat)
+			float_sat(p, de, d);
+		return true;
+	}
+	if ((i->sat || de != se) && se != E_I1)
+		return arith_wide(p, i, se, de, d, a);
+	if (!arith(p, i, se, d, a))
+		return px_unsupported(p, i, ir_ops[i->op].name);
+	return true;
+}
+
+bool px_alu(Px *p, Inst *i)
+{
+	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
+		if (!alu_slot(p, i, s))
+			return false;
+	return true;
+}

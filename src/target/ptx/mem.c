@@ -1,0 +1,442 @@
+/* mem.c — memory instructions: block, media (2D) block, scattered,
+ * scatter4 and atomic accesses to surfaces, SVM and SLM.
+ *
+ * requires: values laid out as ptx.h says; the launch block of
+ * rt/cuda_abi.h in %launch.
+ *
+ * Lane l handles elements l, l + 32, ... so a block access coalesces.
+ * Every surface access is bounds-checked with CM semantics, as the CPU
+ * runtime does: 1D reads past the surface's size give 0 and writes there
+ * are dropped; media block reads clamp x and y to the edge, media writes
+ * outside are dropped.  SLM accesses outside the kernel's SLM are dropped
+ * and read 0.  Atomics without a PTX instruction (FMIN, FMAX, FCMPWR) are
+ * compare-and-swap loops.
+ */
+#include <string.h>
+
+#include "rt/cuda_abi.h"
+#include "target/ptx/ptx.h"
+
+/* Where an access goes: a generic 64-bit base (surf/svm) or a shared
+ * address, and the bytes addressable from it. */
+typedef struct {
+	IrSpace sp;
+	const char *base;     /* b64 (global) or b32 (shared) */
+	const char *size;     /* b64 bytes, NULL = unchecked (svm) */
+	const char *width, *height, *pitch; /* b32, surfaces */
+} Where;
+
+static Where where(Px *p, Inst *i, Inst *b)
+{
+	Where w = {.sp = (IrSpace)i->space};
+	if (w.sp == SP_SLM) {
+		w.base = px_tmp(p, RC_B32);
+		w.size = px_tmp(p, RC_B64);
+		if (p->f->slm_size)
+			px_ins(p, "mov.u32 %s, %s_slm", w.base, p->f->name);
+		else
+			px_ins(p, "mov.u32 %s, 0", w.base);
+		px_ins(p, "mov.u64 %s, %u", w.size, p->f->slm_size);
+		return w;
+	}
+	if (w.sp == SP_SVM) {
+		w.base = px_reg(p, b, 0);
+		if (px_class(b->ty.elem) != RC_B64) {
+			const char *t = px_tmp(p, RC_B64);
+			px_ins(p, "cvt.u64.u32 %s, %s", t, w.base);
+			w.base = t;
+		}
+		return w;
+	}
+	const char *d = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
+	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", d, CUDA_L_SURFACES);
+	px_ins(p, "mul.wide.u32 %s, %s, %d", o, px_reg(p, b, 0), CUDA_S_BYTES);
+	px_ins(p, "add.u64 %s, %s, %s", d, d, o);
+	w.base = px_tmp(p, RC_B64), w.size = px_tmp(p, RC_B64);
+	w.width = px_tmp(p, RC_B32), w.height = px_tmp(p, RC_B32), w.pitch = px_tmp(p, RC_B32);
+	px_ins(p, "ld.global.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
+	px_ins(p, "ld.global.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
+	if (i->op == Omload || i->op == Omstore) {
+		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.width, d, CUDA_S_WIDTH);
+		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.height, d, CUDA_S_HEIGHT);
+		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.pitch, d, CUDA_S_PITCH);
+	}
+	return w;
+}
+
+/* The address of byte offset o (b64) and the predicate "o + bytes fits"
+ * (NULL when unchecked). */
+static const char *address(Px *p, const Where *w, const char *o, int bytes, const char **ok)
+{
+	*ok = NULL;
+	if (w->size) {
+		const char *e = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
+		px_ins(p, "add.u64 %s, %s, %d", e, o, bytes);
+		px_ins(p, "setp.le.u64 %s, %s, %s", q, e, w->size);
+		const char *q2 = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.ge.s64 %s, %s, 0", q2, o);
+		px_ins(p, "and.pred %s, %s, %s", q, q, q2);
+		*ok = q;
+	}
+	if (w->sp == SP_SLM) {
+		const char *a = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32);
+		px_ins(p, "cvt.u32.u64 %s, %s", t, o);
+		px_ins(p, "add.u32 %s, %s, %s", a, w->base, t);
+		return a;
+	}
+	const char *a = px_tmp(p, RC_B64);
+	px_ins(p, "add.u64 %s, %s, %s", a, w->base, o);
+	return a;
+}
+
+static const char *space_name(const Where *w)
+{
+	return w->sp == SP_SLM ? "shared" : "global";
+}
+
+static void and_pred(Px *p, const char **q, const char *x)
+{
+	if (!x)
+		return;
+	if (!*q) {
+		*q = x;
+		return;
+	}
+	const char *t = px_tmp(p, RC_PRED);
+	px_ins(p, "and.pred %s, %s, %s", t, *q, x);
+	*q = t;
+}
+
+/* One load or store of register r under predicate q (NULL: always). */
+static void access(Px *p, const Where *w, bool store, Elem e, const char *r, const char *a,
+                   const char *q)
+{
+	const char *t = px_mem_ty(e);
+	if (e == E_I1) {
+		const char *b = px_tmp(p, RC_B32);
+		if (store) {
+			px_ins(p, "selp.u32 %s, 1, 0, %s", b, r);
+			px_ins(p, "%s%s st.%s.u8 [%s], %s", q ? "@" : "", q ? q : "", space_name(w), a, b);
+		} else {
+			px_ins(p, "mov.u32 %s, 0", b);
+			px_ins(p, "%s%s ld.%s.u8 %s, [%s]", q ? "@" : "", q ? q : "", space_name(w), b, a);
+			px_ins(p, "setp.ne.u32 %s, %s, 0", r, b);
+		}
+		return;
+	}
+	if (store) {
+		px_ins(p, "%s%s st.%s.%s [%s], %s", q ? "@" : "", q ? q : "", space_name(w), t, a, r);
+	} else {
+		px_ins(p, "mov.%s %s, 0", px_bits(e), r);
+		px_ins(p, "%s%s ld.%s.%s %s, [%s]", q ? "@" : "", q ? q : "", space_name(w), t, r, a);
+	}
+}
+
+/* A 64-bit signed copy of a scalar or slot register. */
+static const char *wide(Px *p, const Inst *v, uint32_t s)
+{
+	const char *r = px_reg(p, v, s);
+	if (px_class(v->ty.elem) == RC_B64)
+		return r;
+	const char *t = px_tmp(p, RC_B64);
+	px_ins(p, "cvt.%s64.%s32 %s, %s", ir_is_signed(v->ty.elem) ? "s" : "u",
+	       ir_is_signed(v->ty.elem) ? "s" : "u", t, r);
+	return t;
+}
+
+/* bload / bstore: element k at base + off + k * sizeof(T). */
+static bool block(Px *p, Inst *i)
+{
+	bool st = i->op == Obstore;
+	Inst *val = st ? i->ops[2] : i;
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e];
+	Where w = where(p, i, i->ops[0]);
+	const char *off = wide(p, i->ops[1], 0);
+	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
+		const char *o = px_tmp(p, RC_B64), *q = NULL;
+		px_ins(p, "mul.wide.u32 %s, %%lane, %d", o, eb);
+		px_ins(p, "add.s64 %s, %s, %s", o, o, off);
+		if (s)
+			px_ins(p, "add.s64 %s, %s, %u", o, o, s * 32 * eb);
+		const char *ok, *a = address(p, &w, o, eb, &ok);
+		and_pred(p, &q, ok);
+		if (val->ty.n - s * 32 < 32)
+			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
+		if (val->ty.n == 1 && st) {
+			const char *l0 = px_tmp(p, RC_PRED);
+			px_ins(p, "setp.eq.u32 %s, %%lane, 0", l0);
+			and_pred(p, &q, l0);
+		}
+		access(p, &w, st, e, px_reg(p, val, s), a, q);
+	}
+	return true;
+}
+
+/* gather / scatter: element k at base + (goff + offs[k]) * scale. */
+static bool scattered(Px *p, Inst *i)
+{
+	bool st = i->op == Oscatter;
+	Inst *val = st ? i->ops[3] : i, *offs = i->ops[2], *mask = ir_mask(i);
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	Where w = where(p, i, i->ops[0]);
+	const char *goff = wide(p, i->ops[1], 0);
+	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
+		const char *o = px_tmp(p, RC_B64), *q = NULL;
+		px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
+		if (scale != 1)
+			px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
+		const char *ok, *a = address(p, &w, o, eb, &ok);
+		and_pred(p, &q, ok);
+		if (val->ty.n - s * 32 < 32)
+			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
+		if (mask)
+			and_pred(p, &q, px_reg(p, mask, s));
+		access(p, &w, st, e, px_reg(p, val, s), a, q);
+	}
+	return true;
+}
+
+/* gather4 / scatter4: output element j * N + k is channel ch[j] of
+ * address k (N = offs.n); a lane finds its k and channel arithmetically
+ * and fetches offs[k] with one shuffle when N < 32. */
+static bool scatter4(Px *p, Inst *i)
+{
+	bool st = i->op == Oscatter4;
+	Inst *val = st ? i->ops[3] : i, *offs = i->ops[2], *mask = ir_mask(i);
+	Elem e = val->ty.elem;
+	uint32_t N = offs->ty.n, packed = 0, nch = 0;
+	for (int c = 0; c < 4; c++)
+		if (i->chmask >> c & 1)
+			packed |= (uint32_t)c << (4 * nch++);
+	if (N == 0 || (N < 32 && 32 % N) || (N > 32 && N % 32))
+		return px_unsupported(p, i, "this scatter4 width");
+	int scale = i->bytes ? 1 : 4;
+	Where w = where(p, i, i->ops[0]);
+	const char *goff = wide(p, i->ops[1], 0);
+	const char *offk = NULL, *mk = NULL;
+	if (N < 32) {
+		const char *ln = px_tmp(p, RC_B32);
+		px_ins(p, "rem.u32 %s, %%lane, %u", ln, N);
+		offk = px_tmp(p, px_class(offs->ty.elem));
+		px_shfl(p, "idx", px_class(offs->ty.elem), offk, px_reg(p, offs, 0), ln);
+		if (mask && mask->ty.n > 1) {
+			mk = px_tmp(p, RC_PRED);
+			px_shfl(p, "idx", RC_PRED, mk, px_reg(p, mask, 0), ln);
+		} else if (mask) {
+			mk = px_reg(p, mask, 0);
+		}
+	}
+	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
+		const char *x = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
+		px_ins(p, "add.u32 %s, %%lane, %u", x, s * 32);
+		px_ins(p, "div.u32 %s, %s, %u", j, x, N);
+		px_ins(p, "shl.b32 %s, %s, 2", j, j);
+		px_ins(p, "shr.b32 %s, %u, %s", c, packed, j);
+		px_ins(p, "and.b32 %s, %s, 15", c, c);
+		const char *ok_off, *q = NULL;
+		const char *o = px_tmp(p, RC_B64), *ko;
+		if (N < 32) {
+			Inst fake = {.ty = offs->ty};
+			(void)fake;
+			const char *t = px_tmp(p, RC_B64);
+			if (px_class(offs->ty.elem) == RC_B64)
+				t = offk;
+			else
+				px_ins(p, "cvt.u64.u32 %s, %s", t, offk);
+			ko = t;
+			if (mk)
+				and_pred(p, &q, mk);
+		} else {
+			uint32_t ks = s % (N / 32);
+			ko = wide(p, offs, ks);
+			if (mask)
+				and_pred(p, &q, px_reg(p, mask, mask->ty.n > 1 ? ks : 0));
+		}
+		px_ins(p, "add.s64 %s, %s, %s", o, goff, ko);
+		if (scale != 1)
+			px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
+		const char *cw = px_tmp(p, RC_B64);
+		px_ins(p, "mul.wide.u32 %s, %s, 4", cw, c);
+		px_ins(p, "add.s64 %s, %s, %s", o, o, cw);
+		const char *a = address(p, &w, o, 4, &ok_off);
+		and_pred(p, &q, ok_off);
+		if (val->ty.n - s * 32 < 32)
+			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
+		access(p, &w, st, e, px_reg(p, val, s), a, q);
+	}
+	return true;
+}
+
+/* mload / mstore: element k is row k / cols, column k % cols; x in bytes,
+ * y in rows.  Reads clamp to the edge, writes outside are dropped. */
+static bool media(Px *p, Inst *i)
+{
+	bool st = i->op == Omstore;
+	Inst *val = st ? i->ops[3] : i;
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : val->ty.n;
+	if (i->space != SP_SURF)
+		return px_unsupported(p, i, "media block access outside surfaces");
+	Where w = where(p, i, i->ops[0]);
+	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
+	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32);
+	px_ins(p, "sub.s32 %s, %s, %d", xmax, w.width, eb);
+	px_ins(p, "sub.s32 %s, %s, 1", ymax, w.height);
+	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
+		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
+		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
+		px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
+		px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
+		px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
+		px_ins(p, "mad.lo.s32 %s, %s, %d, %s", x, c, eb, x0);
+		px_ins(p, "add.s32 %s, %s, %s", y, r, y0);
+		if (st) {
+			const char *a = px_tmp(p, RC_PRED), *b = px_tmp(p, RC_PRED);
+			px_ins(p, "setp.le.u32 %s, %s, %s", a, x, xmax);  /* negative too */
+			px_ins(p, "setp.le.u32 %s, %s, %s", b, y, ymax);
+			px_ins(p, "and.pred %s, %s, %s", a, a, b);
+			q = a;
+		} else {
+			px_ins(p, "min.s32 %s, %s, %s", x, x, xmax);
+			px_ins(p, "max.s32 %s, %s, 0", x, x);
+			px_ins(p, "min.s32 %s, %s, %s", y, y, ymax);
+			px_ins(p, "max.s32 %s, %s, 0", y, y);
+		}
+		const char *o = px_tmp(p, RC_B64), *xo = px_tmp(p, RC_B64), *ok;
+		px_ins(p, "mul.wide.u32 %s, %s, %s", o, y, w.pitch);
+		px_ins(p, "cvt.u64.u32 %s, %s", xo, x);
+		px_ins(p, "add.u64 %s, %s, %s", o, o, xo);
+		const char *a = address(p, &w, o, eb, &ok);
+		and_pred(p, &q, ok);
+		if (val->ty.n - s * 32 < 32)
+			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
+		access(p, &w, st, e, px_reg(p, val, s), a, q);
+	}
+	return true;
+}
+
+/* One atomic for one slot; d gets the old value (PREDEC: the new). */
+static bool atomic_op(Px *p, Inst *i, const Where *w, const char *d, const char *a,
+                      const char **src, const char *q)
+{
+	Elem e = i->ty.elem == E_VOID ? E_U32 : i->ty.elem;
+	bool w64 = px_class(e) == RC_B64;
+	const char *sp = space_name(w), *bt = w64 ? "b64" : "b32";
+	const char *it = w64 ? "u64" : "u32";
+	const char *pr = q ? arena_printf(p->arena, "@%s ", q) : "";
+	const char *t = px_tmp(p, w64 ? RC_B64 : RC_B32);
+	if (d)
+		px_ins(p, "mov.%s %s, 0", px_bits(e), d);
+	else
+		d = px_tmp(p, px_class(e));
+	switch ((IrAtomic)i->aop) {
+	case AT_ADD: px_ins(p, "%satom.%s.add.%s %s, [%s], %s", pr, sp, it, d, a, src[0]); break;
+	case AT_SUB:
+		px_ins(p, "neg.s%d %s, %s", w64 ? 64 : 32, t, src[0]);
+		px_ins(p, "%satom.%s.add.%s %s, [%s], %s", pr, sp, it, d, a, t);
+		break;
+	case AT_INC: px_ins(p, "%satom.%s.add.%s %s, [%s], 1", pr, sp, it, d, a); break;
+	case AT_DEC: case AT_PREDEC:
+		px_ins(p, "%satom.%s.add.%s %s, [%s], -1", pr, sp, it, d, a);
+		if (i->aop == AT_PREDEC)
+			px_ins(p, "sub.%s %s, %s, 1", it, d, d);
+		break;
+	case AT_MIN: case AT_MAX: case AT_MINSINT: case AT_MAXSINT: {
+		bool sg = i->aop == AT_MINSINT || i->aop == AT_MAXSINT;
+		const char *op = i->aop == AT_MIN || i->aop == AT_MINSINT ? "min" : "max";
+		px_ins(p, "%satom.%s.%s.%s%d %s, [%s], %s", pr, sp, op, sg ? "s" : "u", w64 ? 64 : 32,
+		       d, a, src[0]);
+		break;
+	}
+	case AT_XCHG: px_ins(p, "%satom.%s.exch.%s %s, [%s], %s", pr, sp, bt, d, a, src[0]); break;
+	case AT_CMPXCHG:
+		px_ins(p, "%satom.%s.cas.%s %s, [%s], %s, %s", pr, sp, bt, d, a, src[1], src[0]);
+		break;
+	case AT_AND: case AT_OR: case AT_XOR:
+		px_ins(p, "%satom.%s.%s.%s %s, [%s], %s", pr, sp, ir_atomic_name[i->aop], bt, d, a,
+		       src[0]);
+		break;
+	case AT_FADD: px_ins(p, "%satom.%s.add.f32 %s, [%s], %s", pr, sp, d, a, src[0]); break;
+	case AT_FSUB:
+		t = px_tmp(p, RC_F32);
+		px_ins(p, "neg.f32 %s, %s", t, src[0]);
+		px_ins(p, "%satom.%s.add.f32 %s, [%s], %s", pr, sp, d, a, t);
+		break;
+	case AT_FMIN: case AT_FMAX: case AT_FCMPWR: {
+		/* compare-and-swap loop on the bits */
+		const char *skip = px_label(p), *loop = px_label(p);
+		const char *old = px_tmp(p, RC_B32), *nw = px_tmp(p, RC_F32), *got = px_tmp(p, RC_B32);
+		const char *of = px_tmp(p, RC_F32), *c = px_tmp(p, RC_PRED), *nb = px_tmp(p, RC_B32);
+		if (q)
+			px_ins(p, "@!%s bra %s", q, skip);
+		px_ins(p, "ld.%s.b32 %s, [%s]", sp, old, a);
+		buf_printf(&p->body, "%s:\n", loop);
+		px_ins(p, "mov.b32 %s, %s", of, old);
+		if (i->aop == AT_FCMPWR) {
+			px_ins(p, "setp.eq.f32 %s, %s, %s", c, of, src[1]);
+			px_ins(p, "selp.f32 %s, %s, %s, %s", nw, src[0], of, c);
+		} else {
+			px_ins(p, "%s.f32 %s, %s, %s", i->aop == AT_FMIN ? "min" : "max", nw, of, src[0]);
+		}
+		px_ins(p, "mov.b32 %s, %s", nb, nw);
+		px_ins(p, "atom.%s.cas.b32 %s, [%s], %s, %s", sp, got, a, old, nb);
+		px_ins(p, "setp.ne.b32 %s, %s, %s", c, got, old);
+		px_ins(p, "mov.b32 %s, %s", old, got);
+		px_ins(p, "@%s bra %s", c, loop);
+		px_ins(p, "mov.b32 %s, %s", d, got);
+		buf_printf(&p->body, "%s:\n", skip);
+		break;
+	}
+	default:
+		return px_unsupported(p, i, "this atomic operation");
+	}
+	return true;
+}
+
+static bool atomic(Px *p, Inst *i)
+{
+	Inst *offs = i->ops[2], *mask = ir_mask(i);
+	int ns = ir_nsrc(i);
+	Elem e = i->ty.elem != E_VOID ? i->ty.elem : ns ? i->ops[3]->ty.elem : E_U32;
+	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	if (i->space == SP_SVM && i->aop >= AT_FMAX && eb != 4)
+		return px_unsupported(p, i, "64-bit float atomics");
+	Where w = where(p, i, i->ops[0]);
+	const char *goff = wide(p, i->ops[1], 0);
+	uint32_t n = offs->ty.n;
+	for (uint32_t s = 0; s < SLOTS(n); s++) {
+		const char *o = px_tmp(p, RC_B64), *q = NULL, *src[2] = {0};
+		px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
+		if (scale != 1)
+			px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
+		const char *ok, *a = address(p, &w, o, eb, &ok);
+		and_pred(p, &q, ok);
+		if (n - s * 32 < 32)
+			and_pred(p, &q, px_lane_lt(p, n - s * 32));
+		if (mask)
+			and_pred(p, &q, px_reg(p, mask, s));
+		for (int k = 0; k < ns && k < 2; k++)
+			src[k] = px_reg(p, i->ops[3 + k], s);
+		const char *d = i->ty.elem != E_VOID ? px_reg(p, i, s) : NULL;
+		if (!atomic_op(p, i, &w, d, a, src, q))
+			return false;
+	}
+	return true;
+}
+
+bool px_mem(Px *p, Inst *i)
+{
+	switch (i->op) {
+	case Obload: case Obstore: return block(p, i);
+	case Ogather: case Oscatter: return scattered(p, i);
+	case Ogather4: case Oscatter4: return scatter4(p, i);
+	case Omload: case Omstore: return media(p, i);
+	case Oatomic: return atomic(p, i);
+	default:
+		return px_unsupported(p, i, arena_printf(p->arena, "'%s' (typed surfaces)",
+		                                         ir_ops[i->op].name));
+	}
+}

@@ -1,0 +1,447 @@
+/* warp.c — what involves the whole warp or the launch: the kernel prologue
+ * (walker or group geometry, rt/cuda_abi.h), thread ids, votes (any/all),
+ * mask packing, reductions as shuffle trees, barriers, fences, cm_wait /
+ * cm_signal on the launch's flag array, the timer, printf through the
+ * driver's vprintf, and fault reports.
+ *
+ * requires: values laid out as ptx.h says; lanes past n are masked here.
+ */
+#include <string.h>
+
+#include "rt/cuda_abi.h"
+#include "target/ptx/ptx.h"
+
+/* The prologue: the launch block, the lane id, and in walker launches the
+ * CM thread's linear id (from the ticket when the kernel waits), leaving
+ * warps past the space at once. */
+void px_prologue(Px *p)
+{
+	const char *n = p->f->name;
+	px_ins(p, "ld.param.u64 %%launch, [%s_launch]", n);
+	px_ins(p, "mov.u32 %%lane, %%laneid");
+	px_ins(p, "ld.global.u32 %%kind, [%%launch+%d]", CUDA_L_KIND);
+	px_ins(p, "setp.eq.u32 %%walk, %%kind, %d", CUDA_LAUNCH_WALKER);
+	px_ins(p, "mov.u32 %%linear, 0");
+	px_ins(p, "@!%%walk bra $L_%s_start", n);
+	if (p->f->uses_wait) {
+		const char *a = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
+		px_ins(p, "ld.global.u64 %s, [%%launch+%d]", a, CUDA_L_TICKET);
+		px_ins(p, "setp.eq.u32 %s, %%lane, 0", q);
+		px_ins(p, "@%s atom.global.add.u32 %%linear, [%s], 1", q, a);
+		px_ins(p, "shfl.sync.idx.b32 %%linear, %%linear, 0, 31, -1");
+	} else {
+		const char *t = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
+		px_ins(p, "ld.global.u32 %s, [%%launch+%d]", t, CUDA_L_TPC);
+		px_ins(p, "mov.u32 %s, %%ctaid.x", c);
+		px_ins(p, "mov.u32 %%linear, %%tid.x");
+		px_ins(p, "shr.u32 %%linear, %%linear, 5");
+		px_ins(p, "mad.lo.u32 %%linear, %s, %s, %%linear", c, t);
+	}
+	const char *nt = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", nt, CUDA_L_NTHREADS);
+	px_ins(p, "setp.ge.u32 %s, %%linear, %s", q, nt);
+	px_ins(p, "@%s ret", q);
+	buf_printf(&p->body, "$L_%s_start:\n", n);
+}
+
+/* Lane 0 of a walker thread stores 1 into its flag (cm_signal). */
+static void signal_flag(Px *p)
+{
+	const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
+	const char *one = px_tmp(p, RC_B32), *l = px_label(p);
+	px_ins(p, "@!%%walk bra %s", l);
+	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", a, CUDA_L_FLAGS);
+	px_ins(p, "setp.eq.u64 %s, %s, 0", q, a);
+	px_ins(p, "@%s bra %s", q, l);
+	px_ins(p, "mul.wide.u32 %s, %%linear, 4", o);
+	px_ins(p, "add.u64 %s, %s, %s", a, a, o);
+	px_ins(p, "mov.u32 %s, 1", one);
+	px_ins(p, "setp.eq.u32 %s, %%lane, 0", q);
+	px_ins(p, "@%s st.release.gpu.global.u32 [%s], %s", q, a, one);
+	buf_printf(&p->body, "%s:\n", l);
+}
+
+void px_epilogue(Px *p)
+{
+	if (p->f->uses_wait)
+		signal_flag(p);
+	px_ins(p, "ret");
+}
+
+/* cm_wait(mask): spin on the flags of each dependency not masked off. */
+static void wait_deps(Px *p, Inst *i)
+{
+	const char *done = px_label(p), *loop = px_label(p), *next = px_label(p);
+	const char *spin = px_label(p);
+	const char *k = px_tmp(p, RC_B32), *nd = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32);
+	const char *h = px_tmp(p, RC_B32), *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32);
+	const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED), *fl = px_tmp(p, RC_B64);
+	const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
+	px_ins(p, "@!%%walk bra %s", done);
+	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", fl, CUDA_L_FLAGS);
+	px_ins(p, "setp.eq.u64 %s, %s, 0", q, fl);
+	px_ins(p, "@%s bra %s", q, done);
+	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", nd, CUDA_L_NDEPS);
+	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", w, CUDA_L_WIDTH);
+	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", h, CUDA_L_HEIGHT);
+	px_ins(p, "mov.u32 %s, 0", k);
+	buf_printf(&p->body, "%s:\n", loop);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", q, k, nd);
+	px_ins(p, "@%s bra %s", q, done);
+	px_ins(p, "shr.b32 %s, %s, %s", t, px_reg(p, i->ops[0], 0), k);
+	px_ins(p, "and.b32 %s, %s, 1", t, t);
+	px_ins(p, "setp.ne.u32 %s, %s, 0", q, t);
+	px_ins(p, "@%s bra %s", q, next);
+	px_ins(p, "cvt.u64.u32 %s, %s", o, k);
+	px_ins(p, "add.u64 %s, %%launch, %s", a, o);
+	px_ins(p, "ld.global.s8 %s, [%s+%d]", x, a, CUDA_L_DX);
+	px_ins(p, "ld.global.s8 %s, [%s+%d]", y, a, CUDA_L_DY);
+	px_ins(p, "rem.u32 %s, %%linear, %s", t, w);
+	px_ins(p, "add.s32 %s, %s, %s", x, x, t);
+	px_ins(p, "div.u32 %s, %%linear, %s", t, w);
+	px_ins(p, "add.s32 %s, %s, %s", y, y, t);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", q, x, w);    /* negative too */
+	px_ins(p, "@%s bra %s", q, next);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", q, y, h);
+	px_ins(p, "@%s bra %s", q, next);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", t, y, w, x);
+	px_ins(p, "mul.wide.u32 %s, %s, 4", o, t);
+	px_ins(p, "add.u64 %s, %s, %s", a, fl, o);
+	buf_printf(&p->body, "%s:\n", spin);
+	px_ins(p, "ld.acquire.gpu.global.u32 %s, [%s]", t, a);
+	px_ins(p, "setp.eq.u32 %s, %s, 0", q, t);
+	px_ins(p, "@%s nanosleep.u32 64", q);
+	px_ins(p, "@%s bra %s", q, spin);
+	buf_printf(&p->body, "%s:\n", next);
+	px_ins(p, "add.u32 %s, %s, 1", k, k);
+	px_ins(p, "bra %s", loop);
+	buf_printf(&p->body, "%s:\n", done);
+}
+
+/* Thread ids: walker values when %walk, CTA values otherwise. */
+static bool thread_id(Px *p, Inst *i)
+{
+	const char *d = px_reg(p, i, 0), *g = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32);
+	const char *t = px_tmp(p, RC_B32);
+	switch ((IrTid)i->imm) {
+	case TID_ORIGIN_X: case TID_ORIGIN_Y:
+		px_ins(p, "ld.global.u32 %s, [%%launch+%d]", t, CUDA_L_WIDTH);
+		px_ins(p, "max.u32 %s, %s, 1", t, t);
+		px_ins(p, "%s.u32 %s, %%linear, %s", i->imm == TID_ORIGIN_X ? "rem" : "div", w, t);
+		px_ins(p, "mov.u32 %s, %%ctaid.%s", g, i->imm == TID_ORIGIN_X ? "x" : "y");
+		break;
+	case TID_COLOR: px_ins(p, "mov.u32 %s, 0", g); px_ins(p, "mov.u32 %s, 0", w); break;
+	case TID_GROUP_ID_X: case TID_GROUP_ID_Y: case TID_GROUP_ID_Z:
+		px_ins(p, "mov.u32 %s, %%ctaid.%c", g, "xyz"[i->imm - TID_GROUP_ID_X]);
+		px_ins(p, "mov.u32 %s, %s", w, i->imm == TID_GROUP_ID_X ? "%linear" : "0");
+		break;
+	case TID_LOCAL_ID_X:
+		px_ins(p, "mov.u32 %s, %%tid.x", g);
+		px_ins(p, "shr.u32 %s, %s, 5", g, g);
+		px_ins(p, "mov.u32 %s, 0", w);
+		break;
+	case TID_LOCAL_ID_Y: case TID_LOCAL_ID_Z:
+		px_ins(p, "mov.u32 %s, %%tid.%c", g, i->imm == TID_LOCAL_ID_Y ? 'y' : 'z');
+		px_ins(p, "mov.u32 %s, 0", w);
+		break;
+	case TID_LOCAL_SIZE_X:
+		px_ins(p, "mov.u32 %s, %%ntid.x", g);
+		px_ins(p, "shr.u32 %s, %s, 5", g, g);
+		px_ins(p, "mov.u32 %s, 1", w);
+		break;
+	case TID_LOCAL_SIZE_Y: case TID_LOCAL_SIZE_Z:
+		px_ins(p, "mov.u32 %s, %%ntid.%c", g, i->imm == TID_LOCAL_SIZE_Y ? 'y' : 'z');
+		px_ins(p, "mov.u32 %s, 1", w);
+		break;
+	case TID_GROUP_COUNT_X:
+		px_ins(p, "mov.u32 %s, %%nctaid.x", g);
+		px_ins(p, "ld.global.u32 %s, [%%launch+%d]", w, CUDA_L_NTHREADS);
+		break;
+	case TID_GROUP_COUNT_Y: case TID_GROUP_COUNT_Z:
+		px_ins(p, "mov.u32 %s, %%nctaid.%c", g, i->imm == TID_GROUP_COUNT_Y ? 'y' : 'z');
+		px_ins(p, "mov.u32 %s, 1", w);
+		break;
+	default:
+		return px_unsupported(p, i, "this thread id");
+	}
+	if (px_class(i->ty.elem) == RC_B32) {
+		px_ins(p, "selp.b32 %s, %s, %s, %%walk", d, w, g);
+		px_normalize(p, i->ty.elem, d);
+	} else {
+		px_ins(p, "selp.b32 %s, %s, %s, %%walk", t, w, g);
+		px_conv_slot(p, i->ty.elem, d, E_U32, t, false);
+	}
+	return true;
+}
+
+/* any / all over the valid lanes of every slot. */
+static bool vote(Px *p, Inst *i)
+{
+	Inst *v = i->ops[0];
+	const char *d = px_reg(p, i, 0);
+	bool any = i->op == Oany;
+	if (v->ty.n == 1) {
+		px_ins(p, "mov.pred %s, %s", d, px_reg(p, v, 0));
+		return true;
+	}
+	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++) {
+		uint32_t cnt = v->ty.n - s * 32 < 32 ? v->ty.n - s * 32 : 32;
+		const char *x = px_reg(p, v, s), *r = px_tmp(p, RC_PRED);
+		if (cnt < 32) {
+			const char *in = px_lane_lt(p, cnt), *m = px_tmp(p, RC_PRED);
+			if (any) {
+				px_ins(p, "and.pred %s, %s, %s", m, x, in);
+			} else {
+				px_ins(p, "not.pred %s, %s", in, in);
+				px_ins(p, "or.pred %s, %s, %s", m, x, in);
+			}
+			x = m;
+		}
+		px_ins(p, "vote.sync.%s.pred %s, %s, -1", any ? "any" : "all", r, x);
+		if (!s)
+			px_ins(p, "mov.pred %s, %s", d, r);
+		else
+			px_ins(p, "%s.pred %s, %s, %s", any ? "or" : "and", d, d, r);
+	}
+	return true;
+}
+
+static bool pack(Px *p, Inst *i)
+{
+	Inst *v = i->ops[0];
+	const char *d = px_reg(p, i, 0);
+	if (i->op == Opack) {
+		if (v->ty.n == 1) {
+			px_ins(p, "selp.b32 %s, 1, 0, %s", d, px_reg(p, v, 0));
+			return true;
+		}
+		px_ins(p, "vote.sync.ballot.b32 %s, %s, -1", d, px_reg(p, v, 0));
+		if (v->ty.n < 32)
+			px_ins(p, "and.b32 %s, %s, %u", d, d, (1u << v->ty.n) - 1);
+		px_normalize(p, i->ty.elem, d);
+		return true;
+	}
+	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++) {
+		const char *t = px_tmp(p, RC_B32);
+		if (s) {
+			px_ins(p, "setp.ne.u32 %s, 0, 0", px_reg(p, i, s));
+			continue;
+		}
+		if (i->ty.n == 1) {
+			px_ins(p, "and.b32 %s, %s, 1", t, px_reg(p, v, 0));
+		} else {
+			px_ins(p, "shr.b32 %s, %s, %%lane", t, px_reg(p, v, 0));
+			px_ins(p, "and.b32 %s, %s, 1", t, t);
+		}
+		px_ins(p, "setp.ne.u32 %s, %s, 0", px_reg(p, i, s), t);
+	}
+	return true;
+}
+
+/* The identity of a reduction for the lanes past n. */
+static const char *identity(Px *p, Op op, Elem e)
+{
+	bool fl = ir_is_float(e);
+	switch (op) {
+	case Orsum: return fl ? (e == E_F64 ? "0d0000000000000000" : e == E_F16 ? "0x0000" : "0f00000000") : "0";
+	case Orprod: return fl ? (e == E_F64 ? "0d3FF0000000000000" : e == E_F16 ? "0x3c00" : "0f3F800000") : "1";
+	case Ormin:
+		if (fl)
+			return e == E_F64 ? "0d7FF0000000000000" : e == E_F16 ? "0x7c00" : "0f7F800000";
+		return ir_is_signed(e) ? (px_class(e) == RC_B64 ? "9223372036854775807" : "2147483647")
+		       : (px_class(e) == RC_B64 ? "-1" : "-1");
+	default:
+		if (fl)
+			return e == E_F64 ? "0dFFF0000000000000" : e == E_F16 ? "0xfc00" : "0fFF800000";
+		return ir_is_signed(e) ? (px_class(e) == RC_B64 ? "-9223372036854775808" : "-2147483648")
+		       : "0";
+	}
+	(void)p;
+}
+
+static void combine(Px *p, Op op, Elem e, const char *d, const char *a, const char *b)
+{
+	const char *ty = px_ty(e);
+	const char *fz = e == E_F32 ? ".ftz" : "";
+	bool fl = ir_is_float(e);
+	switch (op) {
+	case Orsum: px_ins(p, "add%s.%s %s, %s, %s", fl ? fz : "", ty, d, a, b); break;
+	case Orprod:
+		if (fl)
+			px_ins(p, "mul%s.%s %s, %s, %s", fz, ty, d, a, b);
+		else
+			px_ins(p, "mul.lo.%s %s, %s, %s", ty, d, a, b);
+		break;
+	case Ormin: px_ins(p, "min%s.%s %s, %s, %s", fl ? fz : "", ty, d, a, b); break;
+	default: px_ins(p, "max%s.%s %s, %s, %s", fl ? fz : "", ty, d, a, b); break;
+	}
+}
+
+/* Reductions: slots combine lane-wise, then a butterfly tree over the
+ * lanes in use, then lane 0's result is broadcast when the tree did not
+ * span the warp. */
+static bool reduce(Px *p, Inst *i)
+{
+	Inst *v = i->ops[0];
+	Elem e = v->ty.elem;
+	RegClass c = px_class(e);
+	const char *d = px_reg(p, i, 0);
+	if (i->sat && !ir_is_float(e))
+		return px_unsupported(p, i, "saturating integer reductions");
+	if (v->ty.n == 1) {
+		px_ins(p, "mov.%s %s, %s", px_bits(e), d, px_reg(p, v, 0));
+		return true;
+	}
+	const char *acc = px_tmp(p, c);
+	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++) {
+		uint32_t cnt = v->ty.n - s * 32 < 32 ? v->ty.n - s * 32 : 32;
+		const char *x = px_reg(p, v, s);
+		if (cnt < 32) {
+			const char *t = px_tmp(p, c);
+			px_ins(p, "selp.%s %s, %s, %s, %s", px_bits(e), t, x, identity(p, i->op, e),
+			       px_lane_lt(p, cnt));
+			x = t;
+		}
+		if (!s)
+			px_ins(p, "mov.%s %s, %s", px_bits(e), acc, x);
+		else
+			combine(p, i->op, e, acc, acc, x);
+	}
+	uint32_t span = v->ty.n >= 32 ? 32 : 1;
+	while (span < v->ty.n && span < 32)
+		span *= 2;
+	uint32_t s0 = p->nshfl;
+	for (uint32_t k = span / 2; k >= 1; k /= 2) {
+		const char *t = px_tmp(p, c);
+		px_shfl(p, "bfly", c, t, acc, arena_printf(p->arena, "%u", k));
+		combine(p, i->op, e, acc, acc, t);
+	}
+	if (span < 32)
+		px_shfl(p, "idx", c, acc, acc, "0");
+	px_comment(p, "%s of %u: %u shfl", ir_ops[i->op].name, v->ty.n, p->nshfl - s0);
+	px_ins(p, "mov.%s %s, %s", px_bits(e), d, acc);
+	if (!ir_is_float(e))
+		px_normalize(p, e, d);
+	else if (i->sat)
+		px_ins(p, "cvt.sat.%s.%s %s, %s", px_ty(e), px_ty(e), d, d);
+	return true;
+}
+
+/* printf: lane 0 packs the arguments as C varargs in a local buffer and
+ * calls vprintf. */
+static bool emit_printf(Px *p, Inst *i)
+{
+	const char *s = i->str ? i->str : "";
+	uint32_t id = p->ntab++;
+	const char *fname = arena_printf(p->arena, "%s_fmt%u", p->f->name, id);
+	size_t len = strlen(s);
+	buf_printf(p->globals, ".global .align 1 .b8 %s[%zu] = {", fname, len + 1);
+	for (size_t k = 0; k <= len; k++)
+		buf_printf(p->globals, "%s%u", k ? ", " : "", (unsigned char)s[k]);
+	buf_puts(p->globals, "};\n");
+	uint32_t off = 0;
+	uint32_t *offs = NEWN(p->arena, uint32_t, i->nops + 1);
+	for (uint32_t k = 0; k < i->nops; k++) {
+		Elem e = i->ops[k]->ty.elem;
+		uint32_t sz = ir_is_float(e) || px_class(e) == RC_B64 ? 8 : 4;
+		off = (off + sz - 1) / sz * sz;
+		offs[k] = off;
+		off += sz;
+	}
+	const char *skip = px_label(p), *q = px_tmp(p, RC_PRED);
+	const char *buf = arena_printf(p->arena, "%s_pbuf%u", p->f->name, id);
+	buf_printf(&p->body, "\t.local .align 8 .b8 %s[%u];\n", buf, off ? off : 8);
+	px_ins(p, "setp.ne.u32 %s, %%lane, 0", q);
+	px_ins(p, "@%s bra %s", q, skip);
+	for (uint32_t k = 0; k < i->nops; k++) {
+		Inst *a = i->ops[k];
+		Elem e = a->ty.elem;
+		const char *r = px_reg(p, a, 0);
+		if (ir_is_float(e)) {
+			const char *t = px_tmp(p, RC_F64);
+			if (e == E_F64)
+				t = r;
+			else
+				px_ins(p, "cvt.f64.%s %s, %s", px_ty(e), t, r);
+			px_ins(p, "st.local.f64 [%s+%u], %s", buf, offs[k], t);
+		} else if (px_class(e) == RC_B64) {
+			px_ins(p, "st.local.b64 [%s+%u], %s", buf, offs[k], r);
+		} else if (e == E_I1) {
+			const char *t = px_tmp(p, RC_B32);
+			px_ins(p, "selp.u32 %s, 1, 0, %s", t, r);
+			px_ins(p, "st.local.b32 [%s+%u], %s", buf, offs[k], t);
+		} else {
+			px_ins(p, "st.local.b32 [%s+%u], %s", buf, offs[k], r);
+		}
+	}
+	const char *fa = px_tmp(p, RC_B64), *aa = px_tmp(p, RC_B64);
+	px_ins(p, "mov.u64 %s, %s", fa, fname);
+	px_ins(p, "cvta.global.u64 %s, %s", fa, fa);
+	px_ins(p, "mov.u64 %s, %s", aa, buf);
+	px_ins(p, "cvta.local.u64 %s, %s", aa, aa);
+	buf_printf(&p->body, "\t{\n\t.param .b64 pf;\n\t.param .b64 pa;\n\t.param .b32 rv;\n"
+	           "\tst.param.b64 [pf], %s;\n\tst.param.b64 [pa], %s;\n"
+	           "\tcall (rv), vprintf, (pf, pa);\n\t}\n", fa, aa);
+	buf_printf(&p->body, "%s:\n", skip);
+	p->uses_vprintf = true;
+	return true;
+}
+
+/* A fault hook: the first one stores its line into the launch's fault word. */
+static bool trap(Px *p, Inst *i)
+{
+	const char *a = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED), *l = px_label(p);
+	const char *old = px_tmp(p, RC_B32);
+	px_comment(p, "fault: %s", i->str ? i->str : "");
+	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", a, CUDA_L_FAULT);
+	px_ins(p, "setp.eq.u64 %s, %s, 0", q, a);
+	px_ins(p, "@%s bra %s", q, l);
+	px_ins(p, "setp.ne.u32 %s, %%lane, 0", q);
+	px_ins(p, "@%s bra %s", q, l);
+	px_ins(p, "atom.global.cas.b32 %s, [%s], 0, %u", old, a, i->loc.line ? i->loc.line : 1);
+	buf_printf(&p->body, "%s:\n", l);
+	return true;
+}
+
+bool px_warp(Px *p, Inst *i)
+{
+	switch (i->op) {
+	case Otid: return thread_id(p, i);
+	case Oany: case Oall: return vote(p, i);
+	case Opack: case Ounpack: return pack(p, i);
+	case Orsum: case Orprod: case Ormin: case Ormax: return reduce(p, i);
+	case Obarrier: px_ins(p, "bar.sync 0"); return true;
+	case Osbarrier: {
+		const char *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32);
+		px_ins(p, "mov.u32 %s, %%ntid.x", t);
+		px_ins(p, "mov.u32 %s, %%ntid.y", u);
+		px_ins(p, "mul.lo.u32 %s, %s, %s", t, t, u);
+		px_ins(p, "mov.u32 %s, %%ntid.z", u);
+		px_ins(p, "mul.lo.u32 %s, %s, %s", t, t, u);
+		px_ins(p, "barrier.cta.%s 1, %s", i->imm ? "arrive" : "sync", t);
+		return true;
+	}
+	case Ofence:
+		px_ins(p, "fence.acq_rel.%s", (i->imm & ~0x20) ? "gpu" : "cta");
+		return true;
+	case Owait: wait_deps(p, i); return true;
+	case Osignal: signal_flag(p); return true;
+	case Otimer: {
+		const char *c = px_tmp(p, RC_B64), *lo = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+		const char *d = px_reg(p, i, 0), *q = px_tmp(p, RC_PRED);
+		px_ins(p, "mov.u64 %s, %%clock64", c);
+		px_ins(p, "mov.b64 {%s, %s}, %s", lo, hi, c);
+		px_ins(p, "setp.eq.u32 %s, %%lane, 1", q);
+		px_ins(p, "selp.b32 %s, %s, 0, %s", d, hi, q);
+		px_ins(p, "setp.eq.u32 %s, %%lane, 0", q);
+		px_ins(p, "selp.b32 %s, %s, %s, %s", d, lo, d, q);
+		for (uint32_t s = 1; s < SLOTS(i->ty.n); s++)
+			px_ins(p, "mov.b32 %s, 0", px_reg(p, i, s));
+		return true;
+	}
+	case Oprintf: return emit_printf(p, i);
+	case Otrap: return trap(p, i);
+	default:
+		return px_unsupported(p, i, arena_printf(p->arena, "'%s'", ir_ops[i->op].name));
+	}
+}
