@@ -108,12 +108,19 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 
 bool rt_translate_cm(const char *source, const char *options, Buf *c_out, Buf *log)
 {
+	return rt_compile_cm(source, options, "c", c_out, log);
+}
+
+/* (cuda) The same with the target named: the CUDA device builds "ptx". */
+bool rt_compile_cm(const char *source, const char *options, const char *target, Buf *out,
+                   Buf *log)
+{
 	DiagState saved = diag_state;
 	diag_state = (DiagState){.capture = log};
 	CompileOptions co = {.opt_level = 2, .bounds_check = true};
 	OptLists l = {.arena = arena_new()};
 	bool ok = parse_options(options, &co, &l, log) &&
-	          compile_to("program.cm", source, &co, "c", c_out);
+	          compile_to("program.cm", source, &co, target, out);
 	if (!ok && log->len == 0)
 		buf_puts(log, "error: the compiler reported no diagnostics\n");
 	vec_free(&l.incs);

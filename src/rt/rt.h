@@ -164,6 +164,9 @@ cm_status rt_check_kernel(cmetal_kernel *k);
 bool rt_translate_cm(const char *source, const char *options, Buf *c_out,
                      Buf *log);
 bool rt_compiler_available(void);
+/* (cuda) rt_translate_cm for any target of compile_to ("c", "ptx"). */
+bool rt_compile_cm(const char *source, const char *options, const char *target, Buf *out,
+                   Buf *log);
 /* Test hook: replace the CM -> C step of a device (NULL restores it). */
 void rt_device_set_translator(cmetal_device *dev, RtTranslateFn fn);
 
@@ -175,5 +178,9 @@ cm_status rt_cache_build(cmetal_device *dev, const char *source,
 
 /* cpu/cpu.c */
 cm_status rt_cpu_open(cmetal_device *dev);
+
+/* cuda/cuda.c: opens CUDA device `ordinal` (fails with a clear message when
+ * there is no driver or no device) */
+cm_status rt_cuda_open(cmetal_device *dev, int ordinal);
 
 #endif

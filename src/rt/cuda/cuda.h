@@ -1,0 +1,201 @@
+/* cuda.h — the CUDA device's internal header: the slice of the CUDA driver
+ * API it uses (declared here from the public driver API documentation and
+ * loaded with dlopen("libcuda.so.1"), so building cmetal needs no CUDA
+ * toolkit), and the device's state, sectioned by the file implementing it.
+ *
+ * How RtMem fields are used by this device:
+ *   m->addr   the device address (CUdeviceptr) of the memory;
+ *   m->host   the same address as a pointer: launch.c copies it into
+ *             CmkSurface.base, and our run turns it back into the
+ *             CudaSurface.base of rt/cuda_abi.h.  Never dereferenced.
+ *   m->priv   a CudaMem: the user's memory for host-aliasing buffers, the
+ *             host copy while a buffer is mapped.
+ * Host-aliasing buffers (cmetal_buffer_create_host) are a device copy kept
+ * in step at launch boundaries: host -> device before every launch that
+ * binds them, device -> host after it.  Between launches the user's memory
+ * is the truth (buffer read/write/map go straight to it).
+ */
+#ifndef CMETAL_RT_CUDA_H
+#define CMETAL_RT_CUDA_H
+
+#include "rt/cuda_abi.h"
+#include "rt/rt.h"
+
+/* ---- the driver API (types and values from the CUDA driver API docs) ---- */
+
+typedef int CUresult;                    /* CUDA_SUCCESS = 0 */
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;  /* 64-bit builds only */
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+
+enum {
+	CUDA_SUCCESS = 0,
+	CUDA_ERROR_NO_DEVICE = 100,
+	CUDA_ERROR_INVALID_PTX = 218,
+	CUDA_ERROR_NOT_FOUND = 500,
+};
+enum {                                   /* CUjit_option */
+	CU_JIT_INFO_LOG_BUFFER = 3,
+	CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+	CU_JIT_ERROR_LOG_BUFFER = 5,
+	CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+	CU_JIT_LOG_VERBOSE = 12,
+	CU_JIT_GENERATE_LINE_INFO = 13,
+};
+enum {                                   /* CUdevice_attribute */
+	CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+enum {                                   /* CUfunction_attribute */
+	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+	CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+	CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+};
+enum { CU_LIMIT_PRINTF_FIFO_SIZE = 1 };  /* CUlimit */
+enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 };
+enum { CU_STREAM_NON_BLOCKING = 1 };
+
+/* The X-macro of every driver entry point used: X(field, symbol, return
+ * type, parameters).  Symbols are the versioned names the driver exports
+ * (cuMemAlloc_v2 ...), as cuda.h maps the plain names to them. */
+#define CU_FUNCS(X)                                                                  \
+	X(Init, "cuInit", (unsigned flags))                                          \
+	X(DriverGetVersion, "cuDriverGetVersion", (int *v))                          \
+	X(GetErrorString, "cuGetErrorString", (CUresult e, const char **s))          \
+	X(GetErrorName, "cuGetErrorName", (CUresult e, const char **s))              \
+	X(DeviceGetCount, "cuDeviceGetCount", (int *n))                              \
+	X(DeviceGet, "cuDeviceGet", (CUdevice *d, int ordinal))                      \
+	X(DeviceGetName, "cuDeviceGetName", (char *name, int len, CUdevice d))       \
+	X(DeviceGetAttribute, "cuDeviceGetAttribute", (int *v, int attr, CUdevice d)) \
+	X(DeviceTotalMem, "cuDeviceTotalMem_v2", (size_t *bytes, CUdevice d))        \
+	X(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *c, CUdevice d)) \
+	X(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice d))     \
+	X(CtxSetCurrent, "cuCtxSetCurrent", (CUcontext c))                           \
+	X(CtxSynchronize, "cuCtxSynchronize", (void))                                \
+	X(CtxSetLimit, "cuCtxSetLimit", (int limit, size_t value))                   \
+	X(MemAlloc, "cuMemAlloc_v2", (CUdeviceptr *p, size_t n))                     \
+	X(MemFree, "cuMemFree_v2", (CUdeviceptr p))                                  \
+	X(MemHostAlloc, "cuMemHostAlloc", (void **p, size_t n, unsigned flags))      \
+	X(MemFreeHost, "cuMemFreeHost", (void *p))                                   \
+	X(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                   \
+	  (CUdeviceptr *d, void *p, unsigned flags))                                 \
+	X(MemcpyHtoD, "cuMemcpyHtoD_v2", (CUdeviceptr d, const void *s, size_t n))   \
+	X(MemcpyDtoH, "cuMemcpyDtoH_v2", (void *d, CUdeviceptr s, size_t n))         \
+	X(MemcpyDtoD, "cuMemcpyDtoD_v2", (CUdeviceptr d, CUdeviceptr s, size_t n))   \
+	X(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                   \
+	  (CUdeviceptr d, const void *s, size_t n, CUstream st))                     \
+	X(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                   \
+	  (void *d, CUdeviceptr s, size_t n, CUstream st))                           \
+	X(MemsetD8, "cuMemsetD8_v2", (CUdeviceptr d, unsigned char v, size_t n))     \
+	X(MemsetD8Async, "cuMemsetD8Async", (CUdeviceptr d, unsigned char v, size_t n, \
+	                                     CUstream st))                           \
+	X(ModuleLoadDataEx, "cuModuleLoadDataEx", (CUmodule *m, const void *image,   \
+	  unsigned nopt, int *opts, void **vals))                                    \
+	X(ModuleUnload, "cuModuleUnload", (CUmodule m))                              \
+	X(ModuleGetFunction, "cuModuleGetFunction", (CUfunction *f, CUmodule m,      \
+	                                             const char *name))              \
+	X(FuncGetAttribute, "cuFuncGetAttribute", (int *v, int attr, CUfunction f))  \
+	X(LaunchKernel, "cuLaunchKernel", (CUfunction f, unsigned gx, unsigned gy,   \
+	  unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,        \
+	  CUstream st, void **params, void **extra))                                 \
+	X(StreamCreate, "cuStreamCreate", (CUstream *st, unsigned flags))            \
+	X(StreamDestroy, "cuStreamDestroy_v2", (CUstream st))                        \
+	X(StreamSynchronize, "cuStreamSynchronize", (CUstream st))                   \
+	X(EventCreate, "cuEventCreate", (CUevent *e, unsigned flags))                \
+	X(EventDestroy, "cuEventDestroy_v2", (CUevent e))                            \
+	X(EventRecord, "cuEventRecord", (CUevent e, CUstream st))                    \
+	X(EventSynchronize, "cuEventSynchronize", (CUevent e))                       \
+	X(EventElapsedTime, "cuEventElapsedTime", (float *ms, CUevent a, CUevent b))
+
+/* driver.c */
+typedef struct CuDriver {
+	void *lib;                  /* dlopen handle, kept for the process */
+	int version;                /* cuDriverGetVersion: 12040 = 12.4 */
+#define CU_FIELD(name, sym, params) CUresult (*name) params;
+	CU_FUNCS(CU_FIELD)
+#undef CU_FIELD
+} CuDriver;
+
+/* Loads libcuda.so.1 and calls cuInit once per process; NULL after an
+ * rt_fail (CM_DEVICE_NOT_FOUND) that says why. */
+const CuDriver *cu_driver(void);
+/* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a result. */
+const char *cu_errtext(CUresult r);
+/* rt_fail(status, "<what>: <error text>") when r is not CUDA_SUCCESS. */
+cm_status cu_fail(CUresult r, cm_status status, const char *what);
+
+/* ---- the device ---- */
+
+typedef struct CudaMem {
+	void *user;                 /* host-aliasing buffers: the user's memory */
+	void *mapped;               /* device buffers while mapped: a host copy */
+	struct CudaMem *next_alias; /* the device's list of host-aliasing buffers */
+	RtMem *m;
+} CudaMem;
+
+typedef struct CudaDevice {
+	const CuDriver *cu;
+	CUdevice dev;
+	CUcontext ctx;
+	CUstream stream;
+	int ordinal, cc_major, cc_minor, nsm;
+	bool lost;                  /* a kernel faulted: the context is unusable */
+	char lost_why[256];
+	CudaMem *aliases;           /* host-aliasing buffers, newest first */
+	/* the fault word: pinned host memory the GPU writes through a mapped
+	 * address (fault_dev); when mapping fails, device memory read back */
+	volatile uint32_t *fault_host;
+	CUdeviceptr fault_dev;
+	bool fault_mapped;
+	/* cm_wait scratch: ticket (4 bytes, padded to 256) then one flag per
+	 * thread; grown on demand, never shrunk */
+	CUdeviceptr wait_mem;
+	size_t wait_cap;
+} CudaDevice;
+
+/* Per kernel of a program: what a launch needs, cached. */
+typedef struct CudaKernel {
+	CUfunction fn;
+	void **params;              /* 1 + nargs pointers for cuLaunchKernel */
+	CUdeviceptr block;          /* device copy of image: CudaLaunch, surfaces */
+	unsigned char *image;       /* last uploaded launch block (host) */
+	size_t image_len;           /* CUDA_L_BYTES + nargs * CUDA_S_BYTES */
+	bool image_valid;           /* image is what block holds on the device */
+	unsigned char *next;        /* this launch's block, built before upload */
+	int regs, local_bytes;      /* cuFuncGetAttribute, for reports */
+} CudaKernel;
+
+typedef struct CudaProgram {
+	Arena *arena;               /* metadata, names, kernel state */
+	CUmodule mod;
+	CmkKernelInfo *infos;       /* p->kernels */
+	CudaKernel *ks;             /* parallel to infos */
+	uint32_t n;
+	CUdeviceptr blocks;         /* one allocation for every kernel's block */
+	char *ptx;                  /* the module text (malloc'd), for tools */
+} CudaProgram;
+
+/* cuda.c */
+/* Makes the device's context current on the calling OS thread (cheap when
+ * it already is); fails when the context was lost to a fault. */
+cm_status cuda_enter(CudaDevice *c);
+
+/* module.c */
+cm_status cuda_program_load(cmetal_device *dev, cmetal_program *p, const char *path);
+cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *source,
+                             const char *options);
+void cuda_program_free(cmetal_device *dev, cmetal_program *p);
+/* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
+ * PTX text into infos (arena); false with the reason in err. */
+bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint32_t *n,
+                         Buf *err);
+
+/* launch.c */
+cm_status cuda_run(cmetal_device *dev, RtLaunch *l);
+
+#endif

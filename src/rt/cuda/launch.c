@@ -1,0 +1,243 @@
+/* launch.c — running one launch on the GPU (rt/cuda_abi.h is the contract).
+ *
+ *   1. geometry: a CM thread is a warp.  Groups: grid = group counts,
+ *      block = (32 * threads[0], threads[1], threads[2]).  Walker: W*H CM
+ *      threads, WALKER_TPC warps per CTA (1 when the kernel uses SLM or a
+ *      barrier, since each walker thread is its own group).
+ *   2. the launch block (CudaLaunch + one CudaSurface per argument) is built
+ *      on the host and uploaded only when it differs from what the kernel's
+ *      device slot already holds (a repeated launch uploads nothing).
+ *   3. cm_wait launches get the ticket and flags zeroed (one memset).
+ *   4. host-aliasing buffers bound to the launch are copied in before and
+ *      out after it.
+ *   5. cuLaunchKernel with kernelParams = {&block, args[0], args[1], ...},
+ *      then one cuStreamSynchronize.  Kernel printf goes through the
+ *      driver's vprintf FIFO, which the driver prints to stdout at the
+ *      synchronize (so a printf callback set on the device does not see it).
+ *   6. the fault word: a line number means an out-of-range access was
+ *      found (and made safe) by a bounds-checked kernel.
+ * The steady state is: an optional memcmp, one cuLaunchKernel, one
+ * synchronize, one load of the mapped fault word — no allocation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rt/cuda/cuda.h"
+
+#define WALKER_TPC 4u
+#define WAIT_HEAD 256u       /* ticket, padded so flags stay aligned */
+#define MAX_GRID_YZ 65535u
+
+typedef struct {
+	unsigned grid[3], block[3];
+	uint32_t tpc;
+} Geometry;
+
+static cm_status geometry(const RtLaunch *l, Geometry *g)
+{
+	const CmkKernelInfo *ki = l->info;
+	if (l->kind == RT_LAUNCH_WALKER) {
+		uint64_t n = (uint64_t)l->width * l->height;
+		uint32_t tpc = ki->uses_barrier || ki->slm_size ? 1 : WALKER_TPC;
+		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {32 * tpc, 1, 1}, tpc};
+		return CM_SUCCESS;
+	}
+	uint64_t warps = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	if (warps > 32)
+		return rt_fail(CM_GROUP_TOO_LARGE,
+		               "a group of %ux%ux%u threads is too large for kernel '%s' on a CUDA "
+		               "device: each CM thread is a warp, and a CTA holds at most 32 warps",
+		               l->threads[0], l->threads[1], l->threads[2], ki->name);
+	if (l->groups[1] > MAX_GRID_YZ || l->groups[2] > MAX_GRID_YZ || l->groups[0] > INT32_MAX)
+		return rt_fail(CM_INVALID_THREAD_SPACE,
+		               "%ux%ux%u groups of kernel '%s' exceed the CUDA grid limits "
+		               "(2^31-1 x 65535 x 65535)", l->groups[0], l->groups[1],
+		               l->groups[2], ki->name);
+	*g = (Geometry){{l->groups[0], l->groups[1], l->groups[2]},
+	                {32 * l->threads[0], l->threads[1], l->threads[2]}, 0};
+	return CM_SUCCESS;
+}
+
+/* Dependency offsets in the order cmetal.h lists them (cm_wait mask bits). */
+static uint32_t dep_offsets(cmetal_dependency d, int8_t *dx, int8_t *dy)
+{
+	static const int8_t wx[] = {-1, -1, 0, 1}, wy[] = {0, -1, -1, -1};
+	switch (d) {
+	case CMETAL_DEP_WAVEFRONT: memcpy(dx, wx, 3); memcpy(dy, wy, 3); return 3;
+	case CMETAL_DEP_WAVEFRONT26: memcpy(dx, wx, 4); memcpy(dy, wy, 4); return 4;
+	case CMETAL_DEP_HORIZONTAL: dx[0] = -1; dy[0] = 0; return 1;
+	case CMETAL_DEP_VERTICAL: dx[0] = 0; dy[0] = -1; return 1;
+	case CMETAL_DEP_NONE: break;
+	}
+	return 0;
+}
+
+/* Zeroed ticket and flags for n threads, in c->wait_mem. */
+static cm_status wait_scratch(CudaDevice *c, uint64_t n, CudaLaunch *cl)
+{
+	size_t need = WAIT_HEAD + (size_t)n * 4;
+	if (need > c->wait_cap) {
+		if (c->wait_mem)
+			c->cu->MemFree(c->wait_mem);
+		c->wait_mem = 0;
+		c->wait_cap = 0;
+		CUresult r = c->cu->MemAlloc(&c->wait_mem, need);
+		if (r)
+			return rt_fail(CM_OUT_OF_MEMORY,
+			               "cannot allocate the %zu bytes of cm_wait flags on the GPU: %s",
+			               need, cu_errtext(r));
+		c->wait_cap = need;
+	}
+	CUresult r = c->cu->MemsetD8Async(c->wait_mem, 0, need, c->stream);
+	if (r)
+		return cu_fail(r, CM_IO_ERROR, "zeroing cm_wait flags");
+	cl->ticket = c->wait_mem;
+	cl->flags = c->wait_mem + WAIT_HEAD;
+	return CM_SUCCESS;
+}
+
+/* Fills k->next with this launch's block. */
+static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g,
+                             CudaKernel *k)
+{
+	const CmkKernelInfo *ki = l->info;
+	CudaLaunch cl = {0};
+	cl.surfaces = k->block + CUDA_L_BYTES;
+	cl.fault = c->fault_dev;
+	cl.nsurfaces = ki->nargs;
+	if (l->kind == RT_LAUNCH_WALKER) {
+		cl.kind = CUDA_LAUNCH_WALKER;
+		cl.width = l->width;
+		cl.height = l->height;
+		cl.nthreads = l->width * l->height;
+		cl.threads_per_cta = g->tpc;
+		cl.ndeps = dep_offsets(l->dep, cl.dx, cl.dy);
+		if (cl.ndeps || ki->uses_wait) {
+			cm_status s = wait_scratch(c, cl.nthreads, &cl);
+			if (s)
+				return s;
+		}
+	} else {
+		cl.kind = CUDA_LAUNCH_GROUPS;
+	}
+	memset(k->next, 0, k->image_len);
+	memcpy(k->next, &cl, sizeof cl);
+	for (uint32_t i = 0; i < ki->nargs; i++) {
+		if (ki->args[i].kind != CMK_ARG_SURFACE)
+			continue;
+		const CmkSurface *s = &l->surfaces[i];
+		CudaSurface cs = {(uint64_t)(uintptr_t)s->base, s->size, s->width, s->height,
+		                  s->pitch, s->format, s->bpp, s->is2d};
+		memcpy(k->next + CUDA_L_BYTES + (size_t)i * CUDA_S_BYTES, &cs, sizeof cs);
+	}
+	return CM_SUCCESS;
+}
+
+/* Uploads k->next unless the device slot already holds it. */
+static cm_status upload_block(CudaDevice *c, CudaKernel *k)
+{
+	if (k->image_valid && !memcmp(k->next, k->image, k->image_len))
+		return CM_SUCCESS;
+	CUresult r = c->cu->MemcpyHtoDAsync(k->block, k->next, k->image_len, c->stream);
+	if (r) {
+		k->image_valid = false;
+		return cu_fail(r, CM_IO_ERROR, "uploading the launch block");
+	}
+	unsigned char *t = k->image;
+	k->image = k->next;
+	k->next = t;
+	k->image_valid = true;
+	return CM_SUCCESS;
+}
+
+/* Copies host-aliasing buffers bound to the launch in (to_dev) or out. */
+static cm_status sync_aliases(CudaDevice *c, const RtLaunch *l, bool to_dev)
+{
+	if (!c->aliases)
+		return CM_SUCCESS;
+	const CmkKernelInfo *ki = l->info;
+	for (uint32_t i = 0; i < ki->nargs; i++) {
+		if (ki->args[i].kind != CMK_ARG_SURFACE)
+			continue;
+		for (CudaMem *a = c->aliases; a; a = a->next_alias) {
+			if (a->m->host != l->surfaces[i].base)
+				continue;
+			CUresult r = to_dev
+			        ? c->cu->MemcpyHtoDAsync(a->m->addr, a->user, a->m->size, c->stream)
+			        : c->cu->MemcpyDtoHAsync(a->user, a->m->addr, a->m->size, c->stream);
+			if (r)
+				return cu_fail(r, CM_IO_ERROR, "copying a host-aliasing buffer");
+		}
+	}
+	return CM_SUCCESS;
+}
+
+/* An error from the launch or the kernel; sticky ones lose the context. */
+static cm_status kernel_error(CudaDevice *c, const RtLaunch *l, CUresult r, const char *when)
+{
+	const CmkKernelInfo *ki = l->info;
+	if (r == 701)  /* CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES */
+		return rt_fail(CM_GROUP_TOO_LARGE,
+		               "kernel '%s' cannot launch: its CTA needs more registers than an SM "
+		               "has (%s); use fewer CM threads per group", ki->name, cu_errtext(r));
+	if (r == 1)    /* CUDA_ERROR_INVALID_VALUE */
+		return rt_fail(CM_INVALID_THREAD_SPACE, "kernel '%s': the driver refused the launch: %s",
+		               ki->name, cu_errtext(r));
+	c->lost = true;
+	snprintf(c->lost_why, sizeof c->lost_why, "kernel '%s': %s", ki->name, cu_errtext(r));
+	return rt_fail(CM_KERNEL_FAULT, "kernel '%s' failed %s: %s (the CUDA context is lost; "
+	               "close the device)", ki->name, when, cu_errtext(r));
+}
+
+/* Reads and clears the fault word after a launch. */
+static void check_fault(CudaDevice *c, RtLaunch *l)
+{
+	uint32_t line = 0;
+	if (c->fault_mapped)
+		line = *c->fault_host;
+	else if (c->cu->MemcpyDtoH(&line, c->fault_dev, 4) != CUDA_SUCCESS)
+		return;
+	if (!line)
+		return;
+	snprintf(l->fault, sizeof l->fault,
+	         "kernel '%s': out-of-range memory access at line %u of the CM source "
+	         "(the access was made safe)", l->info->name, line);
+	if (c->fault_mapped)
+		*c->fault_host = 0;
+	else
+		c->cu->MemsetD8(c->fault_dev, 0, 4);
+}
+
+cm_status cuda_run(cmetal_device *dev, RtLaunch *l)
+{
+	CudaDevice *c = dev->priv;
+	CudaProgram *cp = l->kernel->prog->priv;
+	CudaKernel *k = &cp->ks[l->kernel->index];
+	Geometry g;
+	cm_status s = cuda_enter(c);
+	if (!s)
+		s = geometry(l, &g);
+	if (!s)
+		s = build_block(c, l, &g, k);
+	if (!s)
+		s = upload_block(c, k);
+	if (!s)
+		s = sync_aliases(c, l, true);
+	if (s)
+		return s;
+	CUdeviceptr block = k->block;
+	k->params[0] = &block;
+	for (uint32_t i = 0; i < l->info->nargs; i++)
+		k->params[1 + i] = l->args[i];
+	fflush(stdout);  /* host output first, then the kernel's printf */
+	CUresult r = c->cu->LaunchKernel(k->fn, g.grid[0], g.grid[1], g.grid[2], g.block[0],
+	                                 g.block[1], g.block[2], 0, c->stream, k->params, NULL);
+	if (r)
+		return kernel_error(c, l, r, "to launch");
+	s = sync_aliases(c, l, false);
+	r = c->cu->StreamSynchronize(c->stream);
+	if (r)
+		return kernel_error(c, l, r, "while running");
+	if (!s)
+		check_fault(c, l);
+	return s;
+}

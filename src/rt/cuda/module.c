@@ -1,0 +1,365 @@
+/* module.c — CUDA programs: CM source -> PTX with the in-process compiler
+ * (rt_compile_cm, target "ptx", the CPU device's option syntax; -march
+ * defaults to the GPU's architecture), or a .ptx file the compiler wrote;
+ * then the driver's JIT (cuModuleLoadDataEx) with its info and error logs
+ * captured.  Kernel metadata (CmkKernelInfo) comes from the "//@cmetal"
+ * comment lines at the top of the PTX (rt/cuda_abi.h "Metadata").
+ *
+ * When the JIT rejects a PTX, its log names PTX lines ("line 57"); each
+ * such line is followed in our message by the CM source line the nearest
+ * preceding .loc directive gives (present when built with -g).
+ *
+ * Each kernel gets its CUfunction, its parameter pointer array, and a slot
+ * of one device allocation for its launch block (CudaLaunch and surface
+ * table), all made here once so that launches allocate nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/cuda/cuda.h"
+
+#define JIT_LOG_SIZE 16384
+#define BLOCK_ALIGN 256u
+
+/* ---- metadata ---- */
+
+/* Reads a "quoted" word at *s (no escapes; the attribute texts are plain). */
+static const char *quoted(Arena *a, const char *s)
+{
+	while (*s == ' ')
+		s++;
+	if (*s != '"')
+		return NULL;
+	const char *e = strchr(s + 1, '"');
+	return e ? arena_strndup(a, s + 1, (size_t)(e - s - 1)) : NULL;
+}
+
+/* One "kernel" line's fields after the keyword. */
+static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k)
+{
+	char name[256];
+	unsigned slm, bar, wait, simd, shfl;
+	if (sscanf(s, "%255s slm %u barrier %u wait %u simd %u shuffles %u", name, &slm, &bar,
+	           &wait, &simd, &shfl) != 6)
+		return false;
+	k->name = arena_strdup(a, name);
+	k->slm_size = slm;
+	k->uses_barrier = bar;
+	k->uses_wait = wait;
+	k->simd_width = simd;
+	return true;
+}
+
+static bool parse_arg(Arena *a, const char *s, CmkArgInfo *ai)
+{
+	char name[256];
+	unsigned kind, size, elem, surf;
+	int used = 0;
+	if (sscanf(s, "%255s %u %u %u %u%n", name, &kind, &size, &elem, &surf, &used) != 5)
+		return false;
+	if (kind < CMK_ARG_SCALAR || kind > CMK_ARG_SVM || size == 0 || size > 65536)
+		return false;
+	ai->name = arena_strdup(a, name);
+	ai->kind = kind;
+	ai->size = size;
+	ai->elem = elem;
+	ai->surf = surf;
+	ai->type_attr = quoted(a, s + used);
+	return ai->type_attr != NULL;
+}
+
+/* The kernels' args are collected per kernel, then copied into arrays. */
+typedef struct {
+	CmkKernelInfo info;
+	VEC(CmkArgInfo) args;
+} MetaKernel;
+
+static bool finish(Arena *a, MetaKernel *mk, int n, CmkKernelInfo **infos, uint32_t *count)
+{
+	*infos = NEWN(a, CmkKernelInfo, n + 1);
+	for (int i = 0; i < n; i++) {
+		CmkKernelInfo *k = &(*infos)[i];
+		*k = mk[i].info;
+		k->nargs = (uint32_t)mk[i].args.len;
+		CmkArgInfo *args = NEWN(a, CmkArgInfo, k->nargs + 1);
+		if (k->nargs)
+			memcpy(args, mk[i].args.data, sizeof *args * k->nargs);
+		k->args = args;
+	}
+	*count = (uint32_t)n;
+	return true;
+}
+
+bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint32_t *n,
+                         Buf *err)
+{
+	VEC(MetaKernel) ks = {0};
+	int abi = -1, lineno = 0;
+	bool ok = true;
+	for (const char *s = ptx; *s && ok; ) {
+		const char *eol = strchr(s, '\n');
+		size_t len = eol ? (size_t)(eol - s) : strlen(s);
+		char line[1024];
+		lineno++;
+		if (len >= sizeof line || strncmp(s, "//", 2) != 0)
+			break;  /* the metadata is the leading comment block */
+		memcpy(line, s, len);
+		line[len] = '\0';
+		s += len + (eol != NULL);
+		if (strncmp(line, "//@cmetal ", 10) != 0)
+			continue;
+		const char *f = line + 10;
+		if (!strncmp(f, "abi ", 4)) {
+			abi = atoi(f + 4);
+		} else if (!strncmp(f, "kernel ", 7)) {
+			MetaKernel mk = {0};
+			ok = parse_kernel(a, f + 7, &mk.info);
+			if (ok)
+				vec_push(&ks, mk);
+		} else if (!strncmp(f, "arg ", 4) && ks.len) {
+			CmkArgInfo ai = {0};
+			ok = parse_arg(a, f + 4, &ai);
+			if (ok)
+				vec_push(&ks.data[ks.len - 1].args, ai);
+		} else {
+			ok = false;
+		}
+		if (!ok)
+			buf_printf(err, "bad metadata line %d: %s", lineno, line);
+	}
+	if (ok && abi < 0) {
+		buf_puts(err, "it has no '//@cmetal abi' line: not PTX written by cmetal");
+		ok = false;
+	} else if (ok && abi != CUDA_ABI_VERSION) {
+		buf_printf(err, "it was written for kernel ABI version %d; this runtime needs "
+		           "version %d (compile it again with this cmetal)", abi, CUDA_ABI_VERSION);
+		ok = false;
+	}
+	if (ok)
+		finish(a, ks.data, ks.len, infos, n);
+	for (int i = 0; i < ks.len; i++)
+		vec_free(&ks.data[i].args);
+	vec_free(&ks);
+	return ok;
+}
+
+/* ---- JIT logs ---- */
+
+/* The CM file and line of PTX line `target`: the last .loc before it, and
+ * the .file naming its file.  false when there is none. */
+static bool source_of(const char *ptx, long target, char *file, size_t fsz, long *line)
+{
+	long n = 1, want_file = -1;
+	*line = -1;
+	for (const char *s = ptx; *s && n < target; n++) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		long fl, ln;
+		if (sscanf(s, ".loc %ld %ld", &fl, &ln) == 2) {
+			want_file = fl;
+			*line = ln;
+		}
+		const char *eol = strchr(s, '\n');
+		if (!eol)
+			break;
+		s = eol + 1;
+	}
+	if (*line < 0)
+		return false;
+	snprintf(file, fsz, "program.cm");
+	char pat[32];
+	snprintf(pat, sizeof pat, ".file %ld \"", want_file);
+	const char *f = strstr(ptx, pat);
+	if (f) {
+		f += strlen(pat);
+		const char *e = strchr(f, '"');
+		if (e && (size_t)(e - f) < fsz)
+			snprintf(file, fsz, "%.*s", (int)(e - f), f);
+	}
+	return true;
+}
+
+/* Appends the JIT log to out, each line naming a PTX line followed by the
+ * CM source line it comes from. */
+static void map_log(const char *ptx, const char *log, Buf *out)
+{
+	while (*log) {
+		const char *eol = strchr(log, '\n');
+		size_t len = eol ? (size_t)(eol - log) : strlen(log);
+		buf_putn(out, log, len);
+		buf_putc(out, '\n');
+		const char *l = strstr(log, "line ");
+		char file[256];
+		long cm;
+		if (l && l < log + len && source_of(ptx, atol(l + 5), file, sizeof file, &cm))
+			buf_printf(out, "    from %s:%ld\n", file, cm);
+		log += len + (eol != NULL);
+	}
+}
+
+/* ---- loading a module ---- */
+
+/* Functions, parameter arrays and launch blocks of every kernel. */
+static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
+{
+	const CuDriver *cu = c->cu;
+	size_t total = 0;
+	cp->ks = NEWN(cp->arena, CudaKernel, cp->n + 1);
+	for (uint32_t i = 0; i < cp->n; i++) {
+		CudaKernel *k = &cp->ks[i];
+		CUresult r = cu->ModuleGetFunction(&k->fn, cp->mod, cp->infos[i].name);
+		if (r)
+			return rt_fail(CM_INVALID_PROGRAM,
+			               "the PTX lists kernel '%s' but has no such entry: %s",
+			               cp->infos[i].name, cu_errtext(r));
+		cu->FuncGetAttribute(&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
+		cu->FuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
+		k->params = NEWN(cp->arena, void *, cp->infos[i].nargs + 1);
+		k->image_len = CUDA_L_BYTES + (size_t)cp->infos[i].nargs * CUDA_S_BYTES;
+		k->image = arena_alloc(cp->arena, k->image_len);
+		k->next = arena_alloc(cp->arena, k->image_len);
+		total += (k->image_len + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
+	}
+	if (!total)
+		return CM_SUCCESS;
+	CUresult r = cu->MemAlloc(&cp->blocks, total);
+	if (r)
+		return cu_fail(r, CM_OUT_OF_MEMORY, "allocating launch blocks on the GPU");
+	CUdeviceptr at = cp->blocks;
+	for (uint32_t i = 0; i < cp->n; i++) {
+		cp->ks[i].block = at;
+		at += (cp->ks[i].image_len + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
+	}
+	return CM_SUCCESS;
+}
+
+/* JIT-compiles ptx (kept by the program); the logs go to p->log or the
+ * error.  `what` names the PTX in messages ("program.ptx", the path). */
+static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
+                             const char *what, Buf *log)
+{
+	CudaDevice *c = dev->priv;
+	CudaProgram *cp = calloc(1, sizeof *cp);
+	if (!cp) {
+		free(ptx);
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	}
+	cp->arena = arena_new();
+	cp->ptx = ptx;
+	p->priv = cp;
+	Buf err = {0};
+	if (!cuda_parse_metadata(cp->arena, ptx, &cp->infos, &cp->n, &err)) {
+		cm_status s = rt_fail(CM_INVALID_PROGRAM, "%s: %s", what, buf_cstr(&err));
+		buf_free(&err);
+		return s;
+	}
+	cm_status s = cuda_enter(c);
+	if (s)
+		return s;
+	char *info = calloc(2, JIT_LOG_SIZE), *elog = info + JIT_LOG_SIZE;
+	if (!info)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	int opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+	              CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+	              CU_JIT_GENERATE_LINE_INFO};
+	void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog,
+	                (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
+	                (void *)(uintptr_t)(strstr(ptx, ".loc") != NULL)};
+	CUresult r = c->cu->ModuleLoadDataEx(&cp->mod, ptx, 5, opts, vals);
+	if (r) {
+		cp->mod = NULL;
+		Buf msg = {0};
+		map_log(ptx, elog[0] ? elog : info, &msg);
+		s = rt_fail(r == CUDA_ERROR_INVALID_PTX ? CM_BUILD_FAILED : CM_INVALID_PROGRAM,
+		            "the CUDA driver's JIT rejected %s: %s%s%s", what, cu_errtext(r),
+		            msg.len ? ":\n" : "", msg.len ? buf_cstr(&msg) : "");
+		buf_free(&msg);
+	} else {
+		if (info[0])
+			map_log(ptx, info, log);
+		s = setup_kernels(c, cp);
+	}
+	free(info);
+	if (!s) {
+		p->nkernels = cp->n;
+		p->kernels = cp->infos;
+	}
+	return s;
+}
+
+cm_status cuda_program_load(cmetal_device *dev, cmetal_program *p, const char *path)
+{
+	size_t len = 0;
+	char *ptx = read_file(path, &len);
+	if (!ptx)
+		return rt_fail(CM_IO_ERROR, "cannot read %s", path);
+	if (strlen(ptx) != len) {
+		free(ptx);
+		return rt_fail(CM_INVALID_PROGRAM,
+		               "%s is not a PTX file (the CUDA device loads the .ptx cmetal -t ptx "
+		               "writes)", path);
+	}
+	Buf log = {0};
+	cm_status s = load_module(dev, p, ptx, path, &log);
+	p->log = xstrdup(log.len ? buf_cstr(&log) : "");
+	buf_free(&log);
+	return s;
+}
+
+/* The user's options, plus -march for this GPU unless they give one: the
+ * newest architecture the PTX back end knows that the GPU can run. */
+static char *with_march(const CudaDevice *c, const char *options)
+{
+	static const int known[] = {90, 89, 87, 86, 80};
+	int cc = c->cc_major * 10 + c->cc_minor, pick = 80;
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (known[i] <= cc) {
+			pick = known[i];
+			break;
+		}
+	Buf b = {0};
+	buf_puts(&b, options);
+	if (!strstr(options, "-march="))
+		buf_printf(&b, " -march=sm_%d", pick);
+	char *s = xstrdup(buf_cstr(&b));
+	buf_free(&b);
+	return s;
+}
+
+cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *source,
+                             const char *options)
+{
+	Buf ptx = {0}, log = {0};
+	char *opts = with_march(dev->priv, options);
+	cm_status s = CM_SUCCESS;
+	if (!rt_compile_cm(source, opts, "ptx", &ptx, &log)) {
+		s = rt_fail(CM_BUILD_FAILED, "build failed:\n%s", buf_cstr(&log));
+		buf_free(&ptx);
+	} else {
+		char *text = xstrdup(ptx.len ? buf_cstr(&ptx) : "");
+		buf_free(&ptx);
+		s = load_module(dev, p, text, "the PTX of this program", &log);
+	}
+	free(opts);
+	p->log = xstrdup(log.len ? buf_cstr(&log) : "");
+	buf_free(&log);
+	return s;
+}
+
+void cuda_program_free(cmetal_device *dev, cmetal_program *p)
+{
+	CudaDevice *c = dev->priv;
+	CudaProgram *cp = p->priv;
+	if (!cp)
+		return;
+	if (!c->lost && cuda_enter(c) == CM_SUCCESS) {
+		if (cp->blocks)
+			c->cu->MemFree(cp->blocks);
+		if (cp->mod)
+			c->cu->ModuleUnload(cp->mod);
+	}
+	free(cp->ptx);
+	arena_free(cp->arena);
+	free(cp);
+	p->priv = NULL;
+}

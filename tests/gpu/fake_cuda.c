@@ -1,0 +1,171 @@
+/* fake_cuda.c — a stand-in libcuda.so.1 for testing the CUDA device on a
+ * machine without a GPU.  "Device memory" is host memory (a device pointer
+ * is the host address), copies are memcpy, and cuLaunchKernel runs a few
+ * kernels written here in C that read the launch block exactly as the PTX
+ * back end's kernels do (rt/cuda_abi.h).  Kernels:
+ *   fill(SurfaceIndex out, int v)  every CM thread t: out[t] = v + t (u32)
+ *   walk(SurfaceIndex out)         walker: out[linear] = x * 1000 + y
+ *   oob(SurfaceIndex out)          reports a fault at line 42
+ * cuModuleLoadDataEx rejects a PTX containing "BADPTX" with a JIT-style
+ * error log naming PTX line 7.  Counters (fake_stats) let a test check
+ * that a repeated launch uploads nothing. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/cuda_abi.h"
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+struct FakeStats { int uploads, launches, syncs, allocs, frees; };
+struct FakeStats fake_stats;
+
+static int ctx_obj, stream_obj, event_obj, mod_obj;
+typedef struct { const char *name; } FakeFunc;
+static FakeFunc funcs[] = {{"fill"}, {"walk"}, {"oob"}};
+
+CUresult cuInit(unsigned f) { return 0; }
+CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
+CUresult cuGetErrorString(CUresult e, const char **s) { *s = "fake error"; return 0; }
+CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
+CUresult cuDeviceGet(int *d, int o) { *d = o; return 0; }
+CUresult cuDeviceGetName(char *n, int len, int d) { strncpy(n, "FakeGPU", len); return 0; }
+CUresult cuDeviceGetAttribute(int *v, int attr, int d)
+{
+	*v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : 0;
+	return 0;
+}
+CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)1 << 30; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = &ctx_obj; return 0; }
+CUresult cuDevicePrimaryCtxRelease_v2(int d) { return 0; }
+CUresult cuCtxSetCurrent(void *c) { return 0; }
+CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuCtxSetLimit(int l, size_t v) { return 0; }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+	void *m = malloc(n);
+	if (!m)
+		return 2;
+	memset(m, 0xAB, n);  /* garbage: the runtime must zero it */
+	*p = (CUdeviceptr)(uintptr_t)m;
+	fake_stats.allocs++;
+	return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); fake_stats.frees++; return 0; }
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned f) { *p = calloc(1, n); return *p ? 0 : 2; }
+CUresult cuMemFreeHost(void *p) { free(p); return 0; }
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned f)
+{
+	*d = (CUdeviceptr)(uintptr_t)p;
+	return 0;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
+{
+	memcpy((void *)(uintptr_t)d, s, n);
+	return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{
+	memcpy(d, (void *)(uintptr_t)s, n);
+	return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
+	return 0;
+}
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st)
+{
+	fake_stats.uploads++;
+	return cuMemcpyHtoD_v2(d, s, n);
+}
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st)
+{
+	return cuMemcpyDtoH_v2(d, s, n);
+}
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
+{
+	memset((void *)(uintptr_t)d, v, n);
+	return 0;
+}
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st)
+{
+	return cuMemsetD8_v2(d, v, n);
+}
+CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, void **vals)
+{
+	if (!strstr(image, "BADPTX")) {
+		*m = &mod_obj;
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (opts[i] == 5)  /* CU_JIT_ERROR_LOG_BUFFER */
+			strcpy(vals[i], "ptxas application ptx input, line 7; error   : "
+			       "Unknown symbol 'BADPTX'\nptxas fatal   : Ptx assembly aborted");
+	return 218;  /* CUDA_ERROR_INVALID_PTX */
+}
+CUresult cuModuleUnload(void *m) { return 0; }
+CUresult cuModuleGetFunction(void **f, void *m, const char *name)
+{
+	for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
+		if (!strcmp(funcs[i].name, name)) {
+			*f = &funcs[i];
+			return 0;
+		}
+	return 500;  /* CUDA_ERROR_NOT_FOUND */
+}
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) { *v = attr == 4 ? 32 : 0; return 0; }
+
+/* The surface of slot `slot` in the launch's table. */
+static CudaSurface *surface(const CudaLaunch *l, uint32_t slot)
+{
+	if (slot >= l->nsurfaces)
+		return NULL;
+	return (CudaSurface *)(uintptr_t)l->surfaces + slot;
+}
+
+static void put32(CudaSurface *s, uint64_t index, uint32_t v)
+{
+	if (s && (index + 1) * 4 <= s->size)  /* CM: writes past the end are dropped */
+		memcpy((unsigned char *)(uintptr_t)s->base + index * 4, &v, 4);
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shmem, void *st, void **params,
+                        void **extra)
+{
+	const FakeFunc *fn = f;
+	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
+	fake_stats.launches++;
+	if (bx % 32 || !bx)
+		return 1;  /* a CM thread is a warp */
+	CudaSurface *out = surface(l, *(uint32_t *)params[1]);
+	uint64_t warps = (uint64_t)gx * gy * gz * (bx / 32) * by * bz;
+	if (!strcmp(fn->name, "fill")) {
+		if (l->kind != CUDA_LAUNCH_GROUPS)
+			return 1;
+		int v = *(int *)params[2];
+		for (uint64_t t = 0; t < warps; t++)
+			put32(out, t, (uint32_t)(v + (int)t));
+	} else if (!strcmp(fn->name, "walk")) {
+		if (l->kind != CUDA_LAUNCH_WALKER || warps < l->nthreads ||
+		    warps - l->nthreads >= l->threads_per_cta || bx != 32 * l->threads_per_cta)
+			return 1;
+		for (uint32_t t = 0; t < l->nthreads; t++)
+			put32(out, t, (t % l->width) * 1000 + t / l->width);
+	} else if (!strcmp(fn->name, "oob")) {
+		if (l->fault)
+			*(uint32_t *)(uintptr_t)l->fault = 42;
+	}
+	return 0;
+}
+CUresult cuStreamCreate(void **s, unsigned f) { *s = &stream_obj; return 0; }
+CUresult cuStreamDestroy_v2(void *s) { return 0; }
+CUresult cuStreamSynchronize(void *s) { fake_stats.syncs++; return 0; }
+CUresult cuEventCreate(void **e, unsigned f) { *e = &event_obj; return 0; }
+CUresult cuEventDestroy_v2(void *e) { return 0; }
+CUresult cuEventRecord(void *e, void *s) { return 0; }
+CUresult cuEventSynchronize(void *e) { return 0; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 0.5f; return 0; }

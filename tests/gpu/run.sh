@@ -1,0 +1,43 @@
+#!/bin/sh
+# CUDA device tests that run anywhere: test_cuda.c against this machine
+# ("host": without a driver opening cuda must fail clearly and auto must
+# give the CPU; with a GPU a CM kernel runs), then against the fake driver
+# fake_cuda.c built as libcuda.so.1 ("fake": the whole device without a
+# GPU).  Prints "ok NAME" / "FAIL NAME" lines.  run_all.sh (not run here) is
+# the full GPU job.
+BUILD=${1:-build}
+CC=${CC:-cc}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+LIB=$ROOT/$BUILD/libcmetal.a
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+if [ ! -f "$LIB" ]; then
+	echo "FAIL gpu/build: $LIB not found"
+	exit 0
+fi
+case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *) SAN= ;; esac
+mkdir -p "$T/fake"
+if ! $CC -std=c11 -O1 -g -shared -fPIC -I"$ROOT/src" -o "$T/fake/libcuda.so.1" \
+	"$ROOT/tests/gpu/fake_cuda.c" 2>"$T/err"; then
+	echo "FAIL gpu/fake_driver: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
+	exit 0
+fi
+if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T/test_cuda" \
+	"$ROOT/tests/gpu/test_cuda.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
+	echo "FAIL gpu/test_cuda: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
+	exit 0
+fi
+for mode in host fake; do
+	if [ $mode = fake ]; then
+		LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+			"$T/test_cuda" $mode "$T" >"$T/out" 2>&1
+	else
+		"$T/test_cuda" $mode "$T" >"$T/out" 2>&1
+	fi
+	rc=$?
+	cat "$T/out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/out"; then
+		echo "FAIL gpu/test_cuda_$mode: exited with status $rc"
+	fi
+done
+exit 0
