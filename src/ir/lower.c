@@ -183,7 +183,7 @@ static Inst *read_in(L *l, Var *v, Block *b)
 	return val;
 }
 
-static void seal(L *l, Block *b)
+void lw_seal_block(L *l, Block *b)
 {
 	LB *x = lb(b);
 	if (x->sealed)
@@ -208,7 +208,7 @@ void lw_write(L *l, Var *v, Inst *val)
 static void dead_block(L *l)
 {
 	Block *b = lw_block(l);
-	seal(l, b);
+	lw_seal_block(l, b);
 	lw_set_block(l, b);
 }
 
@@ -297,24 +297,24 @@ static void simd_if(L *l, Node *n)
 	Inst *saved = l->smask;
 	Block *bt = lw_block(l), *be = lw_block(l), *join = n->els ? lw_block(l) : be;
 	lw_cbr(l, any(l, mt), bt, be);
-	seal(l, bt);
+	lw_seal_block(l, bt);
 	lw_set_block(l, bt);
 	l->smask = mt;
 	lw_stmt(l, n->then);
 	l->smask = saved;
 	lw_br(l, be);
-	seal(l, be);
+	lw_seal_block(l, be);
 	lw_set_block(l, be);
 	if (n->els) {
 		l->smask = me;
 		Block *bel = lw_block(l);
 		lw_cbr(l, any(l, lw_mask(l)), bel, join);
-		seal(l, bel);
+		lw_seal_block(l, bel);
 		lw_set_block(l, bel);
 		lw_stmt(l, n->els);
 		l->smask = saved;
 		lw_br(l, join);
-		seal(l, join);
+		lw_seal_block(l, join);
 		lw_set_block(l, join);
 	}
 	l->smask = saved;
@@ -353,8 +353,8 @@ static void simd_do(L *l, Node *n)
 		lw_write(l, lv, nl);
 		lw_cbr(l, any(l, nl), head, exit);
 	}
-	seal(l, head);
-	seal(l, exit);
+	lw_seal_block(l, head);
+	lw_seal_block(l, exit);
 	lw_set_block(l, exit);
 	l->jump = j.up;
 	l->simd_loop = saved_loop;
@@ -382,17 +382,17 @@ static void stmt_if(L *l, Node *n)
 	Inst *c = lw_cond(l, n->cond);
 	Block *bt = lw_block(l), *be = lw_block(l), *join = n->els ? lw_block(l) : be;
 	lw_cbr(l, c, bt, be);
-	seal(l, bt);
-	seal(l, be);
+	lw_seal_block(l, bt);
 	lw_set_block(l, bt);
 	lw_stmt(l, n->then);
 	lw_br(l, join);
 	if (n->els) {
+		lw_seal_block(l, be);
 		lw_set_block(l, be);
 		lw_stmt(l, n->els);
 		lw_br(l, join);
-		seal(l, join);
 	}
+	lw_seal_block(l, join);
 	lw_set_block(l, join);
 }
 
@@ -414,14 +414,14 @@ static void loop(L *l, Node *init, Node *cond, Node *inc, Node *body, bool cond_
 	lw_set_block(l, bbody);
 	lw_stmt(l, body);
 	lw_br(l, cont);
-	seal(l, cont);
+	lw_seal_block(l, cont);
 	lw_set_block(l, cont);
 	if (inc)
 		lw_expr(l, inc);
 	lw_br(l, head);
-	seal(l, head);
-	seal(l, bbody);
-	seal(l, exit);
+	lw_seal_block(l, head);
+	lw_seal_block(l, bbody);
+	lw_seal_block(l, exit);
 	l->jump = j.up;
 	lw_set_block(l, exit);
 }
@@ -485,7 +485,7 @@ static void stmt_switch(L *l, Node *n)
 		Inst *eq = irb_op(&l->B, Oeq, ir_scalar(E_I1), v, k, NULL);
 		Block *next = lw_block(l);
 		lw_cbr(l, eq, cb, next);
-		seal(l, next);
+		lw_seal_block(l, next);
 		lw_set_block(l, next);
 	}
 	lw_br(l, dflt);
@@ -496,8 +496,8 @@ static void stmt_switch(L *l, Node *n)
 	lw_stmt(l, n->body);
 	lw_br(l, exit);
 	for (int i = 0; i < cases.len; i++)
-		seal(l, case_block(l, cases.data[i]));
-	seal(l, exit);
+		lw_seal_block(l, case_block(l, cases.data[i]));
+	lw_seal_block(l, exit);
 	l->jump = j.up;
 	lw_set_block(l, exit);
 }
@@ -655,7 +655,7 @@ static void seal_labels(L *l)
 {
 	for (int i = 0; i < l->labels.cap; i++)
 		if (l->labels.keys[i] && l->labels.keys[i] != (const char *)1)
-			seal(l, l->labels.vals[i]);
+			lw_seal_block(l, l->labels.vals[i]);
 }
 
 /* Inlines a call of a user function (or template instance).  Arguments are
@@ -716,7 +716,7 @@ Inst *lw_call(L *l, Node *call)
 	l->labels = saved_labels;
 	l->jump = saved_jump;
 	l->frame = fr.up;
-	seal(l, fr.ret);
+	lw_seal_block(l, fr.ret);
 	lw_set_block(l, fr.ret);
 	l->B.loc = call->loc;
 	return fr.retvar ? lw_read(l, fr.retvar) : NULL;
@@ -841,7 +841,7 @@ static void lower_kernel(L *l, Node *fn)
 	l->f = ir_func_new(l->m, fn->name, fn->loc);
 	l->B = (IrBuilder){.f = l->f, .loc = fn->loc};
 	Block *entry = lw_block(l), *exit = lw_block(l);
-	seal(l, entry);
+	lw_seal_block(l, entry);
 	lw_set_block(l, entry);
 	for (int i = 0; i < fn->params.len; i++)
 		add_param(l, fn->params.data[i]);
@@ -869,7 +869,7 @@ static void lower_kernel(L *l, Node *fn)
 	l->B.loc = fn->loc;
 	irb_ret(&l->B);
 	for (uint32_t i = 0; i < l->f->nblocks; i++)
-		seal(l, l->f->blocks[i]);
+		lw_seal_block(l, l->f->blocks[i]);
 	/* move the exit block last, for readability */
 	Func *f = l->f;
 	for (uint32_t i = 0; i + 1 < f->nblocks; i++)

@@ -80,6 +80,7 @@ typedef struct L {
 /* lower.c */
 Block *lw_block(L *l);
 void lw_set_block(L *l, Block *b);
+void lw_seal_block(L *l, Block *b);   /* all its predecessors are known */
 void lw_br(L *l, Block *to);
 void lw_cbr(L *l, Inst *cond, Block *t, Block *f);
 bool lw_terminated(L *l);

@@ -243,6 +243,8 @@ static void slm_load(L *l, Node *c, IrSpace from)
 	lw_set_block(l, head);
 	Inst *i = lw_read(l, iv);
 	lw_cbr(l, irb_op(&l->B, Olt, ir_scalar(E_I1), i, bytes, NULL), body, exit);
+	lw_seal_block(l, body);
+	lw_seal_block(l, exit);
 	lw_set_block(l, body);
 	Inst *so = op2(l, Oadd, off, i);
 	Inst *lops[2] = {src, so};
@@ -251,6 +253,7 @@ static void slm_load(L *l, Node *c, IrSpace from)
 	emit(l, Obstore, ir_type(E_VOID, 0), SP_SLM, sops, 3, NULL);
 	lw_write(l, iv, op2(l, Oadd, i, step));
 	lw_br(l, head);
+	lw_seal_block(l, head);
 	lw_set_block(l, exit);
 	Inst *f = ir_inst_new(l->f, Obarrier, ir_type(E_VOID, 0), 0, l->B.loc);
 	ir_append(l->B.b, f);

@@ -279,9 +279,11 @@ static Inst *binary(L *l, Node *e)
 			lw_cbr(l, a, rhs, join);
 		else
 			lw_cbr(l, a, join, rhs);
+		lw_seal_block(l, rhs);
 		lw_set_block(l, rhs);
 		lw_write(l, r, lw_cond(l, e->rhs));
 		lw_br(l, join);
+		lw_seal_block(l, join);
 		lw_set_block(l, join);
 		return lw_conv_elem(l, lw_read(l, r), lw_elem(e->ty), false);
 	}
@@ -382,6 +384,8 @@ static Inst *cond_expr(L *l, Node *e)
 	Var *r = ty.elem != E_VOID ? lw_var(l, ty, "cond") : NULL;
 	Block *bt = lw_block(l), *be = lw_block(l), *join = lw_block(l);
 	lw_cbr(l, c, bt, be);
+	lw_seal_block(l, bt);
+	lw_seal_block(l, be);
 	lw_set_block(l, bt);
 	Inst *a = lw_expr(l, e->then);
 	if (r && a)
@@ -392,6 +396,7 @@ static Inst *cond_expr(L *l, Node *e)
 	if (r && b)
 		lw_write(l, r, lw_coerce(l, b, ty, false));
 	lw_br(l, join);
+	lw_seal_block(l, join);
 	lw_set_block(l, join);
 	return r ? lw_read(l, r) : NULL;
 }

@@ -1,0 +1,2 @@
+#include "harness.h"
+const HTest exec_math[] = {{0}};

@@ -1,0 +1,2 @@
+#include "harness.h"
+const HTest exec_members[] = {{0}};

@@ -1,0 +1,2 @@
+#include "harness.h"
+const HTest exec_memory[] = {{0}};

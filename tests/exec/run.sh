@@ -1,0 +1,23 @@
+#!/bin/sh
+# CM execution tests: builds the harness and the per-family test files
+# against $BUILD/libcmetal.a and runs every test on $CMETAL_DEVICE (default
+# cpu).  Prints "ok exec/NAME" / "FAIL exec/NAME" lines.
+BUILD=${1:-build}
+[ $# -gt 0 ] && shift
+CC=${CC:-cc}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+LIB=$ROOT/$BUILD/libcmetal.a
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+if [ ! -f "$LIB" ]; then
+	echo "FAIL exec/build: $LIB not found"
+	exit 0
+fi
+case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *) SAN= ;; esac
+if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/exec" \
+	"$ROOT"/tests/exec/*.c "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
+	echo "FAIL exec/harness: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
+	exit 0
+fi
+cd "$ROOT" && CMETAL_CACHE_DIR="$T/cache" CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" "$@"
+exit 0
