@@ -25,7 +25,7 @@ void ocl_init(Ocl *o, const char *kdir)
 	cl_uint np = 0;
 	cl_device_type type;
 	cl_int err;
-	char name[200], pname[100], pver[100], dver[100];
+	char name[200], pname[100], pver[256], dver[100];
 	memset(o, 0, sizeof *o);
 	o->kdir = kdir;
 	CL_CHECK(clGetPlatformIDs(1, &o->plat, &np));
@@ -43,8 +43,10 @@ void ocl_init(Ocl *o, const char *kdir)
 	o->is_gpu = !(type & CL_DEVICE_TYPE_CPU);
 	info_str(o->dev, CL_DEVICE_NAME, name, sizeof name);
 	info_str(o->dev, CL_DRIVER_VERSION, dver, sizeof dver);
-	clGetPlatformInfo(o->plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
-	clGetPlatformInfo(o->plat, CL_PLATFORM_VERSION, sizeof pver, pver, NULL);
+	if (clGetPlatformInfo(o->plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL))
+		snprintf(pname, sizeof pname, "?");
+	if (clGetPlatformInfo(o->plat, CL_PLATFORM_VERSION, sizeof pver, pver, NULL))
+		snprintf(pver, sizeof pver, "?");
 	if (o->is_gpu)
 		snprintf(o->device, sizeof o->device, "gpu:%s", name);
 	else

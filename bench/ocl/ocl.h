@@ -17,7 +17,7 @@ typedef struct Ocl {
 	cl_command_queue q;
 	int is_gpu, units;
 	char device[320];	/* CSV device column: "cpu:<model>" or "gpu:<name>" */
-	char driver[640];	/* platform, version and driver version */
+	char driver[800];	/* platform, version and driver version */
 	const char *kdir;	/* directory of the .cl files */
 } Ocl;
 

@@ -20,7 +20,7 @@ typedef struct {
 
 static const Shape shapes[] = {
 	[SPMV_PROTEIN] = { 36417, 400, 64, 130 },
-	[SPMV_ND24K] = { 72000, 2000, 270, 300 },
+	[SPMV_ND24K] = { 72000, 2000, 277, 300 },
 	[SPMV_WEBBASE] = { 1000005, 0, 0, 0 },
 };
 
