@@ -6,6 +6,7 @@
  *   fill(SurfaceIndex out, int v)  every CM thread t: out[t] = v + t (u32)
  *   walk(SurfaceIndex out)         walker: out[linear] = x * 1000 + y
  *   oob(SurfaceIndex out)          reports a fault at line 42
+ *   any other name                 does nothing ("missing" is not found)
  * cuModuleLoadDataEx rejects a PTX containing "BADPTX" with a JIT-style
  * error log naming PTX line 7.  Counters (fake_stats) let a test check
  * that a repeated launch uploads nothing. */
@@ -23,7 +24,7 @@ struct FakeStats fake_stats;
 
 static int ctx_obj, stream_obj, event_obj, mod_obj;
 typedef struct { const char *name; } FakeFunc;
-static FakeFunc funcs[] = {{"fill"}, {"walk"}, {"oob"}};
+static FakeFunc funcs[] = {{"fill"}, {"walk"}, {"oob"}, {"other"}};
 
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
@@ -109,12 +110,13 @@ CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, 
 CUresult cuModuleUnload(void *m) { return 0; }
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
-	for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
-		if (!strcmp(funcs[i].name, name)) {
-			*f = &funcs[i];
-			return 0;
-		}
-	return 500;  /* CUDA_ERROR_NOT_FOUND */
+	if (!strcmp(name, "missing"))
+		return 500;  /* CUDA_ERROR_NOT_FOUND */
+	size_t i = 0;
+	while (i < 3 && strcmp(funcs[i].name, name))
+		i++;
+	*f = &funcs[i];  /* other kernels do nothing */
+	return 0;
 }
 CUresult cuFuncGetAttribute(int *v, int attr, void *f) { *v = attr == 4 ? 32 : 0; return 0; }
 

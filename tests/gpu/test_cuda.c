@@ -264,6 +264,23 @@ static int fake_launches(cmetal_device *dev, FakeStats *st)
 	cmetal_kernel_release(oob);
 	MUST(cmetal_program_release(p));
 
+	/* a run-time build: the real compiler's PTX and metadata, the fake JIT */
+	cmetal_program *built;
+	uint32_t nargs = 0;
+	cmetal_arg_kind kind = 0;
+	cm_status s = cmetal_program_build(dev, gpu_src, "-DUNUSED=1", &built);
+	check("gpu/fake_build", s == CM_SUCCESS, cmetal_last_error());
+	if (s == CM_SUCCESS) {
+		MUST(cmetal_kernel_create(built, "fill", &fill));
+		MUST(cmetal_kernel_arg_count(fill, &nargs));
+		MUST(cmetal_kernel_arg_info(fill, 0, NULL, &kind, NULL));
+		check("gpu/fake_build_metadata", nargs == 2 && kind == CMETAL_ARG_SURFACE, NULL);
+		cmetal_kernel_release(fill);
+		cmetal_program_release(built);
+	}
+	check_err("gpu/fake_build_error", cmetal_program_build(dev, "int broken( {\n", "", &built),
+	          CM_BUILD_FAILED, "build failed", "program.cm:1:", NULL);
+
 	cmetal_program *bad;
 	check_err("gpu/fake_jit_log", cmetal_program_load(dev, write_file("bad.ptx", bad_ptx), &bad),
 	          CM_BUILD_FAILED, "JIT rejected", "line 7", "from k.cm:12", NULL);

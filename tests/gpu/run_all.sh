@@ -1,0 +1,62 @@
+#!/bin/sh
+# run_all.sh — the whole GPU job in one call (for the GPU machine, under
+# 10 minutes): builds cmetal, runs `make test` with CMETAL_DEVICE=cuda (so
+# tests/exec runs every kernel on the GPU, and tests/gpu runs its GPU smoke
+# test), runs the microbenchmarks (tests/gpu/bench.c), counts SHFL in the
+# SASS of the strided-select kernel, and prints a summary with the device,
+# the driver version and the date.  Everything goes under $OUT (default
+# build-gpu/out): build.log, test.log, bench.txt, strided.ptx, strided.sass,
+# summary.txt.  Needs gcc, make and the driver; ptxas/cuobjdump optional.
+# Usage: tests/gpu/run_all.sh     (from anywhere)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+B=build-gpu
+OUT=${OUT:-$ROOT/$B/out}
+mkdir -p "$OUT"
+export PATH="$PATH:/usr/local/cuda/bin"
+S=$OUT/summary.txt
+: >"$S"
+say() { echo "$*" | tee -a "$S"; }
+
+say "== cmetal GPU run: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname)"
+say "commit: $(git rev-parse --short HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | wc -l) changed files"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null |
+	sed 's/^/gpu: /' | tee -a "$S"
+
+# 1. build
+t0=$(date +%s)
+if ! make -j16 BUILD=$B >"$OUT/build.log" 2>&1; then
+	say "BUILD FAILED (last lines of build.log):"
+	tail -n 40 "$OUT/build.log" | tee -a "$S"
+	exit 1
+fi
+say "build: ok in $(( $(date +%s) - t0 ))s"
+
+# 2. every test, execution tests on the GPU
+t0=$(date +%s)
+CMETAL_DEVICE=cuda timeout 330 make test BUILD=$B >"$OUT/test.log" 2>&1
+rc=$?
+say "make test (CMETAL_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s: $(grep -E '^[0-9]+ passed' "$OUT/test.log" | tail -n 1)"
+[ $rc -eq 124 ] && say "  (timed out after 330s)"
+grep -E '^ok (rt/)?gpu/' "$OUT/test.log" | sed 's/^/  /' | head -n 8 | tee -a "$S" >/dev/null
+grep -A3 '^FAIL' "$OUT/test.log" | head -n 120 | sed 's/^/  /' | tee -a "$S"
+
+# 3. microbenchmarks
+if cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -o "$B/gpu_bench" tests/gpu/bench.c \
+	"$B/libcmetal.a" -lpthread -ldl -lm 2>"$OUT/bench_build.log"; then
+	timeout 150 "$B/gpu_bench" tests/gpu "$OUT" >"$OUT/bench.txt" 2>&1
+	say "bench: rc=$?"
+	sed 's/^/  /' "$OUT/bench.txt" | tee -a "$S"
+else
+	say "bench: does not compile"; sed 's/^/  /' "$OUT/bench_build.log" | head -n 20 | tee -a "$S"
+fi
+
+# 4. shuffles in the SASS of the strided select
+if [ -f "$OUT/strided.ptx" ] && command -v ptxas >/dev/null && command -v cuobjdump >/dev/null; then
+	arch=$(sed -n 's/^\.target \(sm_[0-9a-z]*\).*/\1/p' "$OUT/strided.ptx" | head -n 1)
+	if ptxas -arch="${arch:-sm_90}" -o "$OUT/strided.cubin" "$OUT/strided.ptx" 2>>"$OUT/bench.txt"; then
+		cuobjdump -sass "$OUT/strided.cubin" >"$OUT/strided.sass" 2>&1
+		say "strided_shfl_in_sass: $(grep -c 'SHFL' "$OUT/strided.sass")"
+	fi
+fi
+say "== done: $(date -u '+%H:%M:%S UTC')"
