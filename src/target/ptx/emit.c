@@ -413,6 +413,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	case Oconst: emit_const(p, i, globals); return true;
 	case Oarg: return emit_arg(p, i);
 	case Ordregion: case Owrregion: case Oiselect: return px_region(p, i);
+	case Obitcast: return px_bitcast(p, i);
 	default: break;
 	}
 	if (ir_ops[i->op].flags & IRF_MEM)
@@ -516,7 +517,8 @@ static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, 
 	buf_printf(out, "// kernel %s: %u static shuffles, slm %u bytes\n", f->name, nshfl,
 	           f->slm_size);
 	if (ninfo < 0) {
-		buf_puts(out, "// ptxas not found: registers unknown\n");
+		buf_puts(out, ninfo == -2 ? "// ptxas not run (CMETAL_NO_PTXAS): registers unknown\n"
+		         : "// ptxas not found: registers unknown\n");
 		return;
 	}
 	for (int k = 0; k < ninfo; k++) {
@@ -561,7 +563,7 @@ static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 		for (uint32_t k = 0; k < m->nfuncs; k++)
 			buf_putn(&all, kern[k].data, kern[k].len);
 		PtxasInfo info[64];
-		int ninfo = getenv("CMETAL_NO_PTXAS") ? -1 :
+		int ninfo = getenv("CMETAL_NO_PTXAS") ? -2 :
 		            ptxas_report(buf_cstr(&all), march, info, 64, &err);
 		buf_printf(out, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
 		for (uint32_t k = 0; k < m->nfuncs; k++)

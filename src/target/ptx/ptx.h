@@ -65,6 +65,8 @@ bool px_region(Px *p, Inst *i);
  * predicate registers are moved through b32 pieces. */
 void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
              const char *b);
+/* Reinterprets the bytes of a value (Obitcast). */
+bool px_bitcast(Px *p, Inst *i);
 /* Broadcasts element k (constant) of v into a uniform register of v's class. */
 const char *px_extract(Px *p, const Inst *v, uint32_t k);
 

@@ -226,6 +226,8 @@ static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0)
 		px_comment(p, "%s%s: free", what, rg);
 	else if (!nl)
 		px_comment(p, "%s%s: %u shfl", what, rg, ns);
+	else if (!ns)
+		px_comment(p, "%s%s: %u selp", what, rg, nl);
 	else
 		px_comment(p, "%s%s: %u shfl + %u selp", what, rg, ns, nl);
 }
@@ -532,4 +534,126 @@ bool px_region(Px *p, Inst *i)
 	if (ok)
 		annotate(p, i, s0, l0);
 	return ok;
+}
+
+/* ---- bitcast ------------------------------------------------------------------ */
+
+/* The raw bits of register r (type e) in a b32 or b64 register,
+ * zero-extended. */
+static const char *to_bits(Px *p, Elem e, const char *r, bool w64)
+{
+	const char *t = px_tmp(p, w64 ? RC_B64 : RC_B32);
+	int b = ir_elem_bytes[e];
+	switch (px_class(e)) {
+	case RC_B16:
+		if (w64) {
+			const char *u = px_tmp(p, RC_B32);
+			px_ins(p, "cvt.u32.u16 %s, %s", u, r);
+			px_ins(p, "cvt.u64.u32 %s, %s", t, u);
+		} else {
+			px_ins(p, "cvt.u32.u16 %s, %s", t, r);
+		}
+		return t;
+	case RC_B64:
+	case RC_F64:
+		px_ins(p, "mov.b64 %s, %s", t, r);
+		return t;
+	default:
+		if (w64) {
+			const char *u = px_tmp(p, RC_B32);
+			px_ins(p, "mov.b32 %s, %s", u, r);
+			if (b < 4)
+				px_ins(p, "and.b32 %s, %s, %d", u, u, b == 1 ? 0xff : 0xffff);
+			px_ins(p, "cvt.u64.u32 %s, %s", t, u);
+		} else {
+			px_ins(p, "mov.b32 %s, %s", t, r);
+			if (b < 4)
+				px_ins(p, "and.b32 %s, %s, %d", t, t, b == 1 ? 0xff : 0xffff);
+		}
+		return t;
+	}
+}
+
+/* Register d of type e from the low bits of bits (b32 or b64). */
+static void from_bits(Px *p, Elem e, const char *d, const char *bits, bool w64)
+{
+	switch (px_class(e)) {
+	case RC_B16:
+		if (w64) {
+			const char *u = px_tmp(p, RC_B32);
+			px_ins(p, "cvt.u32.u64 %s, %s", u, bits);
+			bits = u;
+		}
+		px_ins(p, "cvt.u16.u32 %s, %s", d, bits);
+		return;
+	case RC_B64:
+	case RC_F64:
+		px_ins(p, "mov.b64 %s, %s", d, bits);
+		return;
+	default:
+		if (w64)
+			px_ins(p, "cvt.u32.u64 %s, %s", d, bits);
+		else
+			px_ins(p, "mov.b32 %s, %s", d, bits);
+		px_normalize(p, e, d);
+	}
+}
+
+/* Same bytes, other element type: element k of the result takes bytes
+ * [k * bd, (k + 1) * bd) of the source, gathered across lanes. */
+static bool bitcast(Px *p, Inst *i)
+{
+	Inst *src = i->ops[0];
+	Elem se = src->ty.elem, de = i->ty.elem;
+	int bs = ir_elem_bytes[se], bd = ir_elem_bytes[de];
+	if (se == E_I1 || de == E_I1)
+		return px_unsupported(p, i, "bitcasts of masks");
+	bool w64 = bs == 8 || bd == 8;
+	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
+		const char *d = px_reg(p, i, ds);
+		if (bs == bd) {
+			from_bits(p, de, d, to_bits(p, se, px_reg(p, src, ds), w64), w64);
+			continue;
+		}
+		const char *k = px_tmp(p, RC_B32);
+		if (i->ty.n == 1)
+			px_ins(p, "mov.u32 %s, 0", k);
+		else
+			px_ins(p, "add.u32 %s, %%lane, %u", k, ds * 32);
+		if (bd < bs) {
+			const char *pos = px_tmp(p, RC_B32), *sh = px_tmp(p, RC_B32);
+			const char *v = px_tmp(p, px_class(se));
+			px_ins(p, "mul.lo.u32 %s, %s, %d", sh, k, bd);
+			px_ins(p, "div.u32 %s, %s, %d", pos, sh, bs);
+			px_ins(p, "rem.u32 %s, %s, %d", sh, sh, bs);
+			px_ins(p, "shl.b32 %s, %s, 3", sh, sh);
+			gather_lanes(p, src, se, v, pos);
+			const char *b = to_bits(p, se, v, w64);
+			px_ins(p, "shr.b%d %s, %s, %s", w64 ? 64 : 32, b, b, sh);
+			from_bits(p, de, d, b, w64);
+			continue;
+		}
+		const char *acc = px_tmp(p, w64 ? RC_B64 : RC_B32);
+		px_ins(p, "mov.b%d %s, 0", w64 ? 64 : 32, acc);
+		for (int j = 0; j < bd / bs; j++) {
+			const char *pos = px_tmp(p, RC_B32), *v = px_tmp(p, px_class(se));
+			px_ins(p, "mad.lo.u32 %s, %s, %d, %d", pos, k, bd / bs, j);
+			gather_lanes(p, src, se, v, pos);
+			const char *b = to_bits(p, se, v, w64);
+			px_ins(p, "shl.b%d %s, %s, %d", w64 ? 64 : 32, b, b, j * bs * 8);
+			px_ins(p, "or.b%d %s, %s, %s", w64 ? 64 : 32, acc, acc, b);
+		}
+		from_bits(p, de, d, acc, w64);
+	}
+	return true;
+}
+
+bool px_bitcast(Px *p, Inst *i)
+{
+	uint32_t s0 = p->nshfl;
+	if (!bitcast(p, i))
+		return false;
+	px_comment(p, "bitcast %s -> %s: %u shfl", ir_elem_name[i->ops[0]->ty.elem],
+	           ir_elem_name[i->ty.elem], p->nshfl - s0);
+	return true;
 }

@@ -1,0 +1,108 @@
+#!/bin/sh
+# PTX back end suite.  Usage: tests/ptx/run.sh BUILD
+#  - every tests/ptx/NAME.ir is compiled with `cmetal -S -t ptx` and the
+#    result assembled with `ptxas -arch=sm_90` (when ptxas is on PATH);
+#  - NAME.ptx (if present): the exact text, compiled with CMETAL_NO_PTXAS=1
+#    so it does not depend on the ptxas version;
+#  - NAME.cost (if present): the region cost comments ("// rdregion ...")
+#    must match it line for line;
+#  - regs.txt records "NAME KERNEL REGS SPILL_STORES SPILL_LOADS" from the
+#    ptxas header; a kernel fails when it starts spilling or its register
+#    count grows by more than 20%.  UPDATE=1 rewrites regs.txt, .ptx, .cost;
+#  - every CM kernel of tests/kernels/ goes through -t ptx and ptxas; ones the
+#    front end or lowering cannot compile yet are reported as skipped.
+BUILD=${1:-build}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CMETAL=$(cd "$ROOT/$BUILD" 2>/dev/null && pwd)/cmetal
+DIR=$ROOT/tests/ptx
+REGS=$DIR/regs.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+have_ptxas=0
+command -v ptxas >/dev/null 2>&1 && have_ptxas=1
+
+# check_regs NAME FILE: compares the ptxas headers of FILE with regs.txt
+check_regs() {
+	sed -n 's|^// kernel \([A-Za-z0-9_]*\):.*|\1|p' "$2" > "$tmp/kernels"
+	sed -n 's|^// ptxas: \([0-9]*\) registers per lane, .* \([0-9]*\) bytes spill stores, \([0-9]*\) bytes spill loads|\1 \2 \3|p' "$2" > "$tmp/nums"
+	paste -d' ' "$tmp/kernels" "$tmp/nums" | while read -r k r ss sl; do
+		[ -n "$r" ] || continue
+		echo "$1 $k $r $ss $sl" >> "$tmp/newregs"
+		old=$(awk -v n="$1" -v k="$k" '$1 == n && $2 == k { print $3, $4, $5 }' "$REGS" 2>/dev/null)
+		[ -n "$old" ] || continue
+		set -- "$1" $old
+		if [ "$ss" -gt 0 ] && [ "$3" -eq 0 ]; then echo "kernel $k starts spilling ($ss bytes)"; fi
+		if [ $((r * 100)) -gt $(($2 * 120)) ]; then echo "kernel $k: $r registers, recorded $2 (+20% allowed)"; fi
+	done
+}
+
+: > "$tmp/newregs"
+# the suite's own kernels, then the IR tests of the other suites (valid ones)
+for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .ir)
+	case $src in
+	"$DIR"/*) ;;
+	*/bad_*) continue ;;
+	*) name=$(basename "$(dirname "$src")")_$name ;;
+	esac
+	out="$tmp/$name.ptx"
+	why=
+	if ! "$CMETAL" -S -t ptx "$src" -o "$out" 2> "$tmp/err"; then
+		why="cmetal failed: $(head -n 5 "$tmp/err")"
+	elif [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$out" -o "$tmp/x.cubin" 2> "$tmp/err"; then
+		why="ptxas: $(head -n 5 "$tmp/err")"
+	fi
+	if [ -z "$why" ] && [ $have_ptxas = 1 ]; then
+		why=$(check_regs "$name" "$out")
+	fi
+	if [ -z "$why" ] && [ -e "$DIR/$name.cost" -o "$UPDATE" = 1 ]; then
+		grep -E '^	// (rdregion|wrregion|iselect|bitcast|rsum|rprod|rmin|rmax)' "$out" > "$tmp/cost"
+		if [ "$UPDATE" = 1 ] && [ -s "$tmp/cost" ]; then cp "$tmp/cost" "$DIR/$name.cost"; fi
+		if [ -e "$DIR/$name.cost" ] && ! cmp -s "$tmp/cost" "$DIR/$name.cost"; then
+			why="region costs differ: $(diff "$DIR/$name.cost" "$tmp/cost" | head -n 10)"
+		fi
+	fi
+	if [ -z "$why" ] && [ -e "$DIR/$name.ptx" ]; then
+		CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx "$src" -o "$tmp/g.ptx" 2>/dev/null
+		[ "$UPDATE" = 1 ] && cp "$tmp/g.ptx" "$DIR/$name.ptx"
+		if ! cmp -s "$tmp/g.ptx" "$DIR/$name.ptx"; then
+			why="output differs from $name.ptx: $(diff "$DIR/$name.ptx" "$tmp/g.ptx" | head -n 10)"
+		fi
+	fi
+	if [ -z "$why" ]; then
+		[ $have_ptxas = 1 ] && echo "ok tests/ptx/$name.ir" || echo "ok tests/ptx/$name.ir (ptxas absent)"
+	else
+		echo "FAIL tests/ptx/$name.ir ($src)"
+		echo "$why" | sed 's/^/    /'
+	fi
+done
+
+# CM kernels through the whole compiler
+for src in "$ROOT"/tests/kernels/*.cm; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .cm)
+	out="$tmp/k_$name.ptx"
+	"$CMETAL" -S -t ptx "$src" -o "$out" 2> "$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		if grep -q 'PTX back end\|ptxas' "$tmp/err" || { [ $rc -ge 128 ] && ! grep -q 'src/\(ir\|front\|opt\)/' "$tmp/err"; }; then
+			echo "FAIL tests/kernels/$name.cm (ptx)"
+			head -n 5 "$tmp/err" | sed 's/^/    /'
+		else
+			echo "ok tests/kernels/$name.cm (ptx: skipped, does not lower yet: $(grep -m1 -o 'error: .*' "$tmp/err" | cut -c1-60))"
+		fi
+		continue
+	fi
+	why=
+	if [ $have_ptxas = 1 ]; then
+		ptxas -arch=sm_90 "$out" -o "$tmp/x.cubin" 2> "$tmp/err" || why="ptxas: $(head -n 5 "$tmp/err")"
+		[ -n "$why" ] || why=$(check_regs "k_$name" "$out")
+	fi
+	if [ -z "$why" ]; then echo "ok tests/kernels/$name.cm (ptx)"; else
+		echo "FAIL tests/kernels/$name.cm (ptx)"; echo "$why" | sed 's/^/    /'; fi
+done
+
+if [ "$UPDATE" = 1 ] && [ -s "$tmp/newregs" ]; then
+	cp "$tmp/newregs" "$REGS"
+fi
