@@ -41,10 +41,14 @@ if ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so.1' &&
 fi
 echo "NVIDIA OpenCL: $([ $have_ocl = 1 ] && echo available || echo absent)" | tee -a "$info"
 
+# A carried cudabench may need a newer driver than this host has: probe it
+# (no cases selected) and rebuild here with this host's nvcc if it fails.
 cuda_bin=build/cudabench
-if [ ! -x "$cuda_bin" ]; then
-	echo "gpu.sh: building cudabench"
-	make -s -j8 cuda || { echo "gpu.sh: cudabench build failed" >&2; exit 1; }
+if ! { [ -x "$cuda_bin" ] && "$cuda_bin" -w none -m vendor -s small >/dev/null 2>&1; }; then
+	echo "gpu.sh: building cudabench here"
+	cuda_bin=build-gpu/cudabench
+	make -s -j8 BUILD=build-gpu cuda ||
+		{ echo "gpu.sh: cudabench build failed" >&2; exit 1; }
 fi
 ocl_bin=""
 if [ $have_ocl = 1 ]; then

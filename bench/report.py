@@ -18,6 +18,7 @@ means faster than X), and the share of the device's measured copy bandwidth
 """
 import csv
 import glob
+import math
 import os
 import subprocess
 import sys
@@ -192,10 +193,14 @@ def chart(path, rows, tmpdir):
                     if (w, s, i) in by and by[(w, s, i)]["time_ms"] > 0 else "?"
                     for i in impls]
             lines.append('"%s %s" %s' % (w, s, " ".join(vals)))
+        nums = [float(v) for line in lines for v in line.rsplit('"', 1)[1].split()
+                if v != "?"] or [1.0]
+        lo = 10 ** math.floor(math.log10(min(nums + [1.0])) - 0.3)
+        hi = 10 ** math.ceil(math.log10(max(nums + [1.0])) + 0.01)
         dat = os.path.join(tmpdir, "chart-%d.dat" % len(panels))
         with open(dat, "w") as f:
             f.write("case " + " ".join(impls) + "\n" + "\n".join(lines) + "\n")
-        panels.append((dev, dat, impls, len(cases)))
+        panels.append((dev, dat, impls, len(cases), lo, hi))
     if not panels:
         return False, "no rows"
     width = max(900, 28 * max(p[3] for p in panels) * max(2, len(max(
@@ -210,8 +215,9 @@ def chart(path, rows, tmpdir):
               "set key outside right top",
               "set ylabel 'speed relative to SIMT baseline (log)'",
               "set multiplot layout %d,1" % len(panels)]
-    for dev, dat, impls, _ in panels:
+    for dev, dat, impls, _, lo, hi in panels:
         script.append('set title "%s"' % dev.replace('"', "'"))
+        script.append("set yrange [%g:%g]" % (lo, hi))
         script.append("plot " + ", ".join(
             "'%s' using %d:xtic(1) title columnheader(%d)" % (dat, i + 2, i + 2)
             for i in range(len(impls))))
