@@ -327,8 +327,11 @@ static void put_sema(Buf *b, const Node *n)
 		buf_printf(b, " #%d", n->sym->id);
 	if (n->call_kind != CALL_UNRESOLVED && n->call_kind <= CALL_CTOR)
 		buf_printf(b, " call=%s", call_kinds[n->call_kind]);
-	if (n->builtin > 0 && n->builtin < BI_COUNT_)
+	if (n->builtin > 0 && n->builtin < BI_COUNT_) {
 		buf_printf(b, " builtin=%s", builtin_ids[n->builtin]);
+		if (n->kind == ND_CALL && n->op == 1)
+			buf_puts(b, " SAT");   /* the saturation flag, folded into op */
+	}
 	if (n->member > MB_NONE_ && n->member < MB_COUNT_)
 		buf_printf(b, " member=%s", member_names[n->member]);
 	if (n->ncargs > 0) {

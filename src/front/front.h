@@ -106,21 +106,25 @@ typedef enum {
 
 typedef enum { PRAGMA_UNROLL = 1, PRAGMA_NOUNROLL } PragmaKind;
 
+/* 64 bytes: the preprocessor copies tokens by value, so keep it small. */
 typedef struct Token {
-	TokKind kind;
-	int id;               /* Keyword, Punct or PragmaKind by kind */
 	Loc loc;              /* where the user sees it (macro use site) */
-	const char *text;     /* spelling; interned for IDENT and KEYWORD */
 	int len;
+	const char *text;     /* spelling; interned for IDENT and KEYWORD */
+	union {
+		uint64_t ival;  /* INT / CHAR value; PRAGMA unroll count (0: full) */
+		double fval;    /* FLOAT value */
+	};
+	const char *str;      /* STRING: decoded bytes (NUL-terminated) */
+	void *pp;             /* preprocessor-private (hide sets) */
+	int id;               /* Keyword, Punct or PragmaKind by kind */
+	int str_len;
+	uint8_t kind;         /* TokKind */
+	uint8_t lit;          /* ScalarKind of an INT/FLOAT/CHAR literal after suffixes */
 	bool bol;             /* first token on its line */
 	bool space;           /* white space before it */
-	uint64_t ival;        /* INT / CHAR value; PRAGMA unroll count (0: full) */
-	double fval;          /* FLOAT value */
-	ScalarKind lit;       /* type of an INT/FLOAT/CHAR literal after suffixes */
-	const char *str;      /* STRING: decoded bytes (NUL-terminated) */
-	int str_len;
-	void *pp;             /* preprocessor-private (hide sets) */
 } Token;
+_Static_assert(sizeof(Token) == 64, "Token should stay 64 bytes");
 
 /* Built-in headers (<cm/cm.h>, <cm/cmtl.h>): the text of the headers in include/cm,
  * embedded at build time.  NULL if `name` is not one of them. */

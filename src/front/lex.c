@@ -422,10 +422,9 @@ Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet, in
 		vec_push(&L.out, t);
 		nl = false;
 	}
-	Token *r = NEWN(a, Token, L.out.len);
-	memcpy(r, L.out.data, sizeof(Token) * (size_t)L.out.len);
 	*ntok = L.out.len;
-	vec_free(&L.out);
+	Token *r = xrealloc(L.out.data, sizeof(Token) * (size_t)L.out.len);
+	arena_adopt(a, r);   /* no copy: the array is the arena's now */
 	return r;
 }
 

@@ -668,8 +668,10 @@ static Node *parse_literal(Parser *p)
 	}
 	next(p);
 	Node *n = mk(p, t->kind == TK_FLOAT ? ND_FLOAT_LIT : ND_INT_LIT, t);
-	n->ival = t->ival;
-	n->fval = t->fval;
+	if (t->kind == TK_FLOAT)
+		n->fval = t->fval;
+	else
+		n->ival = t->ival;
 	n->lit = t->lit;
 	return n;
 }

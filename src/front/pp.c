@@ -125,14 +125,6 @@ static HideSet *hs_inter(PP *pp, HideSet *a, HideSet *b)
 
 typedef VEC(Token) TokVec;
 
-static const Token *freeze(PP *pp, TokVec *v)
-{
-	Token *r = NEWN(pp->a, Token, v->len ? v->len : 1);
-	if (v->len)
-		memcpy(r, v->data, sizeof(Token) * (size_t)v->len);
-	return r;
-}
-
 /* Lexes generated text (a pasted token, a string, __LINE__) placed at loc. */
 static const Token *lex_at(PP *pp, const char *text, size_t len, Loc loc, int *n)
 {
@@ -1501,9 +1493,9 @@ Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions 
 			break;
 	}
 	finish(&pp, &out);
-	Token *r = (Token *)freeze(&pp, &out);
 	*ntok = out.len;
-	vec_free(&out);
+	Token *r = xrealloc(out.data, sizeof(Token) * (size_t)out.len);
+	arena_adopt(a, r);   /* no copy: the array is the arena's now */
 	vec_free(&pp.frames);
 	vec_free(&pp.conds);
 	map_free(&pp.macros);

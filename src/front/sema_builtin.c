@@ -377,6 +377,7 @@ static bool code_match(char code, const Node *e)
 	case 'p': return is_enum_named(t, "CmSurfacePlaneIndex");
 	case 'z': return is_enum_named(t, "CM_READ_SIZE");
 	case 'd': return ty_is_vm(t) && e->lvalue;
+	case 'r': return (ty_is_vm(t) || is_arith_scalar(t)) && e->lvalue;
 	case 'v': return ty_is_vm(t);
 	case 'w': return ty_is_vm(t) && ty_is_integer(ty_elem(ty_base(t)));
 	case 'x': return ty_is_vm(t) || is_arith_scalar(t);
@@ -403,6 +404,7 @@ static const char *code_desc(char code)
 	case 'p': return "a CmSurfacePlaneIndex";
 	case 'z': return "a CM_READ_SIZE";
 	case 'd': return "a matrix_ref or vector_ref";
+	case 'r': return "a vector_ref or a scalar variable";
 	case 'v': return "a vector or matrix";
 	case 'w': return "a vector of integers";
 	case 'x': return "a vector, matrix or arithmetic scalar";
@@ -1201,8 +1203,11 @@ static bool ck_carry(BiCall *c)
 		return false;
 	Node *d = c->a[2];
 	if (elems(d) != ty_elems(c->ty) || elem_of(d)->sk != SK_UINT) {
-		bi_error(c, d, "the carry must be a uint vector_ref of %d elements, found '%s'",
-		         ty_elems(c->ty), ty_str(d->ty));
+		if (ty_elems(c->ty) == 1)
+			bi_error(c, d, "the carry must be a uint variable, found '%s'", ty_str(d->ty));
+		else
+			bi_error(c, d, "the carry must be a uint vector_ref of %d elements, found '%s'",
+			         ty_elems(c->ty), ty_str(d->ty));
 		return false;
 	}
 	conv(c, 0, with_elem(c->a[0]->ty, ty_scalar(SK_UINT)));

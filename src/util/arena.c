@@ -13,9 +13,15 @@ typedef struct Chunk {
 	_Alignas(16) unsigned char data[];
 } Chunk;
 
+typedef struct Adopted {
+	struct Adopted *next;
+	void *p;
+} Adopted;
+
 struct Arena {
 	Chunk *head;
 	size_t total;
+	Adopted *adopted;   /* malloc'd blocks handed over by arena_adopt */
 };
 
 Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
@@ -24,6 +30,8 @@ void arena_free(Arena *a)
 {
 	if (!a)
 		return;
+	for (Adopted *d = a->adopted; d; d = d->next)
+		free(d->p);
 	for (Chunk *c = a->head, *n; c; c = n) {
 		n = c->next;
 		free(c);
@@ -51,6 +59,16 @@ void *arena_alloc(Arena *a, size_t size)
 }
 
 size_t arena_bytes(const Arena *a) { return a->total; }
+
+/* Lets a malloc'd block (a grown VEC's data) live as long as the arena
+ * without copying it. */
+void arena_adopt(Arena *a, void *p)
+{
+	Adopted *d = NEW(a, Adopted);
+	d->p = p;
+	d->next = a->adopted;
+	a->adopted = d;
+}
 
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {

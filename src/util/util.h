@@ -27,6 +27,7 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 size_t arena_bytes(const Arena *a);                /* bytes reserved so far */
+void arena_adopt(Arena *a, void *malloced);       /* freed with the arena */
 #define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define NEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
