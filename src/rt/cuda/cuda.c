@@ -20,7 +20,12 @@
 
 #define CUDA_PRINTF_FIFO ((size_t)16 << 20)
 
+/* The context this OS thread made current, valid while its generation is
+ * the latest: every open and close starts a new generation, since a
+ * primary context released and retained again may keep its handle. */
 static _Thread_local CUcontext current;
+static _Thread_local unsigned current_gen;
+static _Atomic unsigned generation = 1;
 
 cm_status cuda_enter(CudaDevice *c)
 {
@@ -28,12 +33,14 @@ cm_status cuda_enter(CudaDevice *c)
 		return rt_fail(CM_KERNEL_FAULT,
 		               "the CUDA device is unusable after an earlier kernel fault (%s); "
 		               "close it and open it again", c->lost_why);
-	if (current == c->ctx)
+	unsigned gen = generation;
+	if (current == c->ctx && current_gen == gen)
 		return CM_SUCCESS;
 	CUresult r = c->cu->CtxSetCurrent(c->ctx);
 	if (r)
 		return cu_fail(r, CM_DEVICE_NOT_FOUND, "cuCtxSetCurrent");
 	current = c->ctx;
+	current_gen = gen;
 	return CM_SUCCESS;
 }
 
@@ -41,8 +48,8 @@ cm_status cuda_enter(CudaDevice *c)
 static void release(CudaDevice *c)
 {
 	const CuDriver *cu = c->cu;
+	generation++;
 	if (c->ctx && cu->CtxSetCurrent(c->ctx) == CUDA_SUCCESS) {
-		current = c->ctx;
 		if (c->wait_mem)
 			cu->MemFree(c->wait_mem);
 		if (c->fault_mapped)
@@ -54,11 +61,9 @@ static void release(CudaDevice *c)
 	}
 	if (!c->fault_mapped)
 		free((void *)c->fault_host);
-	if (c->ctx) {
+	if (c->ctx)
 		cu->DevicePrimaryCtxRelease(c->dev);
-		if (current == c->ctx)
-			current = NULL;
-	}
+	pthread_mutex_destroy(&c->run_mu);
 	free(c);
 }
 
@@ -107,6 +112,7 @@ static cm_status open_gpu(CudaDevice *c, int ordinal)
 		return rt_fail(CM_DEVICE_NOT_FOUND, "no CUDA device %d: the driver sees %d device%s",
 		               ordinal, n, n == 1 ? "" : "s");
 	c->ordinal = ordinal;
+	generation++;
 	if ((r = cu->DeviceGet(&c->dev, ordinal)))
 		return cu_fail(r, CM_DEVICE_NOT_FOUND, "cuDeviceGet");
 	if ((r = cu->DevicePrimaryCtxRetain(&c->ctx, c->dev))) {
@@ -123,10 +129,12 @@ static cm_status open_gpu(CudaDevice *c, int ordinal)
 		return rt_fail(CM_DEVICE_NOT_FOUND,
 		               "CUDA device %d has compute capability %d.%d; cmetal's PTX needs 8.0 "
 		               "or newer", ordinal, c->cc_major, c->cc_minor);
+	/* launches go to a blocking stream: ordered after the synchronous
+	 * copies and memsets, which use the NULL stream */
 	/* a bigger printf FIFO (the default 1 MB loses output of big launches);
 	 * failure only means the default stays */
 	cu->CtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, CUDA_PRINTF_FIFO);
-	if ((r = cu->StreamCreate(&c->stream, CU_STREAM_NON_BLOCKING)))
+	if ((r = cu->StreamCreate(&c->stream, 0)))
 		return cu_fail(r, CM_DEVICE_NOT_FOUND, "cuStreamCreate");
 	return fault_word(c);
 }
@@ -313,6 +321,7 @@ cm_status rt_cuda_open(cmetal_device *dev, int ordinal)
 	if (!c)
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory opening the CUDA device");
 	c->cu = cu;
+	pthread_mutex_init(&c->run_mu, NULL);
 	cm_status s = open_gpu(c, ordinal);
 	if (s) {
 		release(c);

@@ -58,7 +58,6 @@ enum {                                   /* CUfunction_attribute */
 };
 enum { CU_LIMIT_PRINTF_FIFO_SIZE = 1 };  /* CUlimit */
 enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 };
-enum { CU_STREAM_NON_BLOCKING = 1 };
 
 /* The X-macro of every driver entry point used: X(field, symbol, return
  * type, parameters).  Symbols are the versioned names the driver exports
@@ -144,6 +143,7 @@ typedef struct CudaDevice {
 	CUcontext ctx;
 	CUstream stream;
 	int ordinal, cc_major, cc_minor, nsm;
+	pthread_mutex_t run_mu;     /* one launch at a time (shared launch state) */
 	bool lost;                  /* a kernel faulted: the context is unusable */
 	char lost_why[256];
 	CudaMem *aliases;           /* host-aliasing buffers, newest first */

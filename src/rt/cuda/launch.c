@@ -207,12 +207,11 @@ static void check_fault(CudaDevice *c, RtLaunch *l)
 		c->cu->MemsetD8(c->fault_dev, 0, 4);
 }
 
-cm_status cuda_run(cmetal_device *dev, RtLaunch *l)
+static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 {
-	CudaDevice *c = dev->priv;
 	CudaProgram *cp = l->kernel->prog->priv;
 	CudaKernel *k = &cp->ks[l->kernel->index];
-	Geometry g;
+	Geometry g = {{0}};
 	cm_status s = cuda_enter(c);
 	if (!s)
 		s = geometry(l, &g);
@@ -239,5 +238,14 @@ cm_status cuda_run(cmetal_device *dev, RtLaunch *l)
 		return kernel_error(c, l, r, "while running");
 	if (!s)
 		check_fault(c, l);
+	return s;
+}
+
+cm_status cuda_run(cmetal_device *dev, RtLaunch *l)
+{
+	CudaDevice *c = dev->priv;
+	pthread_mutex_lock(&c->run_mu);
+	cm_status s = run_locked(c, l);
+	pthread_mutex_unlock(&c->run_mu);
 	return s;
 }
