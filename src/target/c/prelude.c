@@ -76,7 +76,7 @@ const char c_prelude_text[] =
 "CMK_INL CmkMem cmk_surf(CmkThread *t, uint64_t i) { CmkMem m = {0, 0}; if (i < t->nsurfaces) { m.p = t->surfaces[i].base; m.size = t->surfaces[i].size; } return m; }\n"
 "CMK_INL CmkMem cmk_slm(CmkThread *t, uint64_t off) { CmkMem m = {0, 0}; if (off <= t->slm_size) { m.p = t->slm + off; m.size = t->slm_size - off; } return m; }\n"
 "CMK_INL CmkMem cmk_svm(uint64_t a) { CmkMem m; m.p = (unsigned char *)(uintptr_t)a; m.size = UINT64_MAX; return m; }\n"
-"CMK_INL int cmk_in(CmkMem m, uint64_t a, uint64_t n) { return m.p && a <= m.size && n <= m.size - a; }\n"
+"CMK_INL int cmk_in(CmkMem m, uint64_t a, uint64_t n) { return (m.p || m.size == UINT64_MAX) && a <= m.size && n <= m.size - a; }\n"
 "CMK_INL void cmk_fault(CmkThread *t, int check, const char *what, int line) { if (check && t->svc && t->svc->fault) t->svc->fault(t, what, line); }\n"
 /* block read/write: out-of-range bytes read 0 and are not written */
 "CMK_INL void cmk_bload(CmkThread *t, CmkMem m, uint64_t a, void *d, uint64_t n, int chk, int line) {\n"
