@@ -1,2 +1,186 @@
+/* memory.c — OWord block, scattered/scaled/scalar, 2D media with edge
+ * clamping, untyped and typed 4-channel, every surface atomic, SVM, SLM. */
 #include "harness.h"
-const HTest exec_memory[] = {{0}};
+
+#define F "memory"
+
+TEST(oword)
+{
+	uint32_t a[64], o[64], w[64];
+	for (int i = 0; i < 64; i++)
+		a[i] = h_rand(h);
+	for (int t = 0; t < 2; t++)
+		for (int i = 0; i < 32; i++)
+			w[t * 32 + i] = (i < 4 ? a[1 + i] : a[t * 32 + i]) + 1;
+	if (H_RUN(h, F, "oword", WALK(2, 1), IN(a), OUT(o)))
+		h_eq_u32(h, "out", o, w, 64);
+}
+
+TEST(scattered)
+{
+	uint32_t a[64], o[32], w[32] = {0};
+	for (int i = 0; i < 64; i++)
+		a[i] = h_rand(h) % 100000;
+	uint32_t base = (uint32_t)h_range(h, 0, 16);
+	for (int i = 0; i < 16; i++)
+		w[(i * 5) % 16] = a[base + (i * 5) % 16] * 3;
+	for (int i = 0; i < 8; i++)
+		w[(i * 4 + 64) / 4] = a[base + (i * 4 + 64) / 4] + 7;
+	w[31] = a[base + 3];
+	if (H_RUN(h, F, "scattered", WALK(1, 1), IN(a), OUT(o), U32(base)))
+		h_eq_u32(h, "out", o, w, 32);
+}
+
+TEST(media_clamp)
+{
+	enum { W = 32, HH = 16 };
+	static uint32_t s[HH][W], o[HH][W], w[HH][W];
+	for (int y = 0; y < HH; y++)
+		for (int x = 0; x < W; x++)
+			s[y][x] = h_rand(h);
+	for (int ty = 0; ty < 4; ty++)
+		for (int tx = 0; tx < 4; tx++)
+			for (int r = 0; r < 4; r++)
+				for (int c = 0; c < 8; c++) {
+					int sy = ty * 4 - 2 + r, sx = tx * 8 - 2 + c;
+					sy = sy < 0 ? 0 : sy >= HH ? HH - 1 : sy;
+					sx = sx < 0 ? 0 : sx >= W ? W - 1 : sx;
+					w[ty * 4 + r][tx * 8 + c] = s[sy][sx] + 1;
+				}
+	if (H_RUN(h, F, "media", WALK(4, 4), SURF2D(s, W, HH, CMETAL_FMT_R32_UINT),
+	          SURF2D(o, W, HH, CMETAL_FMT_R32_UINT)))
+		h_eq_u32(h, "out", &o[0][0], &w[0][0], W * HH);
+}
+
+TEST(untyped)
+{
+	uint32_t a[32], o[32], w[32] = {0};
+	for (int i = 0; i < 32; i++)
+		a[i] = h_rand(h) % 1000;
+	for (int i = 0; i < 8; i++)
+		for (int c = 0; c < 3; c++)
+			w[i * 4 + c] = a[i * 4 + c] + 5;
+	if (H_RUN(h, F, "untyped", WALK(1, 1), IN(a), OUT(o)))
+		h_eq_u32(h, "out", o, w, 32);
+}
+
+TEST(typed)
+{
+	static uint32_t s[4][8], o[4][8], w[4][8];
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 8; x++)
+			s[y][x] = h_rand(h) % 1000, w[y][x] = s[y][x] * 2;
+	if (H_RUN(h, F, "typed", WALK(4, 1), SURF2D(s, 8, 4, CMETAL_FMT_R32_UINT),
+	          SURF2D(o, 8, 4, CMETAL_FMT_R32_UINT)))
+		h_eq_u32(h, "out", &o[0][0], &w[0][0], 32);
+}
+
+/* ---- atomics: one kernel, one test per operation -------------------------- */
+
+enum { A_ADD, A_SUB, A_INC, A_DEC, A_PREDEC, A_MIN, A_MAX, A_XCHG, A_CMPXCHG,
+       A_AND, A_OR, A_XOR, A_MINSINT, A_MAXSINT, A_FMAX, A_FMIN, A_FADD, A_FSUB,
+       A_FCMPWR };
+
+static void atomic_test(H *h, int op, const char *name, int nsrc, bool fl)
+{
+	uint32_t a[8], r[8], s0[8], s1[8], wa[8], wr[8];
+	for (int i = 0; i < 8; i++) {
+		if (fl) {
+			float f0 = h_float(h, -10, 10), f1 = h_float(h, -10, 10), fa = h_float(h, -10, 10);
+			if (i & 1)
+				f1 = fa;
+			memcpy(&s0[i], &f0, 4), memcpy(&s1[i], &f1, 4), memcpy(&a[i], &fa, 4);
+		} else {
+			a[i] = h_rand(h) % 1000 - (op == A_MINSINT || op == A_MAXSINT ? 500 : 0);
+			s0[i] = h_rand(h) % 1000 - (op == A_MINSINT || op == A_MAXSINT ? 500 : 0);
+			s1[i] = i & 1 ? a[i] : h_rand(h) % 1000;
+		}
+	}
+	for (int i = 0; i < 8; i++) {
+		uint32_t o = a[i], n = o, x = s0[i], y = s1[i];
+		float fo, fx, fy, fn;
+		memcpy(&fo, &o, 4), memcpy(&fx, &x, 4), memcpy(&fy, &y, 4);
+		fn = fo;
+		switch (op) {
+		case A_ADD: n = o + x; break;
+		case A_SUB: n = o - x; break;
+		case A_INC: n = o + 1; break;
+		case A_DEC: case A_PREDEC: n = o - 1; break;
+		case A_MIN: n = o < x ? o : x; break;
+		case A_MAX: n = o > x ? o : x; break;
+		case A_XCHG: n = x; break;
+		case A_CMPXCHG: n = y == o ? x : o; break;
+		case A_AND: n = o & x; break;
+		case A_OR: n = o | x; break;
+		case A_XOR: n = o ^ x; break;
+		case A_MINSINT: n = (int32_t)o < (int32_t)x ? o : x; break;
+		case A_MAXSINT: n = (int32_t)o > (int32_t)x ? o : x; break;
+		case A_FMAX: fn = fo > fx ? fo : fx; break;
+		case A_FMIN: fn = fo < fx ? fo : fx; break;
+		case A_FADD: fn = fo + fx; break;
+		case A_FSUB: fn = fo - fx; break;
+		case A_FCMPWR: fn = fy == fo ? fx : fo; break;
+		}
+		if (fl)
+			memcpy(&n, &fn, 4);
+		wa[i] = n;
+		wr[i] = op == A_PREDEC ? n : o;
+	}
+	HShape s = WALK(1, 1);
+	char opt[128];
+	snprintf(opt, sizeof opt, "-DOP=ATOMIC_%s -DT=%s -DNSRC=%d", name,
+	         fl ? "float" : op == A_MINSINT || op == A_MAXSINT ? "int" : "uint", nsrc);
+	s.options = opt;
+	if (H_RUN(h, "atomics", "atomics", s, INOUT(a), OUT(r), IN(s0), IN(s1))) {
+		h_eq_u32(h, "memory", a, wa, 8);
+		h_eq_u32(h, "returned", r, wr, 8);
+	}
+}
+
+#define AT(n, s, f) TEST(atomic_##n) { atomic_test(h, A_##n, #n, s, f); }
+AT(ADD, 1, false) AT(SUB, 1, false) AT(INC, 0, false) AT(DEC, 0, false)
+AT(PREDEC, 0, false) AT(MIN, 1, false) AT(MAX, 1, false) AT(XCHG, 1, false)
+AT(CMPXCHG, 2, false) AT(AND, 1, false) AT(OR, 1, false) AT(XOR, 1, false)
+AT(MINSINT, 1, false) AT(MAXSINT, 1, false) AT(FMAX, 1, true) AT(FMIN, 1, true)
+AT(FADD, 1, true) AT(FSUB, 1, true) AT(FCMPWR, 2, true)
+
+TEST(svm)
+{
+	int32_t p[32], q[32], w[32] = {0};
+	h_fill_i32(h, p, 32, -1000, 1000);
+	memset(q, 0, sizeof q);
+	for (int i = 0; i < 16; i++)
+		w[i] = p[i] * 2;
+	for (int i = 0; i < 8; i++)
+		w[16 + i] = p[16 + 7 - i] + 1;
+	w[24] = 8;
+	if (H_RUN(h, F, "svm", WALK(1, 1), SVM_IN(p), SVM_OUT(q)))
+		h_eq_i32(h, "out", q, w, 32);
+}
+
+TEST(slm)
+{
+	uint32_t a[16], o[64], w[64];
+	for (int i = 0; i < 16; i++)
+		a[i] = h_rand(h) % 100000;
+	uint32_t slm[32];
+	for (int i = 0; i < 16; i++)
+		slm[15 - i] = a[i];
+	for (int i = 0; i < 16; i++) {
+		w[i] = a[i];
+		w[16 + i] = slm[i];
+		w[32 + i] = slm[i] * 2;
+		w[48 + i] = slm[i] + (i == 0 ? 8 : 0);
+	}
+	if (H_RUN(h, F, "slm", GROUPS(1, 1), IN(a), OUT(o)))
+		h_eq_u32(h, "out", o, w, 64);
+}
+
+const HTest exec_memory[] = {
+	T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
+	T(atomic_ADD), T(atomic_SUB), T(atomic_INC), T(atomic_DEC), T(atomic_PREDEC),
+	T(atomic_MIN), T(atomic_MAX), T(atomic_XCHG), T(atomic_CMPXCHG), T(atomic_AND),
+	T(atomic_OR), T(atomic_XOR), T(atomic_MINSINT), T(atomic_MAXSINT),
+	T(atomic_FMAX), T(atomic_FMIN), T(atomic_FADD), T(atomic_FSUB), T(atomic_FCMPWR),
+	T(svm), T(slm), {0},
+};
