@@ -169,6 +169,13 @@ Token *preprocess(Arena *a, const char *path, const char *text,
 /* Writes tokens as text (for cmetal -E), keeping line structure. */
 void pp_print(const Token *toks, int n, Buf *out);
 
+/* pp_expr.c */
+/* Evaluates an #if expression: n tokens, already macro-expanded, with
+ * t[n] an EOF token at the end of the line.  False after an error
+ * (reported); `leftover` is the message for tokens after the expression. */
+bool pp_eval_int(const Token *t, int n, const char *leftover, uint64_t *value,
+                 bool *is_unsigned);
+
 /* ----------------------------------------------------------------- types */
 
 typedef struct Type Type;

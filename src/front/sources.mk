@@ -1,5 +1,6 @@
 # src/front, in pipeline order.  Owners keep their files compiling.
-FRONT_SRC += src/front/lex.c src/front/pp.c src/front/ast.c src/front/parse.c \
+FRONT_SRC += src/front/lex.c src/front/pp.c src/front/pp_expr.c \
+             src/front/ast.c src/front/parse.c \
              src/front/type.c src/front/sema.c src/front/sema_expr.c \
              src/front/sema_cm.c src/front/sema_builtin.c src/front/dump.c \
              src/front/front.c
