@@ -1,0 +1,7 @@
+/* gemm.c — host side of gemm.cm (not written yet: reports FAIL). */
+#include "cmbench.h"
+
+void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	cmb_fail(c, device, "no CM implementation yet");
+}

@@ -1,0 +1,7 @@
+/* histogram.c — host side of histogram.cm (not written yet: reports FAIL). */
+#include "cmbench.h"
+
+void cm_bench_histogram(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	cmb_fail(c, device, "no CM implementation yet");
+}

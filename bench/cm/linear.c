@@ -1,0 +1,7 @@
+/* linear.c — host side of linear.cm (not written yet: reports FAIL). */
+#include "cmbench.h"
+
+void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	cmb_fail(c, device, "no CM implementation yet");
+}

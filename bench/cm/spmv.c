@@ -1,0 +1,7 @@
+/* spmv.c — host side of spmv.cm (not written yet: reports FAIL). */
+#include "cmbench.h"
+
+void cm_bench_spmv(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	cmb_fail(c, device, "no CM implementation yet");
+}
