@@ -18,6 +18,7 @@
  * source position per lane and shuffle from every candidate source slot.
  * Every region gets a comment with its cost.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -296,6 +297,43 @@ static void gather_lanes(Px *p, const Inst *src, Elem e, const char *d, const ch
 	}
 }
 
+/* Like gather_lanes when the source slots of all lanes lie in the uniform
+ * window q0 .. q0 + nc - 1: the register of each window slot is picked
+ * with selects (the index is uniform), so only nc shuffles are needed. */
+static void gather_window(Px *p, const Inst *src, Elem e, const char *d, const char *pos,
+                          const char *q0, uint32_t nc)
+{
+	RegClass c = px_class(e);
+	const char *ln = px_tmp(p, RC_B32), *sn = px_tmp(p, RC_B32);
+	px_ins(p, "and.b32 %s, %s, 31", ln, pos);
+	px_ins(p, "shr.s32 %s, %s, 5", sn, pos);
+	for (uint32_t j = 0; j < nc; j++) {
+		const char *sj = px_tmp(p, RC_B32), *v = px_tmp(p, c), *q = px_tmp(p, RC_PRED);
+		px_ins(p, "add.s32 %s, %s, %u", sj, q0, j);
+		px_ins(p, "mov.%s %s, %s", px_bits(e), v, px_reg(p, src, 0));
+		for (uint32_t s = 1; s < SLOTS(src->ty.n); s++) {
+			px_ins(p, "setp.eq.s32 %s, %s, %u", q, sj, s);
+			selp(p, e, v, px_reg(p, src, s), v, q);
+		}
+		if (!j) {
+			px_shfl(p, "idx", c, d, v, ln);
+			continue;
+		}
+		const char *t = px_tmp(p, c);
+		px_shfl(p, "idx", c, t, v, ln);
+		px_ins(p, "setp.eq.s32 %s, %s, %s", q, sn, sj);
+		selp(p, e, d, t, d, q);
+	}
+	const char *oob = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.ge.u32 %s, %s, %u", oob, pos, src->ty.n);
+	if (e == E_I1) {
+		px_ins(p, "not.pred %s, %s", oob, oob);
+		px_ins(p, "and.pred %s, %s, %s", d, d, oob);
+	} else {
+		px_ins(p, "selp.%s %s, %s, %s, %s", px_bits(e), d, zero_of(e), d, oob);
+	}
+}
+
 static bool rdregion(Px *p, Inst *i)
 {
 	Inst *src = i->ops[0], *roff = ir_roff(i);
@@ -324,7 +362,25 @@ static bool rdregion(Px *p, Inst *i)
 			rg_formula(p, i->rg, ds * 32, pos);
 		px_ins(p, "add.s32 %s, %s, %d", pos, pos, i->rg.offset);
 		px_ins(p, "add.s32 %s, %s, %s", pos, pos, px_reg(p, roff, 0));
-		gather_lanes(p, src, e, px_reg(p, i, ds), pos);
+		/* the positions of this slot span [lo, hi] + offset: only a few
+		 * source slots can be involved */
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		uint32_t cnt = i->ty.n - ds * 32 < 32 ? i->ty.n - ds * 32 : 32;
+		for (uint32_t l = 0; l < cnt; l++) {
+			int64_t x = rg_idx(i->rg, ds * 32 + l) - i->rg.offset;
+			lo = x < lo ? x : lo, hi = x > hi ? x : hi;
+		}
+		uint32_t nc = (uint32_t)((hi - lo) / 32) + 2;
+		if (i->ty.n == 1)
+			nc = 1;
+		if (nc >= SLOTS(src->ty.n)) {
+			gather_lanes(p, src, e, px_reg(p, i, ds), pos);
+			continue;
+		}
+		const char *q0 = px_tmp(p, RC_B32);
+		px_ins(p, "add.s32 %s, %s, %d", q0, px_reg(p, roff, 0), (int)lo + i->rg.offset);
+		px_ins(p, "shr.s32 %s, %s, 5", q0, q0);
+		gather_window(p, src, e, px_reg(p, i, ds), pos, q0, nc);
 	}
 	return true;
 }
@@ -417,6 +473,18 @@ static bool wr_runtime(Px *p, Inst *i, const char **bal)
 		return px_unsupported(p, i, "a runtime-offset wrregion whose rows overlap");
 	if (w > 1 && rg.hstride <= 0)
 		return px_unsupported(p, i, "a runtime-offset wrregion with a zero stride");
+	/* one row, unit stride, new in one slot: the source lane is
+	 * (lane - offset) % 32 for every output slot, so one shuffle serves
+	 * them all */
+	const char *shared = NULL;
+	if (h == 1 && hs == 1 && SLOTS(nw->ty.n) == 1 && nw->ty.n > 1) {
+		const char *ln = px_tmp(p, RC_B32);
+		px_ins(p, "sub.s32 %s, %%lane, %s", ln, px_reg(p, roff, 0));
+		px_ins(p, "sub.s32 %s, %s, %d", ln, ln, rg.offset);
+		px_ins(p, "and.b32 %s, %s, 31", ln, ln);
+		shared = px_tmp(p, px_class(e));
+		px_shfl(p, "idx", px_class(e), shared, px_reg(p, nw, 0), ln);
+	}
 	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
 		const char *d = px_reg(p, i, ds);
 		const char *x = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32);
@@ -445,8 +513,11 @@ static bool wr_runtime(Px *p, Inst *i, const char **bal)
 		       i->ty.n - ds * 32 : 32);
 		px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
 		px_ins(p, "mad.lo.s32 %s, %s, %d, %s", k, row, w, j);
-		const char *v = px_tmp(p, px_class(e));
-		gather_lanes(p, nw, e, v, k);
+		const char *v = shared;
+		if (!v) {
+			v = px_tmp(p, px_class(e));
+			gather_lanes(p, nw, e, v, k);
+		}
 		if (mask && mask->ty.n == 1) {
 			px_ins(p, "and.pred %s, %s, %s", ok, ok, px_reg(p, mask, 0));
 		} else if (mask) {
