@@ -107,6 +107,20 @@ TEST(dot_products)
 		h_near_f32(h, "out", o, w, 32, 1e-4f);
 }
 
+TEST(div_imul)
+{
+	uint32_t x[16], y[16], o[64], w[64];
+	for (int i = 0; i < 16; i++)
+		x[i] = h_rand(h) * 7u, y[i] = h_rand(h) % 100000 + 1;
+	for (int i = 0; i < 16; i++) {
+		uint64_t p = (uint64_t)x[i] * y[i];
+		w[i] = x[i] / y[i], w[16 + i] = x[i] % y[i];
+		w[32 + i] = (uint32_t)(p >> 32), w[48 + i] = (uint32_t)p;
+	}
+	if (H_RUN(h, F, "divmul", WALK(1, 1), IN(x), IN(y), OUT(o)))
+		h_eq_u32(h, "out", o, w, 64);
+}
+
 const HTest exec_math[] = {
-	T(int_math), T(float_math), T(bit_math), T(reductions), T(dot_products), {0},
+	T(div_imul), T(int_math), T(float_math), T(bit_math), T(reductions), T(dot_products), {0},
 };

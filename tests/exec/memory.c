@@ -176,8 +176,39 @@ TEST(slm)
 		h_eq_u32(h, "out", o, w, 64);
 }
 
+TEST(legacy_atomic)
+{
+	uint32_t a[8], r[8], wa[8], wr[8];
+	for (int i = 0; i < 8; i++)
+		a[i] = wa[i] = h_rand(h) % 1000;
+	for (int i = 0; i < 8; i++) {
+		wr[i] = wa[i % 4];
+		wa[i % 4] += 3;
+	}
+	for (int i = 0; i < 8; i++)
+		wa[4 + i % 4] += 1;
+	if (H_RUN(h, F, "legacy_atomic", WALK(1, 1), INOUT(a), OUT(r))) {
+		h_eq_u32(h, "memory", a, wa, 8);
+		for (int i = 0; i < 8; i++)   /* lanes on one address: any order */
+			if (r[i] < wr[i % 4] - (i >= 4 ? 3 : 0) || r[i] > wr[i % 4] + 3)
+				h_fail(h, "returned[%d] = %u", i, r[i]);
+	}
+}
+
+TEST(svm_gather4)
+{
+	uint32_t p[32], q[32], w[32] = {0};
+	for (int i = 0; i < 32; i++)
+		p[i] = h_rand(h) % 1000;
+	memset(q, 0, sizeof q);
+	for (int i = 0; i < 8; i++)
+		w[4 * i] = p[4 * i] + 1, w[4 * i + 1] = p[4 * i + 1] + 1;
+	if (H_RUN(h, F, "svm4", WALK(1, 1), SVM_IN(p), SVM_OUT(q)))
+		h_eq_u32(h, "out", q, w, 32);
+}
+
 const HTest exec_memory[] = {
-	T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
+	T(legacy_atomic), T(svm_gather4), T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
 	T(atomic_ADD), T(atomic_SUB), T(atomic_INC), T(atomic_DEC), T(atomic_PREDEC),
 	T(atomic_MIN), T(atomic_MAX), T(atomic_XCHG), T(atomic_CMPXCHG), T(atomic_AND),
 	T(atomic_OR), T(atomic_XOR), T(atomic_MINSINT), T(atomic_MAXSINT),
