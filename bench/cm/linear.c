@@ -1,7 +1,76 @@
-/* linear.c — host side of linear.cm (not written yet: reports FAIL). */
+/* linear.c — host side of linear.cm: the RGB8 image as a 2D surface of
+ * bytes (R8_UINT, or RGBA8 pixels holding 4 bytes each when a row of bytes
+ * is wider than the 16384-pixel surface limit), one launch of 16x8-pixel
+ * tiles in groups of 8x4 threads, checked bit for bit against ref_linear. */
+#include <stdlib.h>
+
 #include "cmbench.h"
+
+static cmetal_surface2d *image(cmetal_device *dev, int w, int h,
+			       const uint8_t *init)
+{
+	cmetal_surface2d *s = NULL;
+	int rgba = 3 * w > 16384;
+	if (rgba && (3 * w) % 4) {
+		cmb_check(CM_UNSUPPORTED, "row of bytes too wide for a 2D surface");
+		return NULL;
+	}
+	if (cmb_check(cmetal_surface2d_create(dev, rgba ? 3 * w / 4 : 3 * w, h,
+					      rgba ? CMETAL_FMT_R8G8B8A8 : CMETAL_FMT_R8_UINT,
+					      &s), "surface"))
+		return NULL;
+	if (init && cmb_check(cmetal_surface2d_write(s, init, 0), "surface write"))
+		return NULL;
+	return s;
+}
 
 void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 {
-	cmb_fail(c, device, "no CM implementation yet");
+	int w = (int)c->p[0], h = (int)c->p[1], i;
+	int tiles[2] = { (w + 15) / 16, (h + 7) / 8 };
+	size_t bytes = (size_t)w * h * 3;
+	int nrot = bench_nrot(bytes);
+	uint8_t *in = xmalloc(bytes * nrot), *got = xmalloc(bytes), *want = xmalloc(bytes);
+	cmetal_surface2d *src[8] = { 0 }, *dst;
+	cmetal_task *task[8] = { 0 };
+	cmetal_program *p = cmb_build(dev, "linear", NULL);
+	cmetal_kernel *k = cmb_kernel(p, "linear");
+	const char *unit, *err = NULL;
+	double ms = -1, work = case_work(c, &unit);
+
+	for (i = 0; i < nrot; i++)
+		gen_u8(in + bytes * i, bytes, SEED_LINEAR + i);
+	dst = k ? image(dev, w, h, NULL) : NULL;
+	for (i = 0; dst && i < nrot; i++)
+		if (!(src[i] = image(dev, w, h, in + bytes * i)) ||
+		    cmb_check(cmetal_kernel_set_arg_surface2d(k, 0, src[i]), "argument") ||
+		    cmb_check(cmetal_kernel_set_arg_surface2d(k, 1, dst), "argument") ||
+		    cmb_arg(k, 2, sizeof w, &w) || cmb_arg(k, 3, 4, &tiles[0]) ||
+		    cmb_arg(k, 4, 4, &tiles[1]) ||
+		    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
+		    cmb_add_2d(task[i], k, tiles[0], tiles[1], 8, 4))
+			break;
+	if (!cmb_error() && cmb_run(task[0]) >= 0 &&
+	    !cmb_check(cmetal_surface2d_read(dst, got, 0), "surface read")) {
+		ref_linear(in, want, w, h);
+		err = check_bytes(got, want, bytes);
+		ms = cmb_time(task, nrot, NULL, NULL);
+	}
+	if (cmb_error())
+		cmb_fail(c, device, cmb_error());
+	else
+		cmb_row(c, device, ms, work, unit, err);
+	for (i = 0; i < nrot; i++) {
+		if (task[i])
+			cmetal_task_release(task[i]);
+		if (src[i])
+			cmetal_surface2d_release(src[i]);
+	}
+	if (dst)
+		cmetal_surface2d_release(dst);
+	if (k)
+		cmetal_kernel_release(k);
+	if (p)
+		cmetal_program_release(p);
+	free(in), free(got), free(want);
 }
