@@ -351,6 +351,40 @@ static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const ch
 
 /* ---- math ---------------------------------------------------------------------- */
 
+/* atan of an f32 register: |x| > 1 uses pi/2 - atan(1/|x|); then the
+ * half-angle identity atan(y) = 2 atan(y / (1 + sqrt(1 + y*y))) brings the
+ * argument under tan(pi/8), where the odd Taylor series to y^11 is good to
+ * about 1e-6. */
+static void atan_f32(Px *p, const char *d, const char *x)
+{
+	const char *ax = px_tmp(p, RC_F32), *y = px_tmp(p, RC_F32), *t = px_tmp(p, RC_F32);
+	const char *y2 = px_tmp(p, RC_F32), *s = px_tmp(p, RC_F32), *big = px_tmp(p, RC_PRED);
+	px_ins(p, "abs.ftz.f32 %s, %s", ax, x);
+	px_ins(p, "setp.gt.ftz.f32 %s, %s, 0f3F800000", big, ax);
+	px_ins(p, "rcp.approx.ftz.f32 %s, %s", t, ax);
+	px_ins(p, "selp.f32 %s, %s, %s, %s", y, t, ax, big);
+	px_ins(p, "fma.rn.ftz.f32 %s, %s, %s, 0f3F800000", t, y, y);
+	px_ins(p, "sqrt.approx.ftz.f32 %s, %s", t, t);
+	px_ins(p, "add.ftz.f32 %s, %s, 0f3F800000", t, t);
+	px_ins(p, "div.approx.ftz.f32 %s, %s, %s", y, y, t);
+	px_ins(p, "mul.ftz.f32 %s, %s, %s", y2, y, y);
+	/* series in y2: 1 - y2/3 + y2^2/5 - y2^3/7 + y2^4/9 - y2^5/11 */
+	static const float c[] = {-1.0f / 11, 1.0f / 9, -1.0f / 7, 1.0f / 5, -1.0f / 3, 1.0f};
+	for (int k = 0; k < 6; k++) {
+		uint32_t bits;
+		memcpy(&bits, &c[k], 4);
+		if (!k)
+			px_ins(p, "mov.b32 %s, 0f%08X", s, bits);
+		else
+			px_ins(p, "fma.rn.ftz.f32 %s, %s, %s, 0f%08X", s, s, y2, bits);
+	}
+	px_ins(p, "mul.ftz.f32 %s, %s, %s", s, s, y);
+	px_ins(p, "add.ftz.f32 %s, %s, %s", s, s, s);
+	px_ins(p, "sub.ftz.f32 %s, 0f3FC90FDB, %s", t, s);
+	px_ins(p, "selp.f32 %s, %s, %s, %s", s, t, s, big);
+	px_ins(p, "copysign.f32 %s, %s, %s", d, x, s);
+}
+
 static bool math(Px *p, Inst *i, Elem e, const char *d, const char **a)
 {
 	if (e == E_F16) {
@@ -384,6 +418,23 @@ static bool math(Px *p, Inst *i, Elem e, const char *d, const char **a)
 			                i->op == Osin ? "sin" : "cos";
 			px_ins(p, "%s.approx.ftz.f32 %s, %s", n, d, a[0]);
 		}
+		break;
+	case Oatan: case Oasin: case Oacos:
+		if (f64)
+			return px_unsupported(p, i, "double-precision transcendental math");
+		if (i->op == Oatan) {
+			atan_f32(p, d, a[0]);
+			break;
+		}
+		/* asin x = atan(x / sqrt(1 - x^2)); acos x = pi/2 - asin x */
+		t = px_tmp(p, RC_F32);
+		px_ins(p, "neg.ftz.f32 %s, %s", t, a[0]);
+		px_ins(p, "fma.rn.ftz.f32 %s, %s, %s, 0f3F800000", t, t, a[0]);
+		px_ins(p, "rsqrt.approx.ftz.f32 %s, %s", t, t);
+		px_ins(p, "mul.ftz.f32 %s, %s, %s", t, t, a[0]);
+		atan_f32(p, d, t);
+		if (i->op == Oacos)
+			px_ins(p, "sub.ftz.f32 %s, 0f3FC90FDB, %s", d, d);
 		break;
 	case Ofrc:
 		t = px_tmp(p, px_class(e));

@@ -1,5 +1,5 @@
 /* mem.c — memory instructions: block, media (2D) block, scattered,
- * scatter4 and atomic accesses to surfaces, SVM and SLM.
+ * scatter4, typed and atomic accesses to surfaces, SVM and SLM.
  *
  * requires: values laid out as ptx.h says; the launch block of
  * rt/cuda_abi.h in %launch.
@@ -24,6 +24,7 @@ typedef struct {
 	const char *base;     /* b64 (global) or b32 (shared) */
 	const char *size;     /* b64 bytes, NULL = unchecked (svm) */
 	const char *width, *height, *pitch; /* b32, surfaces */
+	const char *bpp;
 } Where;
 
 static Where where(Px *p, Inst *i, Inst *b)
@@ -56,7 +57,11 @@ static Where where(Px *p, Inst *i, Inst *b)
 	w.width = px_tmp(p, RC_B32), w.height = px_tmp(p, RC_B32), w.pitch = px_tmp(p, RC_B32);
 	px_ins(p, "ld.global.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
 	px_ins(p, "ld.global.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
-	if (i->op == Omload || i->op == Omstore) {
+	if (i->op == Otload || i->op == Otstore) {
+		w.bpp = px_tmp(p, RC_B32);
+		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.bpp, d, CUDA_S_BPP);
+	}
+	if (i->op == Omload || i->op == Omstore || i->op == Otload || i->op == Otstore) {
 		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.width, d, CUDA_S_WIDTH);
 		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.height, d, CUDA_S_HEIGHT);
 		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.pitch, d, CUDA_S_PITCH);
@@ -269,6 +274,89 @@ static bool scatter4(Px *p, Inst *i)
 	return true;
 }
 
+/* Coordinate operand v of address k for output slot s: its own slot when
+ * N >= 32, else the value shuffled from lane k % N (computed once). */
+static const char *coord(Px *p, Inst *v, uint32_t N, uint32_t s, const char *ln,
+                         const char **cache)
+{
+	if (v->ty.n == 1)
+		return px_reg(p, v, 0);
+	if (N >= 32)
+		return px_reg(p, v, s % (N / 32));
+	if (!*cache) {
+		*cache = px_tmp(p, px_class(v->ty.elem));
+		px_shfl(p, "idx", px_class(v->ty.elem), *cache, px_reg(p, v, 0), ln);
+	}
+	return *cache;
+}
+
+/* tload / tstore: typed access at pixel (u, v, r), channel-major like
+ * gather4; channel c is the dword at 4c inside the pixel (channels past
+ * the pixel read 0); pixels outside the surface read 0, writes dropped. */
+static bool typed(Px *p, Inst *i)
+{
+	bool st = i->op == Otstore;
+	Inst *val = st ? i->ops[4] : i, *mask = ir_mask(i);
+	Elem e = val->ty.elem;
+	uint32_t N = i->ops[1]->ty.n, packed = 0, nch = 0;
+	for (int c = 0; c < 4; c++)
+		if (i->chmask >> c & 1)
+			packed |= (uint32_t)c << (4 * nch++);
+	if (ir_elem_bytes[e] != 4 || N == 0 || (N < 32 && 32 % N) || (N > 32 && N % 32))
+		return px_unsupported(p, i, "this typed access shape");
+	Where w = where(p, i, i->ops[0]);
+	const char *ln = px_tmp(p, RC_B32), *cache[4] = {0};
+	px_ins(p, "rem.u32 %s, %%lane, %u", ln, N);
+	const char *wpx = px_tmp(p, RC_B32);
+	px_ins(p, "div.u32 %s, %s, %s", wpx, w.width, w.bpp);
+	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
+		const char *x = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
+		px_ins(p, "add.u32 %s, %%lane, %u", x, s * 32);
+		px_ins(p, "div.u32 %s, %s, %u", j, x, N);
+		px_ins(p, "shl.b32 %s, %s, 2", j, j);
+		px_ins(p, "shr.b32 %s, %u, %s", c, packed, j);
+		px_ins(p, "and.b32 %s, %s, 15", c, c);
+		const char *u = coord(p, i->ops[1], N, s, ln, &cache[0]);
+		const char *v = coord(p, i->ops[2], N, s, ln, &cache[1]);
+		const char *r = coord(p, i->ops[3], N, s, ln, &cache[2]);
+		const char *q = px_tmp(p, RC_PRED), *t = px_tmp(p, RC_PRED), *cq = NULL;
+		px_ins(p, "setp.lt.u32 %s, %s, %s", q, u, wpx);
+		px_ins(p, "setp.lt.u32 %s, %s, %s", t, v, w.height);
+		px_ins(p, "and.pred %s, %s, %s", q, q, t);
+		const char *cb = px_tmp(p, RC_B32);
+		px_ins(p, "shl.b32 %s, %s, 2", cb, c);
+		px_ins(p, "add.u32 %s, %s, 3", x, cb);
+		px_ins(p, "setp.lt.u32 %s, %s, %s", t, x, w.bpp);
+		px_ins(p, "and.pred %s, %s, %s", q, q, t);
+		const char *row = px_tmp(p, RC_B32), *o = px_tmp(p, RC_B64), *xo = px_tmp(p, RC_B64);
+		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", row, r, w.height, v);
+		px_ins(p, "mul.wide.u32 %s, %s, %s", o, row, w.pitch);
+		px_ins(p, "mul.lo.u32 %s, %s, %s", x, u, w.bpp);
+		px_ins(p, "add.u32 %s, %s, %s", x, x, cb);
+		px_ins(p, "cvt.u64.u32 %s, %s", xo, x);
+		px_ins(p, "add.u64 %s, %s, %s", o, o, xo);
+		cq = q;
+		if (mask) {
+			const char *m = mask->ty.n == 1 ? px_reg(p, mask, 0) : N >= 32 ?
+			                px_reg(p, mask, s % (N / 32)) : NULL;
+			if (!m) {
+				if (!cache[3]) {
+					cache[3] = px_tmp(p, RC_PRED);
+					px_shfl(p, "idx", RC_PRED, cache[3], px_reg(p, mask, 0), ln);
+				}
+				m = cache[3];
+			}
+			and_pred(p, &cq, m);
+		}
+		const char *ok, *a = address(p, &w, o, 4, &ok);
+		and_pred(p, &cq, ok);
+		if (val->ty.n - s * 32 < 32)
+			and_pred(p, &cq, px_lane_lt(p, val->ty.n - s * 32));
+		access(p, &w, st, e, px_reg(p, val, s), a, cq);
+	}
+	return true;
+}
+
 /* mload / mstore: element k is row k / cols, column k % cols; x in bytes,
  * y in rows.  Reads clamp to the edge, writes outside are dropped. */
 static bool media(Px *p, Inst *i)
@@ -435,6 +523,7 @@ bool px_mem(Px *p, Inst *i)
 	case Ogather4: case Oscatter4: return scatter4(p, i);
 	case Omload: case Omstore: return media(p, i);
 	case Oatomic: return atomic(p, i);
+	case Otload: case Otstore: return typed(p, i);
 	default:
 		return px_unsupported(p, i, arena_printf(p->arena, "'%s' (typed surfaces)",
 		                                         ir_ops[i->op].name));
