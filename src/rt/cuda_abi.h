@@ -39,9 +39,8 @@
  *     block = (32 * threads_per_cta, 1, 1)
  *   A warp whose linear id is >= nthreads returns at once.
  *   Without dependencies, linear = ctaid.x * threads_per_cta + tid.x / 32.
- *   With dependencies (ndeps > 0, or the kernel uses cm_wait/cm_signal: see
- *   "wait" in the metadata line) the warp takes its linear id from the
- *   ticket counter instead (atom.global.add.u32 on *ticket by lane 0, then
+ *   When the kernel uses cm_wait/cm_signal ("wait 1" in its metadata line)
+ *   the warp takes its linear id from the ticket counter instead (atom.global.add.u32 on *ticket by lane 0, then
  *   shfl to the warp), so a thread only starts after every thread with a
  *   smaller id has started; dependencies always point to smaller ids, so
  *   spinning cannot deadlock.
