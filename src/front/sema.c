@@ -1526,7 +1526,8 @@ static void stmt_for(Sema *S, Node *s)
 	if (!no_scalar_cf(S, s, s->kind == ND_FOR ? "for" : "while"))
 		return;
 	Scope *sc = push_scope(S);
-	sc->block_end = S->scope->up->block_end;
+	sc->block_end = NEW(S->a, int);   /* the init's names end with the loop */
+	*sc->block_end = 1 << 30;
 	if (s->init)
 		stmt(S, s->init);
 	if (s->cond)
@@ -1534,6 +1535,7 @@ static void stmt_for(Sema *S, Node *s)
 	if (s->inc)
 		s->inc = sema_expr(S, s->inc);
 	loop_body(S, s->body, BRK_LOOP);
+	*sc->block_end = ++S->fx->seq;
 	pop_scope(S, false);
 }
 
