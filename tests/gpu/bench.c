@@ -135,7 +135,7 @@ static void bandwidth(cmetal_device *dev, cmetal_program *p, size_t bytes)
 	MUSTB(cmetal_kernel_set_arg_buffer(vadd, 0, a));
 	MUSTB(cmetal_kernel_set_arg_buffer(vadd, 1, b));
 	MUSTB(cmetal_kernel_set_arg_buffer(vadd, 2, out));
-	groups[0] = (uint32_t)(bytes / 128 / WARPS);
+	groups[0] = (uint32_t)(bytes / (128 * STEPS) / WARPS);
 	MUSTB(cmetal_task_create(dev, &t));
 	MUSTB(cmetal_task_add_groups(t, vadd, groups, local));
 	MUSTB(cmetal_task_run(t, NULL));
