@@ -536,6 +536,9 @@ static bool check_args_fit(BiCall *c)
 		const char *extra = "";
 		if ((code == 'd' || code == 'e') && code_match(code == 'd' ? 'v' : 's', e))
 			extra = " (not an lvalue)";
+		else if (code == 'd' && e->lvalue && is_arith_scalar(e->ty) &&
+		         !strncmp(c->row->name, "cm_", 3))
+			extra = "; declare it as a vector<T,1> (cmc needs a vector for a scalar result)";
 		diag_at(DIAG_ERROR, e->loc, e->len > 0 ? e->len : 1,
 		        "argument %d of '%s' (%s) must be %s, found '%s'%s", i + 1,
 		        c->row->name, c->row->desc, code_desc(code), ty_str(e->ty), extra);
