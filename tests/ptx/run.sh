@@ -9,6 +9,8 @@
 #  - regs.txt records "NAME KERNEL REGS SPILL_STORES SPILL_LOADS" from the
 #    ptxas header; a kernel fails when it starts spilling or its register
 #    count grows by more than 20%.  UPDATE=1 rewrites regs.txt, .ptx, .cost;
+#  - a line "// EXPECT-WARNING: TEXT" in NAME.ir: cmetal must warn so (with
+#    ptxas: the spill report);
 #  - every CM kernel of tests/kernels/ goes through -t ptx and ptxas; ones the
 #    front end or lowering cannot compile yet are reported as skipped.
 BUILD=${1:-build}
@@ -55,6 +57,10 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 	fi
 	if [ -z "$why" ] && [ $have_ptxas = 1 ]; then
 		why=$(check_regs "$name" "$out")
+		want=$(sed -n 's|^// EXPECT-WARNING: *||p' "$src")
+		if [ -n "$want" ] && ! grep -qF "$want" "$tmp/err"; then
+			why="expected the warning '$want'"
+		fi
 	fi
 	if [ -z "$why" ] && [ -e "$DIR/$name.cost" -o "$UPDATE" = 1 ]; then
 		grep -E '^	// (rdregion|wrregion|iselect|bitcast|rsum|rprod|rmin|rmax)' "$out" > "$tmp/cost"

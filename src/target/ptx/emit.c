@@ -510,6 +510,32 @@ static void metadata(const Func *f, uint32_t nshfl, Buf *out)
 	}
 }
 
+/* Notes on the widest values of f (registers per lane), the likely
+ * reasons for a spill. */
+static void note_widest(const Func *f)
+{
+	const Inst *top[3] = {0};
+	uint32_t regs[3] = {0};
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (const Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (i->ty.elem == E_VOID || i->ty.n <= 32)
+				continue;
+			uint32_t r = SLOTS(i->ty.n) * (ir_elem_bytes[i->ty.elem] == 8 ? 2 : 1);
+			for (int k = 0; k < 3; k++)
+				if (r > regs[k]) {
+					for (int m = 2; m > k; m--)
+						top[m] = top[m - 1], regs[m] = regs[m - 1];
+					top[k] = i, regs[k] = r;
+					break;
+				}
+		}
+	for (int k = 0; k < 3 && top[k]; k++) {
+		char t[16];
+		note_at(top[k]->loc, "a %s value (%%%u, '%s') takes %u registers per lane",
+		        ir_type_str(top[k]->ty, t), top[k]->id, ir_ops[top[k]->op].name, regs[k]);
+	}
+}
+
 /* The header comment of a kernel, from ptxas when we have its report. */
 static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, int ninfo,
                           Buf *out)
@@ -531,6 +557,7 @@ static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, 
 			warn_at(f->loc, "kernel '%s' spills registers (%d bytes stored, %d loaded): "
 			        "its live vectors exceed the warp register file", f->name,
 			        info[k].spill_stores, info[k].spill_loads);
+			note_widest(f);
 		}
 		return;
 	}
