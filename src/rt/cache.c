@@ -6,7 +6,7 @@
  * compiler; the kernel library is <dir>/cm-<key>.so with
  * dir = $CMETAL_CACHE_DIR or ~/.cache/cmetal.  A hit costs a stat.  A miss
  * translates CM to C in process, writes the C next to a temporary name,
- * runs `$CC -O2 -march=native -shared -fPIC [-g]`, and renames the result
+ * runs `$CC -O2 -march=native -shared -fPIC [-g] ... -lm`, and renames the result
  * into place, so concurrent builders never see a partial file. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -140,7 +140,7 @@ static cm_status run_cc(const char *cc, const char *c_path, const char *so_path,
 	put_quoted(&cmd, so_path);
 	buf_putc(&cmd, ' ');
 	put_quoted(&cmd, c_path);
-	buf_puts(&cmd, " >");
+	buf_puts(&cmd, " -lm >");   /* kernels call libm (fmaxf, exp2f, ...) */
 	put_quoted(&cmd, log_path);
 	buf_puts(&cmd, " 2>&1");
 	int rc = run_shell(buf_cstr(&cmd));
