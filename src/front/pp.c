@@ -1141,8 +1141,14 @@ static bool directive(PP *pp, Token *out)
 	else if (tok_is(d, "warning")) do_message(&l, DIAG_WARNING);
 	else if (tok_is(d, "pragma")) return pragma(pp, l.args, l.n, l.name.loc, out);
 	else if (d->kind == TK_PPNUM) {
-		/* GNU line marker: # 12 "file" flags */
-		Line g = {*d, l.args - 1, l.n + 1};
+		/* GNU line marker: # 12 "file" flags.  The number joins the
+		 * arguments (a copy: after #line they are not in the file's
+		 * array, so l.args - 1 is not the number). */
+		Token *t = NEWN(pp->a, Token, l.n + 1);
+		t[0] = *d;
+		if (l.n)
+			memcpy(t + 1, l.args, sizeof(Token) * (size_t)l.n);
+		Line g = {*d, t, l.n + 1};
 		do_line(pp, &g, true);
 	} else
 		diag_at(DIAG_ERROR, d->loc, d->len, "invalid preprocessing directive '#%.*s'",
