@@ -119,8 +119,18 @@ bool rt_compile_cm(const char *source, const char *options, const char *target, 
 	diag_state = (DiagState){.capture = log};
 	CompileOptions co = {.opt_level = 2, .bounds_check = true};
 	OptLists l = {.arena = arena_new()};
-	bool ok = parse_options(options, &co, &l, log) &&
-	          compile_to("program.cm", source, &co, target, out);
+	/* A compiler bug must not take the user's program down: die() comes
+	 * back here (the compilation's arena is lost; a bug is rare). */
+	static _Thread_local DieTrap trap;
+	volatile bool ok = false;
+	if (setjmp(trap.jb) == 0) {
+		die_trap = &trap;
+		ok = parse_options(options, &co, &l, log) &&
+		     compile_to("program.cm", source, &co, target, out);
+	} else {
+		buf_printf(log, "%s\n", trap.msg);
+	}
+	die_trap = NULL;
 	if (!ok && log->len == 0)
 		buf_puts(log, "error: the compiler reported no diagnostics\n");
 	vec_free(&l.incs);

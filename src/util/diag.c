@@ -113,10 +113,22 @@ void diag_reset(void)
 	suppress_notes = false;
 }
 
+_Thread_local DieTrap *die_trap;
+
 void die_(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	if (die_trap) {
+		DieTrap *t = die_trap;
+		die_trap = NULL;
+		int n = snprintf(t->msg, sizeof t->msg, "internal compiler error at %s:%d: ",
+		                 file, line);
+		if (n > 0 && (size_t)n < sizeof t->msg)
+			vsnprintf(t->msg + n, sizeof t->msg - (size_t)n, fmt, ap);
+		va_end(ap);
+		longjmp(t->jb, 1);
+	}
 	fprintf(stderr, "cmetal: internal error at %s:%d: ", file, line);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

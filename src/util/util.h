@@ -3,6 +3,7 @@
 #ifndef CMETAL_UTIL_H
 #define CMETAL_UTIL_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -124,7 +125,15 @@ void diag_vat(DiagLevel lv, Loc loc, int len, const char *fmt, va_list ap);
 bool diag_too_many(void);          /* true once the error limit is reached */
 void diag_reset(void);
 
-/* Internal invariant failures (compiler bugs, not user errors). */
+/* Internal invariant failures (compiler bugs, not user errors).  They
+ * abort, except inside a library call that set die_trap: the runtime
+ * compiles programs inside the user's process, which must survive a
+ * compiler bug, so there die() reports through the trap instead. */
+typedef struct {
+	jmp_buf jb;
+	char msg[512];
+} DieTrap;
+extern _Thread_local DieTrap *die_trap;
 NORETURN void die_(const char *file, int line, const char *fmt, ...) PRINTF_LIKE(3, 4);
 #define die(...) die_(__FILE__, __LINE__, __VA_ARGS__)
 #define ASSERT(c) ((c) ? (void)0 : die("assertion failed: %s", #c))
