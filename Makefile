@@ -75,7 +75,7 @@ fuzz:
 # Compile-speed benchmark: checks a generated 5,000-line CM file.
 bench-compile: all
 	@$(CC) -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc tools/bench_compile.c $(BUILD)/libcmetal.a -lpthread -ldl -lm -o $(BUILD)/bench_compile
-	@$(BUILD)/bench_compile
+	@$(BUILD)/bench_compile $(BUILD)/cmetal
 
 .PHONY: fuzz bench-compile
 
