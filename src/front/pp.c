@@ -970,17 +970,23 @@ static void do_include(PP *pp, const Line *l)
 	bool quoted = false;
 	const char *name = include_name(pp, l->args, l->n, &quoted, false);
 	const Token *at = l->n ? &l->args[0] : &l->name;
+	int span = at->len;   /* <a/b.h> is several tokens: underline them all */
+	if (l->n > 1 && l->args[l->n - 1].loc.line == at->loc.line &&
+	    l->args[l->n - 1].loc.file == at->loc.file)
+		span = (int)(l->args[l->n - 1].loc.col - at->loc.col) + l->args[l->n - 1].len;
+	if (span < 1)
+		span = at->len;
 	if (!name) {
 		diag_at(DIAG_ERROR, at->loc, at->len, "#include expects \"FILENAME\" or <FILENAME>");
 		return;
 	}
 	if (pp->depth > MAX_INCLUDE_DEPTH) {
-		diag_at(DIAG_ERROR, at->loc, at->len, "#include nested more than %d deep",
+		diag_at(DIAG_ERROR, at->loc, span, "#include nested more than %d deep",
 		        MAX_INCLUDE_DEPTH);
 		return;
 	}
 	if (!open_include(pp, name, quoted))
-		diag_at(DIAG_ERROR, at->loc, at->len, "cannot open include file '%s'", name);
+		diag_at(DIAG_ERROR, at->loc, span, "cannot open include file '%s'", name);
 }
 
 /* ---- #line, #error, #pragma */
