@@ -405,6 +405,14 @@ static Inst *shift(L *l, Node *c, int kind)
 {
 	Inst *v[2];
 	Elem s = operands(l, c, 0, 2, v, false);
+	/* cm_shr shifts by the signedness of the shifted value (as C's >>),
+	 * not of the common type with the count */
+	Node *a0 = A(c, 0);   /* sema converted it to the common type */
+	while (a0->kind == ND_CAST && a0->implicit && a0->lhs)
+		a0 = a0->lhs;
+	Elem e0 = promote(tyof(a0).elem);
+	if (kind == 0 && ir_is_int(s) && ir_is_int(e0) && ir_is_signed(e0) != ir_is_signed(s))
+		s = ir_is_signed(s) ? (Elem)(s + 1) : (Elem)(s - 1);
 	if (kind == 1 && ir_is_signed(s))
 		s = (Elem)(s + 1);   /* the unsigned type of the same width */
 	if (kind == 2 && !ir_is_signed(s))
@@ -544,6 +552,30 @@ static Inst *reduce(L *l, Node *c)
 	return lw_coerce(l, r, t, c->op == 1);
 }
 
+/* The legacy half conversions work on the IEEE half bits held in a ushort:
+ * cm_f16tof32 reinterprets them as half and widens, cm_f32tof16 narrows to
+ * half and yields the bits. */
+static Inst *half_bits(L *l, Node *c)
+{
+	Inst *v = ex(l, c, 0);
+	IrType t = tyof(c);
+	if (!v)
+		return NULL;
+	uint32_t n = v->ty.n;
+	if (c->builtin == BI_F16TOF32) {
+		v = lw_conv_elem(l, v, E_U16, false);
+		Inst *b = ir_inst_new(l->f, Obitcast, ir_type(E_F16, n), 1, l->B.loc);
+		b->ops[0] = v;
+		ir_append(l->B.b, b);
+		return lw_coerce(l, b, t, false);
+	}
+	v = lw_conv_elem(l, v, E_F16, false);
+	Inst *b = ir_inst_new(l->f, Obitcast, ir_type(E_U16, n), 1, l->B.loc);
+	b->ops[0] = v;
+	ir_append(l->B.b, b);
+	return lw_coerce(l, b, t, false);
+}
+
 static Inst *cmtl(L *l, Node *c)
 {
 	Inst *v[2];
@@ -560,7 +592,13 @@ static Inst *cmtl(L *l, Node *c)
 	case BI_CMTL_TANH_CW: {
 		operands(l, c, 0, 1, v, true);
 		Elem e = v[0]->ty.elem;
-		Inst *x = op2(l, Omul, v[0], irb_const_float(&l->B, ir_scalar(e), 2.8853900817779268));
+		/* tanh(|x| >= 20) is +-1 in every float format: clamp so that
+		 * e^2x stays finite */
+		Inst *lim = irb_const_float(&l->B, ir_scalar(e), 20.0);
+		Inst *nlim = irb_const_float(&l->B, ir_scalar(e), -20.0);
+		Inst *cx = irb_op(&l->B, Omax, v[0]->ty, irb_op(&l->B, Omin, v[0]->ty, v[0], lim, NULL),
+		                  nlim, NULL);
+		Inst *x = op2(l, Omul, cx, irb_const_float(&l->B, ir_scalar(e), 2.8853900817779268));
 		Inst *e2 = irb_op(&l->B, Oexp2, x->ty, x, NULL, NULL);
 		Inst *one = irb_const_float(&l->B, ir_scalar(e), 1.0);
 		return finish(l, c, op2(l, Odiv, op2(l, Osub, e2, one), op2(l, Oadd, e2, one)));
@@ -847,7 +885,7 @@ static Inst *math(L *l, Node *c)
 	case BI_BF_INSERT: return math_in(l, c, Obfi, 4, false, E_VOID);
 	case BI_BF_EXTRACT: return math_in(l, c, Obfe, 3, false, E_VOID);
 	case BI_F16TOF32: case BI_F32TOF16:
-		return lw_coerce(l, ex(l, c, 0), tyof(c), false);
+		return half_bits(l, c);
 	case BI_ADDC: return two(l, c, Oadd, Ocarry, 2, 0);
 	case BI_SUBB: return two(l, c, Osub, Oborrow, 2, 0);
 	case BI_DIV: return two(l, c, Odiv, Orem, 0, 1);

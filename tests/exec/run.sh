@@ -19,5 +19,7 @@ if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/exec" \
 	echo "FAIL exec/harness: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 	exit 0
 fi
-cd "$ROOT" && CMETAL_CACHE_DIR="$T/cache" CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" "$@"
+cd "$ROOT" || exit 0
+[ $# -eq 0 ] && sh tests/exec/coverage.sh "$BUILD"
+CMETAL_CACHE_DIR="$T/cache" CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" "$@"
 exit 0
