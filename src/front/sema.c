@@ -1404,6 +1404,15 @@ static int simd_enter(Sema *S, Node *s, Node *mask)
 	s->simd = true;
 	if (bad(mask))
 		return old;
+	if (!ty_is_vm(mask->ty) && old && ty_is_scalar(mask->ty)) {
+		/* inside SIMD control flow a scalar condition is broadcast to the
+		 * enclosing width (cm-language.md §5.2) */
+		mask = sema_convert(S, mask, ty_vector(ty_scalar(SK_USHORT), old), false,
+		                    "the SIMD condition");
+		s->cond = mask;
+		if (bad(mask))
+			return old;
+	}
 	int w = ty_elems(mask->ty);
 	if (!ty_is_vm(mask->ty)) {
 		error_at(mask->loc, "SIMD control flow needs a vector or matrix condition, not '%s'",
