@@ -7,7 +7,7 @@ BUILD   ?= build
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 # Flags the build needs whatever CFLAGS the caller gives (make CFLAGS=...).
-XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+XCFLAGS := -std=c11 -D_GNU_SOURCE -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter \
            -Wno-missing-field-initializers -fPIC -Iinclude -Isrc -Itools -MMD -MP
 LDLIBS  += -lpthread -ldl -lm
 
@@ -86,3 +86,19 @@ bench:
 bench-gpu:
 	bench/gpu.sh $(or $(OUT),bench/runs) all $(or $(SIZE),full)
 .PHONY: bench bench-gpu
+
+# The five-minute example (examples/vadd.c): builds a CM kernel from source,
+# runs it on the default device "auto" (the GPU when present, else the CPU),
+# checks it against C and prints the time.
+demo: all
+	$(CC) -O2 -std=c11 -D_GNU_SOURCE -Iinclude examples/vadd.c $(BUILD)/libcmetal.a $(LDLIBS) -o $(BUILD)/vadd
+	$(BUILD)/vadd auto
+
+# CPU back end vs C (examples/bench_cpu.c): saxpy over 64 MB arrays, CM on
+# the cmetal CPU device against the loop at -O3 -march=native, both on all
+# cores; then the time to build an unchanged program again (cache hit).
+bench-cpu: all
+	$(CC) -O3 -march=native -std=c11 -D_GNU_SOURCE -Iinclude examples/bench_cpu.c $(BUILD)/libcmetal.a $(LDLIBS) -o $(BUILD)/bench_cpu
+	$(BUILD)/bench_cpu
+
+.PHONY: demo bench-cpu
