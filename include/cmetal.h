@@ -27,6 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libcmetal.so exports exactly what this header declares (the library is
+ * built with -fvisibility=hidden). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -110,6 +115,15 @@ cm_status cmetal_program_kernel_name(cmetal_program *prog, uint32_t i,
                                      const char **name);
 /* Releases the program; its kernels must be released first. */
 cm_status cmetal_program_release(cmetal_program *prog);
+
+/* ---- the compiler ---- */
+/* Compiles CM source to text for a target without a device: "ptx" (what
+ * the CUDA device loads), "c" (what the CPU device builds) or "ir".  On
+ * success *out is a malloc'd NUL-terminated text and *len its length; the
+ * diagnostics (warnings, or the errors of a failed compile) are in *log
+ * (malloc'd, "" when none; pass NULL to ignore).  free() both. */
+cm_status cmetal_compile(const char *source, const char *options,
+                         const char *target, char **out, size_t *len, char **log);
 
 /* ---- kernels and arguments ---- */
 cm_status cmetal_kernel_create(cmetal_program *prog, const char *name,
@@ -245,6 +259,9 @@ cm_status cmetal_event_release(cmetal_event *ev);
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 
 #endif

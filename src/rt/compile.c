@@ -145,3 +145,33 @@ bool rt_compiler_available(void)
 {
 	return true;
 }
+
+cm_status cmetal_compile(const char *source, const char *options, const char *target,
+                         char **out, size_t *len, char **log)
+{
+	if (!source || !target || !out)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_compile: %s is NULL",
+		               !source ? "source" : !target ? "target" : "the output pointer");
+	if (strcmp(target, "ptx") && strcmp(target, "c") && strcmp(target, "ir"))
+		return rt_fail(CM_INVALID_VALUE,
+		               "cmetal_compile: unknown target '%s' (expected ptx, c or ir)", target);
+	Buf text = {0}, diags = {0};
+	bool ok = rt_compile_cm(source, options ? options : "", target, &text, &diags);
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (log)
+		*log = xstrdup(diags.len ? buf_cstr(&diags) : "");
+	cm_status s = CM_SUCCESS;
+	if (ok) {
+		if (len)
+			*len = text.len;
+		*out = xstrdup(text.len ? buf_cstr(&text) : "");
+	} else {
+		s = rt_fail(CM_BUILD_FAILED, "compile failed:\n%s",
+		            diags.len ? buf_cstr(&diags) : "(no diagnostics)");
+	}
+	buf_free(&text);
+	buf_free(&diags);
+	return s;
+}

@@ -162,5 +162,25 @@ int main(int argc, char **argv)
 	MUST(cmetal_svm_free(svm));
 	MUST(cmetal_program_release(prog));
 	MUST(cmetal_device_close(dev));
+	/* the compiler through the public API */
+	{
+		const char *src = "extern \"C\" _GENX_MAIN_ void k(SurfaceIndex o [[type(\"buffer_t\")]])\n"
+		                  "{ vector<int, 8> v = 1; write(o, 0, v); }\n";
+		char *text = NULL, *clog = NULL;
+		size_t n = 0;
+		check("api_compile_ptx", cmetal_compile(src, "-O2", "ptx", &text, &n, &clog) == CM_SUCCESS &&
+		      text && n > 0 && strstr(text, ".entry k"), cmetal_last_error());
+		free(text);
+		free(clog);
+		check("api_compile_c", cmetal_compile(src, NULL, "c", &text, &n, NULL) == CM_SUCCESS &&
+		      strstr(text, "cmk_program"), cmetal_last_error());
+		free(text);
+		check_err("api_compile_error", cmetal_compile("void f() { x = 1; }", "", "ptx", &text,
+		          &n, &clog), CM_BUILD_FAILED, "undeclared identifier 'x'", NULL);
+		check("api_compile_error_log", clog && strstr(clog, "program.cm:1:12"), clog);
+		free(clog);
+		check_err("api_compile_bad_target", cmetal_compile(src, "", "spirv", &text, &n, NULL),
+		          CM_INVALID_VALUE, "unknown target 'spirv'", NULL);
+	}
 	return check_failures != 0;
 }
