@@ -231,6 +231,10 @@ Binding *lw_bind(L *l, Sym *s)
 	if (s->kind != SYM_GLOBAL)
 		return NULL;
 	b = new_binding(l, s);
+	if (s->ty->kind == TY_STRUCT) {
+		lw_struct_new(l, b, s->ty, s->name);
+		return b;
+	}
 	if (s->is_const_array || s->ty->kind == TY_ARRAY) {
 		b->konst = lw_const_array(l, s);
 		return b;
@@ -536,6 +540,17 @@ static void var_decl(L *l, Node *d)
 	Node *init = d->init;
 	if (!init && d->args.len)
 		init = d->args.data[0];
+	if (t->kind == TY_STRUCT) {
+		Binding *src = t->is_ref && init ? lw_struct_ref(l, init) : NULL;
+		if (src) {   /* a reference aliases the fields */
+			b->fields = src->fields;
+			b->nfields = src->nfields;
+			return;
+		}
+		lw_struct_new(l, b, t, s->name);
+		lw_struct_init(l, b, init);
+		return;
+	}
 	if (t->is_ref) {
 		b->is_ref = true;
 		if (!init || !lw_lref(l, init, &b->lr)) {
@@ -546,9 +561,8 @@ static void var_decl(L *l, Node *d)
 		}
 		return;
 	}
-	if (t->kind == TY_ARRAY || t->kind == TY_STRUCT) {
-		error_at(d->loc, "local %s '%s' is not supported", t->kind == TY_ARRAY ?
-		         "array" : "struct", s->name);
+	if (t->kind == TY_ARRAY) {
+		error_at(d->loc, "local array '%s' is not supported", s->name);
 		return;
 	}
 	Var *v = lw_var(l, lw_type(t), s->name);
@@ -685,6 +699,18 @@ Inst *lw_call(L *l, Node *call)
 		nb[i] = b;
 		if (!arg)
 			continue;
+		if (pt->kind == TY_STRUCT) {
+			Binding *src = lw_struct_ref(l, arg);
+			bool ref = pt->is_ref || (p->ts && p->ts->is_ref);
+			if (ref && src) {
+				b->fields = src->fields;
+				b->nfields = src->nfields;
+			} else {
+				lw_struct_new(l, b, pt, p->name);
+				lw_struct_init(l, b, arg);
+			}
+			continue;
+		}
 		if (pt->is_ref && lw_lref(l, arg, &b->lr)) {
 			b->is_ref = true;
 			continue;

@@ -41,6 +41,9 @@ typedef struct Binding {
 	bool is_ref;          /* a reference: lr; otherwise the whole var */
 	LRef lr;
 	Inst *konst;          /* const arrays: their value */
+	struct Binding **fields; /* struct values: one binding per field (a
+	                            struct field has fields of its own) */
+	int nfields;
 } Binding;
 
 /* A loop or switch: where break and continue go. */
@@ -110,6 +113,11 @@ Inst *lw_const_array(L *l, Sym *s);
 Inst *lw_splat(L *l, Inst *v, uint32_t n);
 Inst *lw_bool_vec(L *l, Inst *v);     /* nonzero -> i1 vector */
 void lw_assign_to(L *l, Node *dst, Inst *val);
+/* Structs: a struct value is one Var per (nested) field. */
+void lw_struct_new(L *l, Binding *b, Type *t, const char *name);
+Binding *lw_struct_ref(L *l, Node *e);   /* storage of a struct lvalue or NULL */
+void lw_struct_copy(L *l, Binding *dst, Binding *src);
+void lw_struct_init(L *l, Binding *b, Node *init);  /* = expr or {...} */
 
 /* lower_builtin.c */
 Inst *lw_builtin(L *l, Node *call);

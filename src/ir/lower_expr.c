@@ -348,6 +348,14 @@ static Inst *unary(L *l, Node *e)
 static Inst *assign(L *l, Node *e)
 {
 	int p = compound_op(e->op);
+	if (e->lhs && e->lhs->ty && e->lhs->ty->kind == TY_STRUCT && !p) {
+		Binding *d = lw_struct_ref(l, e->lhs);
+		if (!d)
+			error_at(e->loc, "the left side of the assignment is not assignable");
+		else
+			lw_struct_init(l, d, e->rhs);
+		return NULL;
+	}
 	Inst *v = lw_expr(l, e->rhs);
 	LRef r;
 	if (!lw_lref(l, e->lhs, &r)) {
@@ -574,10 +582,41 @@ static void sel2d(L *l, LRef *r, int vs, int vst, int hs, int hst, Node *i, Node
 	r->cs *= hst;
 }
 
+/* A vector select at a constant offset i0 of a strided 2D view (a
+ * vector_ref bound to a matrix region): the flat elements i0 + k*stride
+ * stay affine when they lie in one row, or when stride divides the row
+ * length and every row contributes the same columns. */
+static bool sel1d_2d(LRef *r, int size, int stride, int32_t i0)
+{
+	int32_t row = i0 / r->cols, col = i0 % r->cols;
+	if (i0 < 0 || stride < 1)
+		return false;
+	if (col + (int64_t)(size - 1) * stride < r->cols) {
+		r->base += row * r->rs + col * r->cs;
+		r->rows = 1;
+		r->cols = size;
+		r->cs *= stride;
+		r->rs = r->cols * r->cs;
+		return true;
+	}
+	int per = r->cols / stride;
+	if (r->cols % stride || col >= stride || per < 1 || size % per)
+		return false;
+	r->base += row * r->rs + col * r->cs;
+	r->rows = size / per;
+	r->cols = per;
+	r->cs *= stride;
+	return true;
+}
+
 static bool sel1d(L *l, LRef *r, int size, int stride, Node *i, Node *at)
 {
+	if (r->rows != 1 && (!i || i->has_value) &&
+	    sel1d_2d(r, size, stride, i ? (int32_t)i->cval : 0))
+		return true;
 	if (!as_row(r)) {
-		error_at(at->loc, "a vector select of this strided matrix view is not supported");
+		error_at(at->loc, "a vector select of this strided matrix view is not supported "
+		         "(a runtime offset, or elements that are not one affine region)");
 		return false;
 	}
 	int32_t c = r->base;
@@ -667,6 +706,13 @@ bool lw_lref(L *l, Node *e, LRef *out)
 		if (e->lhs->ty->kind == TY_ARRAY)
 			return false;
 		break;
+	case ND_MEMBER: {
+		Binding *fb = lw_struct_ref(l, e);
+		if (!fb || fb->fields || !fb->lr.var)
+			return false;
+		*out = fb->lr;
+		return true;
+	}
 	default:
 		return false;
 	}
@@ -909,23 +955,34 @@ static Inst *ident(L *l, Node *e)
 	return lw_lref_read(l, &r);
 }
 
-static Inst *index_array(L *l, Node *e)
+/* The flat (row-major) value of the array that e indexes, and the element
+ * offset of e in it: a[i][j] of T a[R][C] is element i*C + j of a's R*C
+ * elements.  ro (runtime part) and *c (constant part) accumulate. */
+static Inst *array_base(L *l, Node *e, Inst **ro, int32_t *c)
 {
-	Inst *arr = lw_expr(l, e->lhs);
+	if (e->kind != ND_INDEX || !e->lhs || !e->lhs->ty || e->lhs->ty->kind != TY_ARRAY)
+		return lw_expr(l, e);
+	Inst *arr = array_base(l, e->lhs, ro, c);
 	if (!arr)
 		return NULL;
+	int32_t stride = (int32_t)lw_type(e->ty).n;
+	*ro = add_off(l, *ro, offset(l, e->rhs, stride, c));
+	return arr;
+}
+
+static Inst *index_array(L *l, Node *e)
+{
 	int32_t c = 0;
-	Inst *ro = offset(l, e->rhs, 1, &c);
-	IrType t = lw_type(e->ty);
-	if (t.n != 1) {
-		error_at(e->loc, "indexing a multi-dimensional array is not supported");
+	Inst *ro = NULL;
+	Inst *arr = array_base(l, e, &ro, &c);
+	if (!arr)
 		return NULL;
-	}
-	if (!ro && (c < 0 || c >= (int32_t)arr->ty.n)) {
-		ro = lw_int(l, E_I32, c);
+	IrType t = lw_type(e->ty);
+	if (!ro && (c < 0 || c + (int32_t)t.n > (int32_t)arr->ty.n)) {
+		ro = lw_int(l, E_I32, c);   /* out of range: checked at run time */
 		c = 0;
 	}
-	return irb_rdregion(&l->B, t, arr, (IrRegion){0, 1, 0, c}, ro);
+	return irb_rdregion(&l->B, t, arr, (IrRegion){(int32_t)t.n, (int32_t)t.n, 1, c}, ro);
 }
 
 Inst *lw_expr(L *l, Node *e)
@@ -1018,9 +1075,14 @@ Inst *lw_expr(L *l, Node *e)
 		if (e->args.len)
 			r = lw_expr(l, e->args.data[0]);
 		break;
-	case ND_MEMBER:
-		error_at(e->loc, "struct members are not supported yet");
+	case ND_MEMBER: {
+		LRef lr;
+		if (lw_lref(l, e, &lr))
+			r = lw_lref_read(l, &lr);
+		else
+			error_at(e->loc, "a whole struct is not a value here; use its fields");
 		break;
+	}
 	case ND_STR_LIT:
 		break;
 	default:
@@ -1029,4 +1091,106 @@ Inst *lw_expr(L *l, Node *e)
 	}
 	l->B.loc = saved;
 	return r;
+}
+
+/* ---- structs ------------------------------------------------------------------ */
+
+/* A struct local, parameter or global: each field gets a Var (or, for a
+ * struct field, bindings of its own), so field accesses are ordinary
+ * SSA variables and whole-struct copies are one write per field. */
+void lw_struct_new(L *l, Binding *b, Type *t, const char *name)
+{
+	b->gen = l->gen;
+	b->nfields = t->nfields;
+	b->fields = NEWN(l->a, Binding *, t->nfields ? t->nfields : 1);
+	for (int i = 0; i < t->nfields; i++) {
+		Binding *f = NEW(l->a, Binding);
+		Type *ft = t->fields[i].ty;
+		f->gen = l->gen;
+		b->fields[i] = f;
+		if (ft->kind == TY_STRUCT) {
+			lw_struct_new(l, f, ft, name);
+		} else if (ft->kind == TY_ARRAY) {
+			error_at(t->fields[i].loc, "array fields of structs are not supported");
+		} else {
+			Var *v = lw_var(l, lw_type(ft), t->fields[i].name);
+			f->lr = lw_whole(v, ft);
+		}
+	}
+}
+
+static int field_index(Type *t, const char *name)
+{
+	for (int i = 0; i < t->nfields; i++)
+		if (!strcmp(t->fields[i].name, name))
+			return i;
+	return -1;
+}
+
+Binding *lw_struct_ref(L *l, Node *e)
+{
+	while (e && e->kind == ND_CAST && e->lhs && e->lhs->ty &&
+	       ty_base(e->lhs->ty) == ty_base(e->ty))
+		e = e->lhs;
+	if (!e)
+		return NULL;
+	if (e->kind == ND_IDENT) {
+		Binding *b = e->sym ? lw_bind(l, e->sym) : NULL;
+		return b && b->fields ? b : NULL;
+	}
+	if (e->kind != ND_MEMBER || !e->lhs || !e->lhs->ty)
+		return NULL;
+	Binding *p = lw_struct_ref(l, e->lhs);
+	Type *st = ty_base(e->lhs->ty);
+	if (!p || st->kind != TY_STRUCT)
+		return NULL;
+	int i = field_index(st, e->name);
+	if (i < 0 || i >= p->nfields)
+		return NULL;
+	return p->fields[i];
+}
+
+void lw_struct_copy(L *l, Binding *dst, Binding *src)
+{
+	for (int i = 0; i < dst->nfields && i < src->nfields; i++) {
+		Binding *d = dst->fields[i], *s = src->fields[i];
+		if (d->fields && s->fields)
+			lw_struct_copy(l, d, s);
+		else if (d->lr.var && s->lr.var)
+			lw_lref_write(l, &d->lr, lw_lref_read(l, &s->lr));
+	}
+}
+
+/* Field i of b from the initializer items [*k..): scalars, vectors and
+ * nested braces, in declaration order (C's brace elision is not done). */
+static void init_fields(L *l, Binding *b, Node *list)
+{
+	for (int i = 0; i < b->nfields && i < list->args.len; i++) {
+		Node *x = list->args.data[i];
+		Binding *f = b->fields[i];
+		if (f->fields) {
+			lw_struct_init(l, f, x);
+		} else if (f->lr.var) {
+			Node *item = x->kind == ND_INIT_LIST && x->args.len ? x->args.data[0] : x;
+			Inst *v = lw_expr(l, item);
+			if (v)
+				lw_lref_write(l, &f->lr, lw_coerce(l, v, lw_lref_type(&f->lr), false));
+		}
+	}
+}
+
+void lw_struct_init(L *l, Binding *b, Node *init)
+{
+	if (!init)
+		return;
+	if (init->kind == ND_INIT_LIST) {
+		init_fields(l, b, init);
+		return;
+	}
+	Binding *src = lw_struct_ref(l, init);
+	if (!src) {
+		error_at(init->loc, "a struct can only be copied from a struct variable");
+		return;
+	}
+	lw_struct_copy(l, b, src);
 }
