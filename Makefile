@@ -68,9 +68,10 @@ clean:
 
 # Front-end fuzzing (see docs/testing.md).
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+FUZZ_OBJ = $(patsubst %.c,build-fuzz/%.o,$(UTIL_SRC) $(FRONT_SRC)) build-fuzz/gen/cm_headers.o
 fuzz:
-	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" LDFLAGS="-fsanitize=address,undefined" build-fuzz/libcmetal.a
-	clang -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc tests/fuzz/fuzz_front.c build-fuzz/libcmetal.a -lpthread -ldl -lm -o build-fuzz/fuzz_front
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJ)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc tests/fuzz/fuzz_front.c $(FUZZ_OBJ) -lpthread -ldl -lm -o build-fuzz/fuzz_front
 
 # Compile-speed benchmark: checks a generated 5,000-line CM file.
 bench-compile: all
