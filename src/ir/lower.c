@@ -606,7 +606,8 @@ void lw_stmt(L *l, Node *n)
 			stmt_if(l, n);
 		break;
 	case ND_FOR:
-		loop(l, n->init, n->cond, n->inc, n->body, true);
+		if (!lw_unroll(l, n))
+			loop(l, n->init, n->cond, n->inc, n->body, true);
 		break;
 	case ND_WHILE:
 		loop(l, NULL, n->cond, NULL, n->body, true);

@@ -6,6 +6,7 @@
  *   lower_expr.c     expressions: values, conversions, operators, lvalues as
  *                    regions of a variable (LRef), CM members
  *   lower_builtin.c  the builtin library (builtins.def rows) to CMIR
+ *   lower_unroll.c   full unrolling of constant-trip loops
  *
  * A variable (Var) is one SSA-tracked whole value: a vector of n elements
  * (n = 1 for scalars).  Partial writes go through an LRef: a 2D affine view
@@ -118,6 +119,11 @@ void lw_struct_new(L *l, Binding *b, Type *t, const char *name);
 Binding *lw_struct_ref(L *l, Node *e);   /* storage of a struct lvalue or NULL */
 void lw_struct_copy(L *l, Binding *dst, Binding *src);
 void lw_struct_init(L *l, Binding *b, Node *init);  /* = expr or {...} */
+
+/* lower_unroll.c: lowers a constant-trip for loop fully unrolled (marked
+ * #pragma unroll, or short with its counter used as a region offset);
+ * false (nothing emitted) when it does not qualify. */
+bool lw_unroll(L *l, Node *n);
 
 /* lower_builtin.c */
 Inst *lw_builtin(L *l, Node *call);

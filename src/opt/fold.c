@@ -6,7 +6,9 @@
  * .sat and mixed-type forms are left alone), and so do rdregion of a
  * constant and wrregion of constants into a constant, when their regions
  * are constant and unmasked: the paper's constant folding through
- * rdregion and wrregion (seeds/002 §V). */
+ * rdregion and wrregion (seeds/002 §V).  Conversions of constants fold,
+ * and a constant runtime region offset (an unrolled loop's counter, say)
+ * moves into the region's offset. */
 #include <string.h>
 
 #include "opt/opt.h"
@@ -163,13 +165,70 @@ static bool fold_region(Func *f, Inst *i)
 	return true;
 }
 
+/* conv of a constant (no .sat): integers wrap to the destination, int to
+ * float rounds, float to float rounds; float to int is left alone (its
+ * clamping and NaN rules live in the back ends). */
+static bool fold_conv(Func *f, Inst *i)
+{
+	Inst *a = i->ops[0];
+	Elem from = a->ty.elem, to = i->ty.elem;
+	if (i->sat || a->op != Oconst || to == E_I1 || from == E_I1 || to == E_F16 ||
+	    from == E_F16 || (ir_is_float(from) && !ir_is_float(to)))
+		return false;
+	IrScalar *v = NEWN(f->mod->arena, IrScalar, i->ty.n);
+	for (uint32_t k = 0; k < i->ty.n; k++) {
+		IrScalar x = ir_const_at(a, a->ty.n == 1 ? 0 : k);
+		if (ir_is_float(to))
+			v[k].f = fnorm(to, ir_is_float(from) ? x.f :
+			               ir_is_signed(from) ? (double)x.i : (double)x.u);
+		else
+			v[k].i = norm(to, x.i);
+	}
+	ir_replace_uses(f, i, new_const(f, i, i->ty, v));
+	return true;
+}
+
+/* A region whose runtime offset is a constant becomes a constant region
+ * when every element it touches is in range (out-of-range elements keep
+ * the runtime form, which reads 0 and drops writes). */
+static bool fold_roff(Inst *i)
+{
+	Inst *r = ir_roff(i);
+	int64_t c;
+	if (!r || !opt_const_int(r, &c))
+		return false;
+	uint32_t n = i->op == Ordregion ? i->ty.n : i->ops[1]->ty.n;
+	int64_t lim = i->op == Ordregion ? i->ops[0]->ty.n : i->ty.n;
+	if (n == 0 || i->rg.width <= 0)
+		return false;
+	for (uint32_t k = 0; k < n; k++) {
+		int64_t x = i->rg.offset + c + (int64_t)(k / (uint32_t)i->rg.width) * i->rg.vstride +
+		            (int64_t)(k % (uint32_t)i->rg.width) * i->rg.hstride;
+		if (x < 0 || x >= lim)
+			return false;
+	}
+	if (i->rg.offset + c > INT32_MAX)
+		return false;
+	i->rg.offset += (int32_t)c;
+	uint32_t at = (uint32_t)ir_ops[i->op].nops;
+	for (uint32_t k = at; k + 1 < i->nops; k++)
+		i->ops[k] = i->ops[k + 1];
+	i->nops--;
+	i->has_roff = false;
+	return true;
+}
+
 bool opt_fold(Func *f)
 {
 	bool any = false;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
-			if (i->op == Ordregion || i->op == Owrregion)
+			if (i->op == Ordregion || i->op == Owrregion) {
+				any |= fold_roff(i);
 				any |= fold_region(f, i);
+			} else if (i->op == Oconv) {
+				any |= fold_conv(f, i);
+			}
 			else if (ir_ops[i->op].flags & IRF_ELEMWISE)
 				any |= fold_elementwise(f, i);
 		}

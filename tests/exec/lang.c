@@ -63,7 +63,36 @@ TEST(strided_views)
 		h_eq_i32(h, "out", o, &m[0][0], 32);
 }
 
+TEST(unrolled_loops)
+{
+	int32_t x[32], o[32], r[32];
+	h_fill_i32(h, x, 32, -1000, 1000);
+	int n = h_range(h, 0, 9);
+	for (int i = 0; i < 8; i++)
+		for (int e = 0; e < 4; e++)
+			r[i * 4 + e] = x[i + 8 * e];
+	for (int j = 7; j > 0; j -= 3)
+		r[j] += x[j] * j;
+	int k;
+	for (k = 2; k != 10; k += 2)
+		r[k + 16] -= k;
+	for (int m = 0; m < 3; m++)
+		r[m] += 1;
+	for (int b = 0; b < 8; b++) {
+		if (b == n)
+			break;
+		r[24 + b] += 5;
+	}
+	for (int c = 0; c < 8; c++) {
+		r[c] ^= 1;
+		c += c & 1;
+	}
+	r[31] = k;
+	if (H_RUN(h, F, "loops", WALK(1, 1), IN(x), OUT(o), I32(n)))
+		h_eq_i32(h, "out", o, r, 32);
+}
+
 const HTest exec_lang[] = {
-	T(struct_fields), T(const_arrays), T(strided_views),
+	T(struct_fields), T(const_arrays), T(strided_views), T(unrolled_loops),
 	{0},
 };
