@@ -67,9 +67,24 @@
  *
  * ---- printf -----------------------------------------------------------------
  *
- * printf calls the driver's vprintf (extern .func) from lane 0 of the warp,
- * once per CM thread; output goes to the CUDA printf FIFO (set its size
- * with cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)), flushed at synchronize.
+ * printf is formatted on the host, as CM's printf surface is.  launch->printf
+ * is the device address of a CudaPrintf head (0: the launch has no printf
+ * buffer, printf does nothing) followed by printf_cap bytes of records.
+ * Lane 0 of the warp, once per CM thread and call, claims
+ * 8 + 8 * nargs bytes with atom.global.add.u64 on head->used; when the
+ * claim does not end within printf_cap it stores 1 in head->overflow and
+ * writes only CUDA_P_END as the format word at head + 16 + old when those
+ * 8 bytes fit (so the runtime stops there), else it writes the record at
+ * head + 16 + old:
+ *   uint32 format     the module-wide printf index ("printf" metadata line)
+ *   uint32 thread     the CM thread's linear id: walker y * width + x;
+ *                     groups (group linear id) * (threads per group) +
+ *                     local linear id, x fastest (as the CPU device counts)
+ *   8 bytes per argument, in the order of the call: integers sign- or
+ *                     zero-extended to 64 bits by their kind, doubles
+ * The runtime zeroes the head before a launch, and afterwards formats the
+ * records in (thread, claim order) order with the format texts and argument
+ * kinds of the metadata; one thread's records are claimed in program order.
  *
  * ---- Faults -----------------------------------------------------------------
  *
@@ -81,19 +96,24 @@
  *
  * The PTX text starts with machine-readable comment lines, so a runtime
  * that loads a .ptx file knows its kernels without the source:
- *   //@cmetal abi 1
+ *   //@cmetal abi 2
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
+ *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
  * are the CMK_ARG_*, CMK_ELEM_*, CMK_SURF_* numbers of cmk_abi.h; shuffles
- * is the static count of shfl.sync in the kernel).
+ * is the static count of shfl.sync in the kernel).  One "printf" line per
+ * printf call of the kernel, after its "arg" lines: INDEX counts the calls
+ * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;
+ * "-" when there is none), FORMAT is the format text with \\, \", \n, \t
+ * and \xHH escapes.
  */
 #ifndef CUDA_ABI_H
 #define CUDA_ABI_H
 
 #include <stdint.h>
 
-#define CUDA_ABI_VERSION 1
+#define CUDA_ABI_VERSION 2
 
 enum { CUDA_LAUNCH_WALKER = 0, CUDA_LAUNCH_GROUPS = 1 };
 enum { CUDA_MAX_DEPS = 8 };
@@ -120,7 +140,7 @@ typedef struct CudaSurface {
 #define CUDA_S_IS2D 36
 #define CUDA_S_BYTES 40
 
-/* One launch, in device memory; cm_launch points at it (80 bytes). */
+/* One launch, in device memory; cm_launch points at it (96 bytes). */
 typedef struct CudaLaunch {
 	uint64_t surfaces;    /* device address of CudaSurface[nsurfaces] */
 	uint64_t flags;       /* uint32[nthreads], zeroed; 0 if no waits */
@@ -136,6 +156,8 @@ typedef struct CudaLaunch {
 	uint32_t reserved;
 	int8_t dx[CUDA_MAX_DEPS];
 	int8_t dy[CUDA_MAX_DEPS];
+	uint64_t printf_buf;  /* CudaPrintf head; 0 = printf does nothing */
+	uint64_t printf_cap;  /* bytes of records after the head */
 } CudaLaunch;
 
 #define CUDA_L_SURFACES 0
@@ -151,6 +173,26 @@ typedef struct CudaLaunch {
 #define CUDA_L_NDEPS 56
 #define CUDA_L_DX 64
 #define CUDA_L_DY 72
-#define CUDA_L_BYTES 80
+#define CUDA_L_PRINTF 80
+#define CUDA_L_PRINTF_CAP 88
+#define CUDA_L_BYTES 96
+
+/* The head of the printf buffer (16 bytes); records follow it. */
+typedef struct CudaPrintf {
+	uint64_t used;        /* bytes claimed by records (may pass the cap) */
+	uint32_t overflow;    /* 1: a record did not fit and was dropped */
+	uint32_t reserved;
+} CudaPrintf;
+
+#define CUDA_P_USED 0
+#define CUDA_P_OVERFLOW 8
+#define CUDA_P_RECORDS 16
+#define CUDA_P_END 0xffffffffu  /* format word of a claim that did not fit */
+
+/* Argument kinds of a printf record (letters of the metadata KINDS). */
+enum {
+	CUDA_PF_I32 = 'i', CUDA_PF_U32 = 'u', CUDA_PF_I64 = 'l', CUDA_PF_U64 = 'L',
+	CUDA_PF_F64 = 'd',
+};
 
 #endif

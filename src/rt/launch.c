@@ -216,6 +216,7 @@ static cm_status run_entry(cmetal_device *dev, RtLaunch *l)
 		return CM_SUCCESS;  /* entries already run one after another */
 	l->printf_out.len = 0;
 	l->fault[0] = '\0';
+	l->device_ms = -1.0;
 	cm_status s = dev->ops->run(dev, l);
 	emit_printf(dev, &l->printf_out);
 	if (!s && l->fault[0])
@@ -231,9 +232,22 @@ cm_status cmetal_task_run(cmetal_task *t, cmetal_event **ev)
 	if (ev)
 		*ev = NULL;
 	double start = rt_now_ms();
-	for (int i = 0; i < t->entries.len && !s; i++)
-		s = run_entry(t->dev, t->entries.data[i]);
+	/* devices with their own timers (CUDA events) report each launch's
+	 * kernel time; the event then holds their sum, else the host clock */
+	double device_ms = 0.0;
+	bool device_timed = true;
+	for (int i = 0; i < t->entries.len && !s; i++) {
+		RtLaunch *l = t->entries.data[i];
+		l->timed = ev != NULL;
+		s = run_entry(t->dev, l);
+		if (l->kind != RT_LAUNCH_SYNC && l->device_ms < 0)
+			device_timed = false;
+		else if (l->kind != RT_LAUNCH_SYNC)
+			device_ms += l->device_ms;
+	}
 	double end = rt_now_ms();
+	if (device_timed && t->entries.len)
+		end = start + device_ms;
 	if (ev) {
 		cmetal_event *e = calloc(1, sizeof *e);
 		if (!e)

@@ -107,9 +107,12 @@ typedef struct RtLaunch {
 	uint32_t width, height;     /* walker */
 	cmetal_dependency dep;
 	uint32_t groups[3], threads[3];
+	bool timed;                 /* an event wants this launch's time */
 	/* results filled by the device's run */
 	Buf printf_out;             /* in linear thread id order */
 	char fault[512];            /* "" when no fault */
+	double device_ms;           /* timed: kernel time from device events;
+	                             * < 0: the device has none (host clock) */
 } RtLaunch;
 
 struct cmetal_task {

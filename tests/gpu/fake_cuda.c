@@ -6,6 +6,10 @@
  *   fill(SurfaceIndex out, int v)  every CM thread t: out[t] = v + t (u32)
  *   walk(SurfaceIndex out)         walker: out[linear] = x * 1000 + y
  *   oob(SurfaceIndex out)          reports a fault at line 42
+ *   pf(SurfaceIndex out, int n)    every CM thread t, last thread first,
+ *                                  n times: printf 0 (t, t * 0.5) and
+ *                                  printf 1 ((uint64)t << 33), as records
+ *                                  in the launch's printf buffer
  *   any other name                 does nothing ("missing" is not found)
  * cuModuleLoadDataEx rejects a PTX containing "BADPTX" with a JIT-style
  * error log naming PTX line 7.  Counters (fake_stats) let a test check
@@ -24,7 +28,7 @@ struct FakeStats fake_stats;
 
 static int ctx_obj, stream_obj, event_obj, mod_obj;
 typedef struct { const char *name; } FakeFunc;
-static FakeFunc funcs[] = {{"fill"}, {"walk"}, {"oob"}, {"other"}};
+static FakeFunc funcs[] = {{"fill"}, {"walk"}, {"oob"}, {"pf"}, {"other"}};
 
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
@@ -113,7 +117,7 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	if (!strcmp(name, "missing"))
 		return 500;  /* CUDA_ERROR_NOT_FOUND */
 	size_t i = 0;
-	while (i < 3 && strcmp(funcs[i].name, name))
+	while (i < 4 && strcmp(funcs[i].name, name))
 		i++;
 	*f = &funcs[i];  /* other kernels do nothing */
 	return 0;
@@ -132,6 +136,46 @@ static void put32(CudaSurface *s, uint64_t index, uint32_t v)
 {
 	if (s && (index + 1) * 4 <= s->size)  /* CM: writes past the end are dropped */
 		memcpy((unsigned char *)(uintptr_t)s->base + index * 4, &v, 4);
+}
+
+/* Claims a record of 8 + 8 * nargs bytes as the PTX does; NULL when the
+ * launch has no buffer or the record does not fit. */
+static unsigned char *claim(const CudaLaunch *l, uint32_t fmt, uint32_t thread, int nargs)
+{
+	if (!l->printf_buf)
+		return NULL;
+	CudaPrintf *h = (CudaPrintf *)(uintptr_t)l->printf_buf;
+	uint64_t size = 8 + 8 * (uint64_t)nargs, old = h->used;
+	h->used += size;
+	if (old + size > l->printf_cap) {
+		uint32_t end = UINT32_MAX;
+		if (old + 8 <= l->printf_cap)
+			memcpy((unsigned char *)(uintptr_t)l->printf_buf + CUDA_P_RECORDS + old, &end, 4);
+		h->overflow = 1;
+		return NULL;
+	}
+	unsigned char *r = (unsigned char *)(uintptr_t)l->printf_buf + CUDA_P_RECORDS + old;
+	memcpy(r, &fmt, 4);
+	memcpy(r + 4, &thread, 4);
+	return r + 8;
+}
+
+static void fake_printf(const CudaLaunch *l, uint64_t warps, int n)
+{
+	for (uint64_t t = warps; t-- > 0; )
+		for (int k = 0; k < n; k++) {
+			unsigned char *a = claim(l, 0, (uint32_t)t, 2);
+			if (a) {
+				int64_t i = (int32_t)t;
+				double d = (double)t * 0.5;
+				memcpy(a, &i, 8);
+				memcpy(a + 8, &d, 8);
+			}
+			if ((a = claim(l, 1, (uint32_t)t, 1))) {
+				uint64_t u = t << 33;
+				memcpy(a, &u, 8);
+			}
+		}
 }
 
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -157,6 +201,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 			return 1;
 		for (uint32_t t = 0; t < l->nthreads; t++)
 			put32(out, t, (t % l->width) * 1000 + t / l->width);
+	} else if (!strcmp(fn->name, "pf")) {
+		fake_printf(l, warps, *(int *)params[2]);
 	} else if (!strcmp(fn->name, "oob")) {
 		if (l->fault)
 			*(uint32_t *)(uintptr_t)l->fault = 42;

@@ -18,7 +18,6 @@
 
 #include "rt/cuda/cuda.h"
 
-#define CUDA_PRINTF_FIFO ((size_t)16 << 20)
 
 /* The context this OS thread made current, valid while its generation is
  * the latest: every open and close starts a new generation, since a
@@ -52,6 +51,11 @@ static void release(CudaDevice *c)
 	if (c->ctx && cu->CtxSetCurrent(c->ctx) == CUDA_SUCCESS) {
 		if (c->wait_mem)
 			cu->MemFree(c->wait_mem);
+		if (c->printf_mem)
+			cu->MemFree(c->printf_mem);
+		for (int i = 0; i < 2; i++)
+			if (c->ev[i])
+				cu->EventDestroy(c->ev[i]);
 		if (c->fault_mapped)
 			cu->MemFreeHost((void *)c->fault_host);
 		else if (c->fault_dev)
@@ -61,6 +65,7 @@ static void release(CudaDevice *c)
 	}
 	if (!c->fault_mapped)
 		free((void *)c->fault_host);
+	free(c->printf_host);
 	if (c->ctx)
 		cu->DevicePrimaryCtxRelease(c->dev);
 	pthread_mutex_destroy(&c->run_mu);
@@ -131,9 +136,6 @@ static cm_status open_gpu(CudaDevice *c, int ordinal)
 		               "or newer", ordinal, c->cc_major, c->cc_minor);
 	/* launches go to a blocking stream: ordered after the synchronous
 	 * copies and memsets, which use the NULL stream */
-	/* a bigger printf FIFO (the default 1 MB loses output of big launches);
-	 * failure only means the default stays */
-	cu->CtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, CUDA_PRINTF_FIFO);
 	if ((r = cu->StreamCreate(&c->stream, 0)))
 		return cu_fail(r, CM_DEVICE_NOT_FOUND, "cuStreamCreate");
 	return fault_word(c);

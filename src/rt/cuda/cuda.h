@@ -156,7 +156,21 @@ typedef struct CudaDevice {
 	 * thread; grown on demand, never shrunk */
 	CUdeviceptr wait_mem;
 	size_t wait_cap;
+	/* the printf buffer (rt/cuda_abi.h "printf"): a CudaPrintf head and
+	 * printf_cap bytes of records; made by the first launch of a kernel
+	 * that prints, doubled (to a limit) after a launch overflows it */
+	CUdeviceptr printf_mem;
+	size_t printf_cap;
+	unsigned char *printf_host;  /* host copy of the records (malloc'd) */
+	CUevent ev[2];              /* start/end of a timed launch, made lazily */
 } CudaDevice;
+
+/* One printf call of a program (a "//@cmetal printf" metadata line). */
+typedef struct CudaFormat {
+	const char *text;           /* the format, unescaped */
+	const char *kinds;          /* CUDA_PF_* letters, one per argument */
+	uint32_t nargs;
+} CudaFormat;
 
 /* Per kernel of a program: what a launch needs, cached. */
 typedef struct CudaKernel {
@@ -168,6 +182,7 @@ typedef struct CudaKernel {
 	bool image_valid;           /* image is what block holds on the device */
 	unsigned char *next;        /* this launch's block, built before upload */
 	int regs, local_bytes;      /* cuFuncGetAttribute, for reports */
+	bool uses_printf;           /* the kernel has printf calls */
 } CudaKernel;
 
 typedef struct CudaProgram {
@@ -177,6 +192,9 @@ typedef struct CudaProgram {
 	CudaKernel *ks;             /* parallel to infos */
 	uint32_t n;
 	CUdeviceptr blocks;         /* one allocation for every kernel's block */
+	CudaFormat *fmts;           /* printf calls, by module-wide index */
+	uint32_t nfmts;
+	bool *prints;               /* per kernel: it has printf calls */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 } CudaProgram;
 
@@ -191,11 +209,22 @@ cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *
                              const char *options);
 void cuda_program_free(cmetal_device *dev, cmetal_program *p);
 /* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
- * PTX text into infos (arena); false with the reason in err. */
+ * PTX text into infos (arena), and when cp is not NULL the printf formats
+ * into cp->fmts / cp->nfmts / cp->prints; false with the reason in err. */
 bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint32_t *n,
-                         Buf *err);
+                         CudaProgram *cp, Buf *err);
 
 /* launch.c */
 cm_status cuda_run(cmetal_device *dev, RtLaunch *l);
+
+/* printf.c: the host side of kernel printf */
+/* Appends the text of the records in rec[0, used) (rt/cuda_abi.h
+ * "printf") to out, in (thread, claim order) order, each formatted as the
+ * CPU device's snprintf would; false when a record is malformed (the rest
+ * is skipped). */
+bool cuda_printf_format(const CudaFormat *fmts, uint32_t nfmts, const unsigned char *rec,
+                        size_t used, Buf *out);
+/* One record: format f with its 8-byte argument slots. */
+void cuda_printf_one(const CudaFormat *f, const unsigned char *args, Buf *out);
 
 #endif

@@ -10,15 +10,22 @@
  *   3. cm_wait launches get the ticket and flags zeroed (one memset).
  *   4. host-aliasing buffers bound to the launch are copied in before and
  *      out after it.
- *   5. cuLaunchKernel with kernelParams = {&block, args[0], args[1], ...},
- *      then one cuStreamSynchronize.  Kernel printf goes through the
- *      driver's vprintf FIFO, which the driver prints to stdout at the
- *      synchronize (so a printf callback set on the device does not see it).
- *   6. the fault word: a line number means an out-of-range access was
+ *   5. kernels that print get the device's printf buffer (its head zeroed
+ *      before the launch); afterwards its records are copied back and
+ *      formatted (printf.c) into l->printf_out, which the common layer
+ *      hands to the printf callback or stdout as the CPU device's text.  A
+ *      launch that overflows the buffer says so at the end of its text and
+ *      the buffer doubles (up to PRINTF_MAX) for the next launch.
+ *   6. cuLaunchKernel with kernelParams = {&block, args[0], args[1], ...},
+ *      between two cuEventRecord when an event wants the launch's time
+ *      (l->timed; l->device_ms gets the elapsed time), then one
+ *      cuStreamSynchronize.
+ *   7. the fault word: a line number means an out-of-range access was
  *      found (and made safe) by a bounds-checked kernel.
  * The steady state is: an optional memcmp, one cuLaunchKernel, one
  * synchronize, one load of the mapped fault word — no allocation. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/cuda/cuda.h"
@@ -26,6 +33,8 @@
 #define WALKER_TPC 4u
 #define WAIT_HEAD 256u       /* ticket, padded so flags stay aligned */
 #define MAX_GRID_YZ 65535u
+#define PRINTF_START ((size_t)1 << 20)   /* bytes of records at first */
+#define PRINTF_MAX ((size_t)256 << 20)   /* growth limit after overflows */
 
 typedef struct {
 	unsigned grid[3], block[3];
@@ -119,6 +128,10 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 	} else {
 		cl.kind = CUDA_LAUNCH_GROUPS;
 	}
+	if (k->uses_printf) {
+		cl.printf_buf = c->printf_mem;
+		cl.printf_cap = c->printf_cap;
+	}
 	memset(k->next, 0, k->image_len);
 	memcpy(k->next, &cl, sizeof cl);
 	for (uint32_t i = 0; i < ki->nargs; i++) {
@@ -130,6 +143,74 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 		memcpy(k->next + CUDA_L_BYTES + (size_t)i * CUDA_S_BYTES, &cs, sizeof cs);
 	}
 	return CM_SUCCESS;
+}
+
+/* The printf buffer with a zeroed head, for a kernel that prints. */
+static cm_status printf_prepare(CudaDevice *c)
+{
+	if (!c->printf_mem) {
+		size_t cap = c->printf_cap ? c->printf_cap : PRINTF_START;
+		CUresult r = c->cu->MemAlloc(&c->printf_mem, CUDA_P_RECORDS + cap);
+		if (r) {
+			c->printf_mem = 0;
+			return rt_fail(CM_OUT_OF_MEMORY, "cannot allocate the %zu-byte printf buffer "
+			               "on the GPU: %s", cap, cu_errtext(r));
+		}
+		unsigned char *h = realloc(c->printf_host, cap);
+		if (!h)
+			return rt_fail(CM_OUT_OF_MEMORY, "out of memory for the printf buffer");
+		c->printf_host = h;
+		c->printf_cap = cap;
+	}
+	CUresult r = c->cu->MemsetD8Async(c->printf_mem, 0, CUDA_P_RECORDS, c->stream);
+	return r ? cu_fail(r, CM_IO_ERROR, "zeroing the printf buffer") : CM_SUCCESS;
+}
+
+/* Formats the launch's printf records into l->printf_out. */
+static cm_status printf_collect(CudaDevice *c, RtLaunch *l)
+{
+	CudaProgram *cp = l->kernel->prog->priv;
+	CudaPrintf head;
+	CUresult r = c->cu->MemcpyDtoH(&head, c->printf_mem, sizeof head);
+	size_t used = head.used < c->printf_cap ? (size_t)head.used : c->printf_cap;
+	if (!r && used)
+		r = c->cu->MemcpyDtoH(c->printf_host, c->printf_mem + CUDA_P_RECORDS, used);
+	if (r)
+		return cu_fail(r, CM_IO_ERROR, "reading the printf buffer");
+	if (!cuda_printf_format(cp->fmts, cp->nfmts, c->printf_host, used, &l->printf_out))
+		buf_puts(&l->printf_out, "[cmetal: a malformed printf record; the rest of this "
+		         "launch's printf output was dropped]\n");
+	if (head.overflow) {
+		buf_printf(&l->printf_out, "[cmetal: kernel '%s' printed more than the %zu-byte "
+		           "printf buffer holds; later output of this launch was lost%s]\n",
+		           l->info->name, c->printf_cap,
+		           c->printf_cap < PRINTF_MAX ? " (the buffer doubles for the next launch)" : "");
+		if (c->printf_cap < PRINTF_MAX) {
+			c->cu->MemFree(c->printf_mem);
+			c->printf_mem = 0;
+			c->printf_cap *= 2;
+		}
+	}
+	return CM_SUCCESS;
+}
+
+/* Kernel time between the launch's two events into l->device_ms. */
+static void device_time(CudaDevice *c, RtLaunch *l)
+{
+	float ms = 0.0f;
+	if (c->cu->EventElapsedTime(&ms, c->ev[0], c->ev[1]) == CUDA_SUCCESS)
+		l->device_ms = ms;
+}
+
+/* The two timing events, made on first use. */
+static bool timing_events(CudaDevice *c)
+{
+	for (int i = 0; i < 2; i++)
+		if (!c->ev[i] && c->cu->EventCreate(&c->ev[i], 0) != CUDA_SUCCESS) {
+			c->ev[i] = NULL;
+			return false;
+		}
+	return true;
 }
 
 /* Uploads k->next unless the device slot already holds it. */
@@ -215,6 +296,8 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 	cm_status s = cuda_enter(c);
 	if (!s)
 		s = geometry(l, &g);
+	if (!s && k->uses_printf)
+		s = printf_prepare(c);
 	if (!s)
 		s = build_block(c, l, &g, k);
 	if (!s)
@@ -227,15 +310,23 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 	k->params[0] = &block;
 	for (uint32_t i = 0; i < l->info->nargs; i++)
 		k->params[1 + i] = l->args[i];
-	fflush(stdout);  /* host output first, then the kernel's printf */
+	bool timed = l->timed && timing_events(c);
+	if (timed)
+		c->cu->EventRecord(c->ev[0], c->stream);
 	CUresult r = c->cu->LaunchKernel(k->fn, g.grid[0], g.grid[1], g.grid[2], g.block[0],
 	                                 g.block[1], g.block[2], 0, c->stream, k->params, NULL);
 	if (r)
 		return kernel_error(c, l, r, "to launch");
+	if (timed)
+		c->cu->EventRecord(c->ev[1], c->stream);
 	s = sync_aliases(c, l, false);
 	r = c->cu->StreamSynchronize(c->stream);
 	if (r)
 		return kernel_error(c, l, r, "while running");
+	if (timed)
+		device_time(c, l);
+	if (!s && k->uses_printf)
+		s = printf_collect(c, l);
 	if (!s)
 		check_fault(c, l);
 	return s;

@@ -2,8 +2,9 @@
  * (rt_compile_cm, target "ptx", the CPU device's option syntax; -march
  * defaults to the GPU's architecture), or a .ptx file the compiler wrote;
  * then the driver's JIT (cuModuleLoadDataEx) with its info and error logs
- * captured.  Kernel metadata (CmkKernelInfo) comes from the "//@cmetal"
- * comment lines at the top of the PTX (rt/cuda_abi.h "Metadata").
+ * captured.  Kernel metadata (CmkKernelInfo) and the printf formats come
+ * from the "//@cmetal" comment lines at the top of the PTX (rt/cuda_abi.h
+ * "Metadata").
  *
  * When the JIT rejects a PTX, its log names PTX lines ("line 57"); each
  * such line is followed in our message by the CM source line the nearest
@@ -68,6 +69,57 @@ static bool parse_arg(Arena *a, const char *s, CmkArgInfo *ai)
 	return ai->type_attr != NULL;
 }
 
+/* A "printf" line: INDEX KINDS "FORMAT" with the escapes of cuda_abi.h. */
+static bool parse_printf(Arena *a, const char *s, uint32_t want, CudaFormat *f)
+{
+	char kinds[256];
+	unsigned idx;
+	int used = 0;
+	if (sscanf(s, "%u %255s%n", &idx, kinds, &used) != 2 || idx != want)
+		return false;
+	if (!strcmp(kinds, "-"))
+		kinds[0] = '\0';
+	for (const char *k = kinds; *k; k++)
+		if (!strchr("iulLd", *k))
+			return false;
+	s += used;
+	while (*s == ' ')
+		s++;
+	if (*s++ != '"')
+		return false;
+	Buf t = {0};
+	bool ok = false;
+	for (; *s; s++) {
+		if (*s == '"') {
+			ok = s[1] == '\0';
+			break;
+		}
+		if (*s != '\\') {
+			buf_putc(&t, *s);
+			continue;
+		}
+		s++;
+		unsigned x;
+		if (*s == 'n')
+			buf_putc(&t, '\n');
+		else if (*s == 't')
+			buf_putc(&t, '\t');
+		else if (*s == 'x' && sscanf(s + 1, "%2x", &x) == 1 && s[1] && s[2])
+			buf_putc(&t, (char)x), s += 2;
+		else if (*s == '\\' || *s == '"')
+			buf_putc(&t, *s);
+		else
+			break;
+	}
+	if (ok) {
+		f->text = arena_strndup(a, t.len ? t.data : "", t.len);
+		f->kinds = arena_strdup(a, kinds);
+		f->nargs = (uint32_t)strlen(kinds);
+	}
+	buf_free(&t);
+	return ok;
+}
+
 /* The kernels' args are collected per kernel, then copied into arrays. */
 typedef struct {
 	CmkKernelInfo info;
@@ -91,18 +143,26 @@ static bool finish(Arena *a, MetaKernel *mk, int n, CmkKernelInfo **infos, uint3
 }
 
 bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint32_t *n,
-                         Buf *err)
+                         CudaProgram *cp, Buf *err)
 {
 	VEC(MetaKernel) ks = {0};
+	VEC(CudaFormat) fmts = {0};
+	VEC(int) fmt_kernel = {0};
 	int abi = -1, lineno = 0;
 	bool ok = true;
 	for (const char *s = ptx; *s && ok; ) {
 		const char *eol = strchr(s, '\n');
 		size_t len = eol ? (size_t)(eol - s) : strlen(s);
-		char line[1024];
+		char line[8192];
 		lineno++;
-		if (len >= sizeof line || strncmp(s, "//", 2) != 0)
+		if (strncmp(s, "//", 2) != 0)
 			break;  /* the metadata is the leading comment block */
+		if (len >= sizeof line) {
+			buf_printf(err, "metadata line %d is longer than %zu bytes", lineno,
+			           sizeof line - 1);
+			ok = false;
+			break;
+		}
 		memcpy(line, s, len);
 		line[len] = '\0';
 		s += len + (eol != NULL);
@@ -121,6 +181,13 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 			ok = parse_arg(a, f + 4, &ai);
 			if (ok)
 				vec_push(&ks.data[ks.len - 1].args, ai);
+		} else if (!strncmp(f, "printf ", 7) && ks.len) {
+			CudaFormat pf = {0};
+			ok = parse_printf(a, f + 7, (uint32_t)fmts.len, &pf);
+			if (ok) {
+				vec_push(&fmts, pf);
+				vec_push(&fmt_kernel, ks.len - 1);
+			}
 		} else {
 			ok = false;
 		}
@@ -137,9 +204,20 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 	}
 	if (ok)
 		finish(a, ks.data, ks.len, infos, n);
+	if (ok && cp) {
+		cp->nfmts = (uint32_t)fmts.len;
+		cp->fmts = NEWN(a, CudaFormat, fmts.len + 1);
+		if (fmts.len)
+			memcpy(cp->fmts, fmts.data, sizeof *cp->fmts * (size_t)fmts.len);
+		cp->prints = NEWN(a, bool, ks.len + 1);
+		for (int i = 0; i < fmt_kernel.len; i++)
+			cp->prints[fmt_kernel.data[i]] = true;
+	}
 	for (int i = 0; i < ks.len; i++)
 		vec_free(&ks.data[i].args);
 	vec_free(&ks);
+	vec_free(&fmts);
+	vec_free(&fmt_kernel);
 	return ok;
 }
 
@@ -218,6 +296,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 		k->image_len = CUDA_L_BYTES + (size_t)cp->infos[i].nargs * CUDA_S_BYTES;
 		k->image = arena_alloc(cp->arena, k->image_len);
 		k->next = arena_alloc(cp->arena, k->image_len);
+		k->uses_printf = cp->prints && cp->prints[i];
 		total += (k->image_len + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
 	}
 	if (!total)
@@ -248,7 +327,7 @@ static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
 	cp->ptx = ptx;
 	p->priv = cp;
 	Buf err = {0};
-	if (!cuda_parse_metadata(cp->arena, ptx, &cp->infos, &cp->n, &err)) {
+	if (!cuda_parse_metadata(cp->arena, ptx, &cp->infos, &cp->n, cp, &err)) {
 		cm_status s = rt_fail(CM_INVALID_PROGRAM, "%s: %s", what, buf_cstr(&err));
 		buf_free(&err);
 		return s;

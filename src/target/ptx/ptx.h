@@ -34,7 +34,8 @@ typedef struct {
 	Buf *globals;         /* module-scope data (.global tables, strings) */
 	uint32_t curline;     /* -g: last .loc line */
 	const char *launch;   /* %rd register holding the CudaLaunch address */
-	bool uses_vprintf;
+	Buf *pfmeta;          /* this kernel's "//@cmetal printf" lines */
+	uint32_t *npf;        /* printf calls of the module so far */
 } Px;
 
 /* emit.c */
@@ -71,7 +72,7 @@ bool px_bitcast(Px *p, Inst *i);
 const char *px_extract(Px *p, const Inst *v, uint32_t k);
 
 /* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
- * printf */
+ * printf records (rt/cuda_abi.h "printf") */
 bool px_warp(Px *p, Inst *i);
 
 /* mem.c: block, media, scattered and atomic accesses with CM bounds */

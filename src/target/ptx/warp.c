@@ -1,8 +1,8 @@
 /* warp.c — what involves the whole warp or the launch: the kernel prologue
  * (walker or group geometry, rt/cuda_abi.h), thread ids, votes (any/all),
  * mask packing, reductions as shuffle trees, barriers, fences, cm_wait /
- * cm_signal on the launch's flag array, the timer, printf through the
- * driver's vprintf, and fault reports.
+ * cm_signal on the launch's flag array, the timer, printf records in the
+ * launch's printf buffer (formatted by the runtime), and fault reports.
  *
  * requires: values laid out as ptx.h says; lanes past n are masked here.
  */
@@ -327,63 +327,130 @@ static bool reduce(Px *p, Inst *i)
 	return true;
 }
 
-/* printf: lane 0 packs the arguments as C varargs in a local buffer and
- * calls vprintf. */
+/* The CM thread's linear id in a 32-bit register (rt/cuda_abi.h
+ * "printf"): %linear in walker launches, else group linear id times the
+ * group size plus the local linear id, x fastest. */
+static const char *linear_tid(Px *p)
+{
+	const char *g = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32), *n = px_tmp(p, RC_B32);
+	const char *l = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B32);
+	px_ins(p, "mov.u32 %s, %%ctaid.z", g);
+	px_ins(p, "mov.u32 %s, %%nctaid.y", n);
+	px_ins(p, "mov.u32 %s, %%ctaid.y", t);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", g, g, n, t);
+	px_ins(p, "mov.u32 %s, %%nctaid.x", n);
+	px_ins(p, "mov.u32 %s, %%ctaid.x", t);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", g, g, n, t);     /* group linear id */
+	px_ins(p, "mov.u32 %s, %%tid.z", l);
+	px_ins(p, "mov.u32 %s, %%ntid.y", n);
+	px_ins(p, "mov.u32 %s, %%tid.y", t);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", l, l, n, t);
+	px_ins(p, "mov.u32 %s, %%ntid.x", w);
+	px_ins(p, "shr.u32 %s, %s, 5", w, w);                    /* CM threads in x */
+	px_ins(p, "mov.u32 %s, %%tid.x", t);
+	px_ins(p, "shr.u32 %s, %s, 5", t, t);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", l, l, w, t);     /* local linear id */
+	px_ins(p, "mul.lo.u32 %s, %s, %s", w, w, n);
+	px_ins(p, "mov.u32 %s, %%ntid.z", n);
+	px_ins(p, "mul.lo.u32 %s, %s, %s", w, w, n);             /* group size */
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", d, g, w, l);
+	px_ins(p, "selp.b32 %s, %%linear, %s, %%walk", d, d);
+	return d;
+}
+
+/* The metadata text of a printf format: \\ \" \n \t and \xHH escapes. */
+static void escape_format(Buf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\\' || c == '"')
+			buf_printf(out, "\\%c", c);
+		else if (c == '\n')
+			buf_puts(out, "\\n");
+		else if (c == '\t')
+			buf_puts(out, "\\t");
+		else if (c < 32 || c >= 127)
+			buf_printf(out, "\\x%02x", c);
+		else
+			buf_putc(out, (char)c);
+	}
+}
+
+/* Stores argument a as the 8-byte slot at [r+off]; returns its kind. */
+static char printf_arg(Px *p, Inst *a, const char *r, uint32_t off)
+{
+	Elem e = a->ty.elem;
+	const char *v = px_reg(p, a, 0);
+	if (ir_is_float(e)) {
+		const char *t = v;
+		if (e != E_F64) {
+			t = px_tmp(p, RC_F64);
+			px_ins(p, "cvt.f64.%s %s, %s", px_ty(e), t, v);
+		}
+		px_ins(p, "st.global.f64 [%s+%u], %s", r, off, t);
+		return CUDA_PF_F64;
+	}
+	if (px_class(e) == RC_B64) {
+		px_ins(p, "st.global.b64 [%s+%u], %s", r, off, v);
+		return ir_is_signed(e) ? CUDA_PF_I64 : CUDA_PF_U64;
+	}
+	const char *t = px_tmp(p, RC_B64);
+	if (e == E_I1) {
+		const char *b = px_tmp(p, RC_B32);
+		px_ins(p, "selp.u32 %s, 1, 0, %s", b, v);
+		v = b;
+	}
+	bool sg = e == E_I1 || ir_is_signed(e);
+	px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", t, v);
+	px_ins(p, "st.global.b64 [%s+%u], %s", r, off, t);
+	return sg ? CUDA_PF_I32 : CUDA_PF_U32;
+}
+
+/* printf: lane 0 claims a record in the launch's printf buffer and writes
+ * the format index, the thread's linear id and the arguments; the runtime
+ * formats it on the host (rt/cuda_abi.h "printf").  The format text and
+ * the argument kinds go to the kernel's metadata. */
 static bool emit_printf(Px *p, Inst *i)
 {
-	const char *s = i->str ? i->str : "";
-	uint32_t id = p->ntab++;
-	const char *fname = arena_printf(p->arena, "%s_fmt%u", p->f->name, id);
-	size_t len = strlen(s);
-	buf_printf(p->globals, ".global .align 1 .b8 %s[%zu] = {", fname, len + 1);
-	for (size_t k = 0; k <= len; k++)
-		buf_printf(p->globals, "%s%u", k ? ", " : "", (unsigned char)s[k]);
-	buf_puts(p->globals, "};\n");
-	uint32_t off = 0;
-	uint32_t *offs = NEWN(p->arena, uint32_t, i->nops + 1);
-	for (uint32_t k = 0; k < i->nops; k++) {
-		Elem e = i->ops[k]->ty.elem;
-		uint32_t sz = ir_is_float(e) || px_class(e) == RC_B64 ? 8 : 4;
-		off = (off + sz - 1) / sz * sz;
-		offs[k] = off;
-		off += sz;
-	}
+	uint32_t idx = (*p->npf)++, size = 8 + 8 * i->nops;
 	const char *skip = px_label(p), *q = px_tmp(p, RC_PRED);
-	const char *buf = arena_printf(p->arena, "%s_pbuf%u", p->f->name, id);
-	buf_printf(&p->body, "\t.local .align 8 .b8 %s[%u];\n", buf, off ? off : 8);
+	const char *pb = px_tmp(p, RC_B64), *old = px_tmp(p, RC_B64), *cap = px_tmp(p, RC_B64);
+	const char *r = px_tmp(p, RC_B64);
+	px_comment(p, "printf %u: %u bytes of record", idx, size);
 	px_ins(p, "setp.ne.u32 %s, %%lane, 0", q);
 	px_ins(p, "@%s bra %s", q, skip);
-	for (uint32_t k = 0; k < i->nops; k++) {
-		Inst *a = i->ops[k];
-		Elem e = a->ty.elem;
-		const char *r = px_reg(p, a, 0);
-		if (ir_is_float(e)) {
-			const char *t = px_tmp(p, RC_F64);
-			if (e == E_F64)
-				t = r;
-			else
-				px_ins(p, "cvt.f64.%s %s, %s", px_ty(e), t, r);
-			px_ins(p, "st.local.f64 [%s+%u], %s", buf, offs[k], t);
-		} else if (px_class(e) == RC_B64) {
-			px_ins(p, "st.local.b64 [%s+%u], %s", buf, offs[k], r);
-		} else if (e == E_I1) {
-			const char *t = px_tmp(p, RC_B32);
-			px_ins(p, "selp.u32 %s, 1, 0, %s", t, r);
-			px_ins(p, "st.local.b32 [%s+%u], %s", buf, offs[k], t);
-		} else {
-			px_ins(p, "st.local.b32 [%s+%u], %s", buf, offs[k], r);
-		}
-	}
-	const char *fa = px_tmp(p, RC_B64), *aa = px_tmp(p, RC_B64);
-	px_ins(p, "mov.u64 %s, %s", fa, fname);
-	px_ins(p, "cvta.global.u64 %s, %s", fa, fa);
-	px_ins(p, "mov.u64 %s, %s", aa, buf);
-	px_ins(p, "cvta.local.u64 %s, %s", aa, aa);
-	buf_printf(&p->body, "\t{\n\t.param .b64 pf;\n\t.param .b64 pa;\n\t.param .b32 rv;\n"
-	           "\tst.param.b64 [pf], %s;\n\tst.param.b64 [pa], %s;\n"
-	           "\tcall (rv), vprintf, (pf, pa);\n\t}\n", fa, aa);
+	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", pb, CUDA_L_PRINTF);
+	px_ins(p, "setp.eq.u64 %s, %s, 0", q, pb);
+	px_ins(p, "@%s bra %s", q, skip);
+	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", cap, CUDA_L_PRINTF_CAP);
+	px_ins(p, "atom.global.add.u64 %s, [%s+%d], %u", old, pb, CUDA_P_USED, size);
+	px_ins(p, "add.u64 %s, %s, %u", r, old, size);
+	px_ins(p, "setp.gt.u64 %s, %s, %s", q, r, cap);
+	const char *one = px_tmp(p, RC_B32), *fits = px_label(p), *q8 = px_tmp(p, RC_PRED);
+	px_ins(p, "@!%s bra %s", q, fits);
+	/* overflow: flag it, and end the records here when 8 bytes fit */
+	px_ins(p, "mov.u32 %s, 1", one);
+	px_ins(p, "st.global.u32 [%s+%d], %s", pb, CUDA_P_OVERFLOW, one);
+	px_ins(p, "add.u64 %s, %s, 8", r, old);
+	px_ins(p, "setp.le.u64 %s, %s, %s", q8, r, cap);
+	px_ins(p, "add.u64 %s, %s, %s", r, pb, old);
+	px_ins(p, "mov.u32 %s, %u", one, CUDA_P_END);
+	px_ins(p, "@%s st.global.u32 [%s+%d], %s", q8, r, CUDA_P_RECORDS, one);
+	px_ins(p, "bra.uni %s", skip);
+	buf_printf(&p->body, "%s:\n", fits);
+	px_ins(p, "add.u64 %s, %s, %s", r, pb, old);
+	px_ins(p, "add.u64 %s, %s, %d", r, r, CUDA_P_RECORDS);
+	const char *fi = px_tmp(p, RC_B32);
+	px_ins(p, "mov.u32 %s, %u", fi, idx);
+	px_ins(p, "st.global.v2.u32 [%s], {%s, %s}", r, fi, linear_tid(p));
+	char *kinds = arena_alloc(p->arena, i->nops + 2);
+	for (uint32_t k = 0; k < i->nops; k++)
+		kinds[k] = printf_arg(p, i->ops[k], r, 8 + 8 * k);
+	kinds[i->nops] = '\0';
 	buf_printf(&p->body, "%s:\n", skip);
-	p->uses_vprintf = true;
+	buf_printf(p->pfmeta, "//@cmetal printf %u %s \"", idx, i->nops ? kinds : "-");
+	escape_format(p->pfmeta, i->str ? i->str : "");
+	buf_puts(p->pfmeta, "\"\n");
 	return true;
 }
 
