@@ -1,6 +1,8 @@
 /* sync.c — thread groups of 1..64 threads with barriers and SLM, group and
  * linear ids, a wavefront kernel with cm_wait/cm_signal, a two-kernel task,
  * printf. */
+#include <stdlib.h>
+
 #include "harness.h"
 
 #define F "sync"
@@ -26,7 +28,20 @@ TEST(barrier_1) { groupsum(h, 2, 1); }
 TEST(barrier_2) { groupsum(h, 2, 2); }
 TEST(barrier_7) { groupsum(h, 2, 7); }
 TEST(barrier_16) { groupsum(h, 2, 16); }
-TEST(barrier_64) { groupsum(h, 2, 64); }
+TEST(barrier_64)
+{
+	/* (gpu) On CUDA a CM thread is a warp and a CTA holds at most 32 warps,
+	 * so a group of 64 cannot run there (docs/runtime.md "Limits"); the
+	 * "skip" line counts as neither pass nor fail. */
+	const char *d = getenv("CMETAL_DEVICE");
+	if (d && !strncmp(d, "cuda", 4)) {
+		printf("skip exec/barrier_64: skipped on cuda: a group of 64 CM threads needs "
+		       "64 warps in one CTA (at most 32)\n");
+		h->failed = true;  /* no "ok" line */
+		return;
+	}
+	groupsum(h, 2, 64);
+}
 
 TEST(thread_ids)
 {
