@@ -573,7 +573,9 @@ static bool as_row(LRef *r)
 static void sel2d(L *l, LRef *r, int vs, int vst, int hs, int hst, Node *i, Node *j)
 {
 	int32_t c = r->base;
-	Inst *ro = add_off(l, offset(l, i, r->rs, &c), offset(l, j, r->cs, &c));
+	Inst *ri = offset(l, i, r->rs, &c);   /* in order: C leaves argument */
+	Inst *rj = offset(l, j, r->cs, &c);   /* evaluation order open */
+	Inst *ro = add_off(l, ri, rj);
 	r->roff = add_off(l, r->roff, ro);
 	r->base = c;
 	r->rows = vs;
@@ -825,9 +827,10 @@ static Inst *replicate(L *l, Node *e)
 	Type *bt = ty_base(e->lhs->ty);
 	int32_t c = 0;
 	Inst *ro;
-	if (bt->kind == TY_MATRIX && e->args.len > 1)
-		ro = add_off(l, offset(l, arg(e, 0), bt->cols, &c), offset(l, arg(e, 1), 1, &c));
-	else
+	if (bt->kind == TY_MATRIX && e->args.len > 1) {
+		Inst *r0 = offset(l, arg(e, 0), bt->cols, &c);
+		ro = add_off(l, r0, offset(l, arg(e, 1), 1, &c));
+	} else
 		ro = offset(l, arg(e, 0), 1, &c);
 	int64_t last = c + (int64_t)(rep - 1) * vs + (int64_t)(w - 1) * hs;
 	if (!ro && (c < 0 || last >= src->ty.n)) {
