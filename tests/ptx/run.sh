@@ -11,8 +11,10 @@
 #    count grows by more than 20%.  UPDATE=1 rewrites regs.txt, .ptx, .cost;
 #  - a line "// EXPECT-WARNING: TEXT" in NAME.ir: cmetal must warn so (with
 #    ptxas: the spill report);
-#  - every CM kernel of tests/kernels/ goes through -t ptx and ptxas; ones the
-#    front end or lowering cannot compile yet are reported as skipped.
+#  - every CM kernel of tests/kernels/ and tests/exec/ goes through -t ptx and
+#    ptxas, its registers and spills checked against regs.txt; ones the front
+#    end or lowering cannot compile yet are reported as skipped.  An exec
+#    kernel compiled with -D options (atomics.cm) is listed in exec_options.
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CMETAL=$(cd "$ROOT/$BUILD" 2>/dev/null && pwd)/cmetal
@@ -86,30 +88,60 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 	fi
 done
 
-# CM kernels through the whole compiler
-for src in "$ROOT"/tests/kernels/*.cm; do
-	[ -e "$src" ] || continue
-	name=$(basename "$src" .cm)
-	out="$tmp/k_$name.ptx"
-	"$CMETAL" -S -t ptx "$src" -o "$out" 2> "$tmp/err"
+# cm_kernel SRC LABEL KEY [OPTIONS...]: one CM file through the whole
+# compiler, ptxas and the register record (KEY names it in regs.txt)
+cm_kernel() {
+	src=$1 label=$2 key=$3
+	shift 3
+	out="$tmp/$key.ptx"
+	"$CMETAL" -S -t ptx "$@" "$src" -o "$out" 2> "$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		# upstream failures (the IR target fails too) are skipped
-		if "$CMETAL" -S -t ir "$src" -o /dev/null 2>/dev/null; then
-			echo "FAIL tests/kernels/$name.cm (ptx)"
+		if "$CMETAL" -S -t ir "$@" "$src" -o /dev/null 2>/dev/null; then
+			echo "FAIL $label (ptx)"
 			head -n 5 "$tmp/err" | sed 's/^/    /'
 		else
-			echo "ok tests/kernels/$name.cm (ptx: skipped, fails before the back end: $(grep -m1 -o 'error: .*' "$tmp/err" | cut -c1-60))"
+			echo "ok $label (ptx: skipped, fails before the back end: $(grep -m1 -o 'error: .*' "$tmp/err" | cut -c1-60))"
 		fi
-		continue
+		return
 	fi
 	why=
 	if [ $have_ptxas = 1 ]; then
 		ptxas -arch=sm_90 "$out" -o "$tmp/x.cubin" 2> "$tmp/err" || why="ptxas: $(head -n 5 "$tmp/err")"
-		[ -n "$why" ] || why=$(check_regs "k_$name" "$out")
+		[ -n "$why" ] || why=$(check_regs "$key" "$out")
 	fi
-	if [ -z "$why" ]; then echo "ok tests/kernels/$name.cm (ptx)"; else
-		echo "FAIL tests/kernels/$name.cm (ptx)"; echo "$why" | sed 's/^/    /'; fi
+	if [ -z "$why" ]; then echo "ok $label (ptx)"; else
+		echo "FAIL $label (ptx)"; echo "$why" | sed 's/^/    /'; fi
+}
+
+# -D options of exec kernels that need them: "NAME|OPTIONS" lines, several
+# per file for several variants
+exec_options() {
+	case $1 in
+	atomics) printf '%s\n' "add|-DOP=ATOMIC_ADD -DT=uint -DNSRC=1" \
+		"cmpxchg|-DOP=ATOMIC_CMPXCHG -DT=uint -DNSRC=2" \
+		"minsint|-DOP=ATOMIC_MINSINT -DT=int -DNSRC=1" \
+		"fmax|-DOP=ATOMIC_FMAX -DT=float -DNSRC=1" \
+		"fcmpwr|-DOP=ATOMIC_FCMPWR -DT=float -DNSRC=2" ;;
+	*) echo "|" ;;
+	esac
+}
+
+# CM kernels through the whole compiler
+for src in "$ROOT"/tests/kernels/*.cm; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .cm)
+	cm_kernel "$src" "tests/kernels/$name.cm" "k_$name"
+done
+for src in "$ROOT"/tests/exec/*.cm; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .cm)
+	exec_options "$name" > "$tmp/variants"
+	while IFS='|' read -r v opts; do
+		# shellcheck disable=SC2086
+		cm_kernel "$src" "tests/exec/$name.cm${v:+ [$v]}" "e_$name${v:+_$v}" $opts
+	done < "$tmp/variants"
 done
 
 if [ "$UPDATE" = 1 ] && [ -s "$tmp/newregs" ]; then
