@@ -484,6 +484,10 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	buf_puts(out, ")\n{\n");
 	buf_puts(out, "\t.reg .b32 %lane, %linear, %kind;\n\t.reg .b64 %launch;\n");
 	buf_puts(out, "\t.reg .pred %walk;\n");
+	for (uint32_t k = 0; k < f->nparams; k++)
+		if (f->params[k].kind == CMK_ARG_SURFACE)
+			buf_printf(out, "\t.reg .b64 %%sb%u, %%ss%u;\n\t.reg .b32 %%sw%u, %%sh%u, "
+			           "%%sp%u, %%sx%u;\n", k, k, k, k, k, k);
 	declare_regs(p, out);
 	if (f->slm_size)
 		buf_printf(out, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);

@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "rt/cmk_abi.h"
 #include "rt/cuda_abi.h"
 #include "target/ptx/ptx.h"
 
@@ -49,24 +50,65 @@ static Where where(Px *p, Inst *i, Inst *b)
 		}
 		return w;
 	}
+	if (b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
+	    p->f->params[b->imm].kind == CMK_ARG_SURFACE) {
+		/* a surface parameter: its descriptor was loaded at entry */
+		uint32_t k = (uint32_t)b->imm;
+		w.base = arena_printf(p->arena, "%%sb%u", k);
+		w.size = arena_printf(p->arena, "%%ss%u", k);
+		w.width = arena_printf(p->arena, "%%sw%u", k);
+		w.height = arena_printf(p->arena, "%%sh%u", k);
+		w.pitch = arena_printf(p->arena, "%%sp%u", k);
+		w.bpp = arena_printf(p->arena, "%%sx%u", k);
+		return w;
+	}
 	const char *d = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
-	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", d, CUDA_L_SURFACES);
+	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", d, CUDA_L_SURFACES);
 	px_ins(p, "mul.wide.u32 %s, %s, %d", o, px_reg(p, b, 0), CUDA_S_BYTES);
 	px_ins(p, "add.u64 %s, %s, %s", d, d, o);
 	w.base = px_tmp(p, RC_B64), w.size = px_tmp(p, RC_B64);
 	w.width = px_tmp(p, RC_B32), w.height = px_tmp(p, RC_B32), w.pitch = px_tmp(p, RC_B32);
-	px_ins(p, "ld.global.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
-	px_ins(p, "ld.global.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
+	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
+	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
 	if (i->op == Otload || i->op == Otstore) {
 		w.bpp = px_tmp(p, RC_B32);
-		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.bpp, d, CUDA_S_BPP);
+		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.bpp, d, CUDA_S_BPP);
 	}
 	if (i->op == Omload || i->op == Omstore || i->op == Otload || i->op == Otstore) {
-		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.width, d, CUDA_S_WIDTH);
-		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.height, d, CUDA_S_HEIGHT);
-		px_ins(p, "ld.global.u32 %s, [%s+%d]", w.pitch, d, CUDA_S_PITCH);
+		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.width, d, CUDA_S_WIDTH);
+		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.height, d, CUDA_S_HEIGHT);
+		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.pitch, d, CUDA_S_PITCH);
 	}
 	return w;
+}
+
+/* At kernel entry: the descriptor of every surface parameter k into
+ * %sb<k> (base) %ss<k> (size) %sw<k> %sh<k> %sp<k> %sx<k> (width, height,
+ * pitch, bytes per pixel), read once with ld.global.nc (the launch block
+ * is read-only during a launch), so no access waits on a descriptor load
+ * and independent accesses can all be in flight; ptxas drops the fields
+ * a kernel never reads. */
+void px_load_surfaces(Px *p)
+{
+	static const struct { const char *reg, *ty; int off; } field[] = {
+		{"sb", "u64", CUDA_S_BASE}, {"ss", "u64", CUDA_S_SIZE}, {"sw", "u32", CUDA_S_WIDTH},
+		{"sh", "u32", CUDA_S_HEIGHT}, {"sp", "u32", CUDA_S_PITCH}, {"sx", "u32", CUDA_S_BPP},
+	};
+	const char *tab = NULL;
+	for (uint32_t k = 0; k < p->f->nparams; k++) {
+		if (p->f->params[k].kind != CMK_ARG_SURFACE)
+			continue;
+		if (!tab) {
+			tab = px_tmp(p, RC_B64);
+			px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", tab, CUDA_L_SURFACES);
+		}
+		const char *slot = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B64);
+		px_ins(p, "ld.param.u32 %s, [%s_p%u]", slot, p->f->name, k);
+		px_ins(p, "mad.wide.u32 %s, %s, %d, %s", d, slot, CUDA_S_BYTES, tab);
+		for (size_t j = 0; j < sizeof field / sizeof field[0]; j++)
+			px_ins(p, "ld.global.nc.%s %%%s%u, [%s+%d]", field[j].ty, field[j].reg, k, d,
+			       field[j].off);
+	}
 }
 
 /* The address of byte offset o (b64) and the predicate "o + bytes fits"

@@ -77,6 +77,8 @@ bool px_warp(Px *p, Inst *i);
 
 /* mem.c: block, media, scattered and atomic accesses with CM bounds */
 bool px_mem(Px *p, Inst *i);
+/* The prologue's loads of every surface parameter's descriptor. */
+void px_load_surfaces(Px *p);
 
 /* ptxas.c: the ptxas report for the annotations and the spill warning */
 typedef struct {

@@ -19,29 +19,30 @@ void px_prologue(Px *p)
 	const char *n = p->f->name;
 	px_ins(p, "ld.param.u64 %%launch, [%s_launch]", n);
 	px_ins(p, "mov.u32 %%lane, %%laneid");
-	px_ins(p, "ld.global.u32 %%kind, [%%launch+%d]", CUDA_L_KIND);
+	px_ins(p, "ld.global.nc.u32 %%kind, [%%launch+%d]", CUDA_L_KIND);
 	px_ins(p, "setp.eq.u32 %%walk, %%kind, %d", CUDA_LAUNCH_WALKER);
 	px_ins(p, "mov.u32 %%linear, 0");
 	px_ins(p, "@!%%walk bra $L_%s_start", n);
 	if (p->f->uses_wait) {
 		const char *a = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
-		px_ins(p, "ld.global.u64 %s, [%%launch+%d]", a, CUDA_L_TICKET);
+		px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", a, CUDA_L_TICKET);
 		px_ins(p, "setp.eq.u32 %s, %%lane, 0", q);
 		px_ins(p, "@%s atom.global.add.u32 %%linear, [%s], 1", q, a);
 		px_ins(p, "shfl.sync.idx.b32 %%linear, %%linear, 0, 31, -1");
 	} else {
 		const char *t = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
-		px_ins(p, "ld.global.u32 %s, [%%launch+%d]", t, CUDA_L_TPC);
+		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_TPC);
 		px_ins(p, "mov.u32 %s, %%ctaid.x", c);
 		px_ins(p, "mov.u32 %%linear, %%tid.x");
 		px_ins(p, "shr.u32 %%linear, %%linear, 5");
 		px_ins(p, "mad.lo.u32 %%linear, %s, %s, %%linear", c, t);
 	}
 	const char *nt = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
-	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", nt, CUDA_L_NTHREADS);
+	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", nt, CUDA_L_NTHREADS);
 	px_ins(p, "setp.ge.u32 %s, %%linear, %s", q, nt);
 	px_ins(p, "@%s ret", q);
 	buf_printf(&p->body, "$L_%s_start:\n", n);
+	px_load_surfaces(p);
 }
 
 /* Lane 0 of a walker thread stores 1 into its flag (cm_signal). */
@@ -50,7 +51,7 @@ static void signal_flag(Px *p)
 	const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
 	const char *one = px_tmp(p, RC_B32), *l = px_label(p);
 	px_ins(p, "@!%%walk bra %s", l);
-	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", a, CUDA_L_FLAGS);
+	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", a, CUDA_L_FLAGS);
 	px_ins(p, "setp.eq.u64 %s, %s, 0", q, a);
 	px_ins(p, "@%s bra %s", q, l);
 	px_ins(p, "mul.wide.u32 %s, %%linear, 4", o);
@@ -78,12 +79,12 @@ static void wait_deps(Px *p, Inst *i)
 	const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED), *fl = px_tmp(p, RC_B64);
 	const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
 	px_ins(p, "@!%%walk bra %s", done);
-	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", fl, CUDA_L_FLAGS);
+	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", fl, CUDA_L_FLAGS);
 	px_ins(p, "setp.eq.u64 %s, %s, 0", q, fl);
 	px_ins(p, "@%s bra %s", q, done);
-	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", nd, CUDA_L_NDEPS);
-	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", w, CUDA_L_WIDTH);
-	px_ins(p, "ld.global.u32 %s, [%%launch+%d]", h, CUDA_L_HEIGHT);
+	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", nd, CUDA_L_NDEPS);
+	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", w, CUDA_L_WIDTH);
+	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", h, CUDA_L_HEIGHT);
 	px_ins(p, "mov.u32 %s, 0", k);
 	buf_printf(&p->body, "%s:\n", loop);
 	px_ins(p, "setp.ge.u32 %s, %s, %s", q, k, nd);
@@ -94,8 +95,8 @@ static void wait_deps(Px *p, Inst *i)
 	px_ins(p, "@%s bra %s", q, next);
 	px_ins(p, "cvt.u64.u32 %s, %s", o, k);
 	px_ins(p, "add.u64 %s, %%launch, %s", a, o);
-	px_ins(p, "ld.global.s8 %s, [%s+%d]", x, a, CUDA_L_DX);
-	px_ins(p, "ld.global.s8 %s, [%s+%d]", y, a, CUDA_L_DY);
+	px_ins(p, "ld.global.nc.s8 %s, [%s+%d]", x, a, CUDA_L_DX);
+	px_ins(p, "ld.global.nc.s8 %s, [%s+%d]", y, a, CUDA_L_DY);
 	px_ins(p, "rem.u32 %s, %%linear, %s", t, w);
 	px_ins(p, "add.s32 %s, %s, %s", x, x, t);
 	px_ins(p, "div.u32 %s, %%linear, %s", t, w);
@@ -125,7 +126,7 @@ static bool thread_id(Px *p, Inst *i)
 	const char *t = px_tmp(p, RC_B32);
 	switch ((IrTid)i->imm) {
 	case TID_ORIGIN_X: case TID_ORIGIN_Y:
-		px_ins(p, "ld.global.u32 %s, [%%launch+%d]", t, CUDA_L_WIDTH);
+		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_WIDTH);
 		px_ins(p, "max.u32 %s, %s, 1", t, t);
 		px_ins(p, "%s.u32 %s, %%linear, %s", i->imm == TID_ORIGIN_X ? "rem" : "div", w, t);
 		px_ins(p, "mov.u32 %s, %%ctaid.%s", g, i->imm == TID_ORIGIN_X ? "x" : "y");
@@ -155,7 +156,7 @@ static bool thread_id(Px *p, Inst *i)
 		break;
 	case TID_GROUP_COUNT_X:
 		px_ins(p, "mov.u32 %s, %%nctaid.x", g);
-		px_ins(p, "ld.global.u32 %s, [%%launch+%d]", w, CUDA_L_NTHREADS);
+		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", w, CUDA_L_NTHREADS);
 		break;
 	case TID_GROUP_COUNT_Y: case TID_GROUP_COUNT_Z:
 		px_ins(p, "mov.u32 %s, %%nctaid.%c", g, i->imm == TID_GROUP_COUNT_Y ? 'y' : 'z');
@@ -460,7 +461,7 @@ static bool trap(Px *p, Inst *i)
 	const char *a = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED), *l = px_label(p);
 	const char *old = px_tmp(p, RC_B32);
 	px_comment(p, "fault: %s", i->str ? i->str : "");
-	px_ins(p, "ld.global.u64 %s, [%%launch+%d]", a, CUDA_L_FAULT);
+	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", a, CUDA_L_FAULT);
 	px_ins(p, "setp.eq.u64 %s, %s, 0", q, a);
 	px_ins(p, "@%s bra %s", q, l);
 	px_ins(p, "setp.ne.u32 %s, %%lane, 0", q);
