@@ -229,7 +229,7 @@ static void on_print(void *user, const char *text, size_t len)
 /* printf records become the CPU device's text, in thread order; an
  * overflow is reported and the next launch has room; device events time
  * the launch. */
-static void fake_printf_launches(cmetal_device *dev, cmetal_program *p, cmetal_buffer *b)
+static int fake_printf_launches(cmetal_device *dev, cmetal_program *p, cmetal_buffer *b)
 {
 	cmetal_kernel *pf;
 	int n = 1;
@@ -265,6 +265,7 @@ static void fake_printf_launches(cmetal_device *dev, cmetal_program *p, cmetal_b
 	buf_free(&want);
 	buf_free(&printed);
 	cmetal_kernel_release(pf);
+	return 0;
 }
 
 /* The host formatter against snprintf on one set of arguments. */
