@@ -38,7 +38,16 @@ static Where where(Px *p, Inst *i, Inst *b)
 			px_ins(p, "mov.u32 %s, %s_slm", w.base, p->f->name);
 		else
 			px_ins(p, "mov.u32 %s, 0", w.base);
+		/* b is the SLM buffer's byte offset (cm_slm_alloc): the access
+		 * may reach the bytes from there to the end of the SLM */
+		const char *off = px_reg(p, b, 0), *o64 = px_tmp(p, RC_B64);
+		const char *big = px_tmp(p, RC_PRED);
+		px_ins(p, "add.u32 %s, %s, %s", w.base, w.base, off);
+		px_ins(p, "cvt.u64.u32 %s, %s", o64, off);
 		px_ins(p, "mov.u64 %s, %u", w.size, p->f->slm_size);
+		px_ins(p, "setp.gt.u64 %s, %s, %s", big, o64, w.size);
+		px_ins(p, "sub.u64 %s, %s, %s", w.size, w.size, o64);
+		px_ins(p, "@%s mov.u64 %s, 0", big, w.size);
 		return w;
 	}
 	if (w.sp == SP_SVM) {
