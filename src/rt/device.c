@@ -26,29 +26,24 @@ cm_status rt_check_device(cmetal_device *dev)
 	return CM_SUCCESS;
 }
 
-/* The CUDA device (cuda/cuda.c; edited in by the cuda engineer): it fails
- * with a clear message when there is no driver or no GPU. */
-static cm_status open_cuda(cmetal_device *dev, int ordinal)
-{
-	return rt_cuda_open(dev, ordinal);
-}
-
+/* rt_cuda_open (cuda/cuda.c) fails with a clear message when there is no
+ * driver or no GPU; "auto" then falls back to the CPU. */
 static cm_status open_named(cmetal_device *dev, const char *name)
 {
 	if (strcmp(name, "cpu") == 0)
 		return rt_cpu_open(dev);
 	if (strcmp(name, "cuda") == 0)
-		return open_cuda(dev, 0);
+		return rt_cuda_open(dev, 0);
 	if (strncmp(name, "cuda:", 5) == 0) {
 		char *end;
 		long n = strtol(name + 5, &end, 10);
 		if (name[5] == '\0' || *end || n < 0 || n > 1024)
 			return rt_fail(CM_INVALID_VALUE,
 			               "bad device name '%s': expected cuda:N with N a device number", name);
-		return open_cuda(dev, (int)n);
+		return rt_cuda_open(dev, (int)n);
 	}
 	if (strcmp(name, "auto") == 0) {
-		if (open_cuda(dev, 0) == CM_SUCCESS)
+		if (rt_cuda_open(dev, 0) == CM_SUCCESS)
 			return CM_SUCCESS;
 		return rt_cpu_open(dev);
 	}
