@@ -87,6 +87,18 @@ cm_status cmetal_buffer_create(cmetal_device *dev, size_t size, cmetal_buffer **
 	return mem_new(dev, RT_MEM_BUFFER, size, NULL, (RtMem **)buf);
 }
 
+/* Reads or writes n bytes at off of a memory object of kind k, checked. */
+static cm_status mem_io(RtMem *m, RtMemKind k, bool write, size_t off, size_t n, void *p)
+{
+	cm_status s = check_mem(m, k);
+	if (!s)
+		s = check_range(m, write ? "write" : "read", off, n, p);
+	if (s)
+		return s;
+	return write ? m->dev->ops->mem_write(m->dev, m, off, p, n)
+	             : m->dev->ops->mem_read(m->dev, m, off, p, n);
+}
+
 cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
                                     cmetal_buffer **buf)
 {
@@ -108,20 +120,12 @@ cm_status cmetal_buffer_size(cmetal_buffer *buf, size_t *size)
 
 cm_status cmetal_buffer_write(cmetal_buffer *buf, size_t off, size_t n, const void *src)
 {
-	RtMem *m = (RtMem *)buf;
-	cm_status s = check_mem(m, RT_MEM_BUFFER);
-	if (!s)
-		s = check_range(m, "write", off, n, src);
-	return s ? s : m->dev->ops->mem_write(m->dev, m, off, src, n);
+	return mem_io((RtMem *)buf, RT_MEM_BUFFER, true, off, n, (void *)src);
 }
 
 cm_status cmetal_buffer_read(cmetal_buffer *buf, size_t off, size_t n, void *dst)
 {
-	RtMem *m = (RtMem *)buf;
-	cm_status s = check_mem(m, RT_MEM_BUFFER);
-	if (!s)
-		s = check_range(m, "read", off, n, dst);
-	return s ? s : m->dev->ops->mem_read(m->dev, m, off, dst, n);
+	return mem_io((RtMem *)buf, RT_MEM_BUFFER, false, off, n, dst);
 }
 
 cm_status cmetal_buffer_map(cmetal_buffer *buf, void **ptr)
@@ -278,20 +282,12 @@ cm_status cmetal_svm_address(cmetal_svm *svm, uint64_t *addr)
 
 cm_status cmetal_svm_write(cmetal_svm *svm, size_t off, size_t n, const void *src)
 {
-	RtMem *m = (RtMem *)svm;
-	cm_status s = check_mem(m, RT_MEM_SVM);
-	if (!s)
-		s = check_range(m, "write", off, n, src);
-	return s ? s : m->dev->ops->mem_write(m->dev, m, off, src, n);
+	return mem_io((RtMem *)svm, RT_MEM_SVM, true, off, n, (void *)src);
 }
 
 cm_status cmetal_svm_read(cmetal_svm *svm, size_t off, size_t n, void *dst)
 {
-	RtMem *m = (RtMem *)svm;
-	cm_status s = check_mem(m, RT_MEM_SVM);
-	if (!s)
-		s = check_range(m, "read", off, n, dst);
-	return s ? s : m->dev->ops->mem_read(m->dev, m, off, dst, n);
+	return mem_io((RtMem *)svm, RT_MEM_SVM, false, off, n, dst);
 }
 
 cm_status cmetal_svm_free(cmetal_svm *svm)
