@@ -200,6 +200,16 @@ static const char *wide(Px *p, const Inst *v, uint32_t s)
 	return t;
 }
 
+/* A one-element result is a scalar, uniform across the warp: accesses
+ * that ran in lane 0 only hand their value to every lane. */
+static void uniform(Px *p, const Inst *val, bool store)
+{
+	if (store || val->ty.n != 1 || val->ty.elem == E_VOID)
+		return;
+	const char *r = px_reg(p, val, 0);
+	px_shfl(p, "idx", px_class(val->ty.elem), r, r, "0");
+}
+
 /* bload / bstore: element k at base + off + k * sizeof(T). */
 static bool block(Px *p, Inst *i)
 {
@@ -209,15 +219,21 @@ static bool block(Px *p, Inst *i)
 	int eb = ir_elem_bytes[e];
 	Where w = where(p, i, i->ops[0]);
 	const char *off = wide(p, i->ops[1], 0);
+	/* a one-element load is a scalar: uniform, so every lane loads it */
+	bool uni = val->ty.n == 1 && !st;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *o = px_tmp(p, RC_B64), *q = NULL;
-		px_ins(p, "mul.wide.u32 %s, %%lane, %d", o, eb);
-		px_ins(p, "add.s64 %s, %s, %s", o, o, off);
+		if (uni) {
+			px_ins(p, "mov.b64 %s, %s", o, off);
+		} else {
+			px_ins(p, "mul.wide.u32 %s, %%lane, %d", o, eb);
+			px_ins(p, "add.s64 %s, %s, %s", o, o, off);
+		}
 		if (s)
 			px_ins(p, "add.s64 %s, %s, %u", o, o, s * 32 * eb);
 		const char *ok, *a = address(p, &w, o, eb, &ok);
 		and_pred(p, &q, ok);
-		if (val->ty.n - s * 32 < 32)
+		if (val->ty.n - s * 32 < 32 && !uni)
 			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
 		if (val->ty.n == 1 && st) {
 			const char *l0 = px_tmp(p, RC_PRED);
@@ -245,7 +261,9 @@ static bool scattered(Px *p, Inst *i)
 			px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
 		const char *ok, *a = address(p, &w, o, eb, &ok);
 		and_pred(p, &q, ok);
-		if (val->ty.n - s * 32 < 32)
+		/* a one-element gather is a scalar (uniform offset and
+		 * result): every lane loads it */
+		if (val->ty.n - s * 32 < 32 && (st || val->ty.n > 1))
 			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
 		if (mask)
 			and_pred(p, &q, px_reg(p, mask, s));
@@ -322,6 +340,7 @@ static bool scatter4(Px *p, Inst *i)
 			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
 		access(p, &w, st, e, px_reg(p, val, s), a, q);
 	}
+	uniform(p, val, st);
 	return true;
 }
 
@@ -405,6 +424,7 @@ static bool typed(Px *p, Inst *i)
 			and_pred(p, &cq, px_lane_lt(p, val->ty.n - s * 32));
 		access(p, &w, st, e, px_reg(p, val, s), a, cq);
 	}
+	uniform(p, val, st);
 	return true;
 }
 
@@ -454,6 +474,7 @@ static bool media(Px *p, Inst *i)
 			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
 		access(p, &w, st, e, px_reg(p, val, s), a, q);
 	}
+	uniform(p, val, st);
 	return true;
 }
 
@@ -563,6 +584,7 @@ static bool atomic(Px *p, Inst *i)
 		if (!atomic_op(p, i, &w, d, a, src, q))
 			return false;
 	}
+	uniform(p, i, false);
 	return true;
 }
 
