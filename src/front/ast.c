@@ -113,3 +113,22 @@ Node *ast_clone(Arena *a, const Node *n)
 	c->has_value = false;
 	return c;
 }
+
+/* The operator of a compound assignment: P_ADD_ASSIGN -> P_PLUS, ...;
+ * P_NONE_ for any other punctuator. */
+int punct_compound_base(int op)
+{
+	switch (op) {
+	case P_ADD_ASSIGN: return P_PLUS;
+	case P_SUB_ASSIGN: return P_MINUS;
+	case P_MUL_ASSIGN: return P_STAR;
+	case P_DIV_ASSIGN: return P_SLASH;
+	case P_MOD_ASSIGN: return P_PERCENT;
+	case P_AND_ASSIGN: return P_AMP;
+	case P_OR_ASSIGN: return P_PIPE;
+	case P_XOR_ASSIGN: return P_CARET;
+	case P_SHL_ASSIGN: return P_LSHIFT;
+	case P_SHR_ASSIGN: return P_RSHIFT;
+	default: return P_NONE_;
+	}
+}

@@ -506,6 +506,7 @@ struct Sym {
 /* ast.c */
 Node *node_new(Arena *a, NodeKind k, Loc loc);
 void nl_push(Arena *a, NodeList *l, Node *n);  /* never vec_push a NodeList */
+int punct_compound_base(int op);               /* P_ADD_ASSIGN -> P_PLUS */
 Node *ast_clone(Arena *a, const Node *n);      /* deep copy (for templates) */
 TypeSpec *ts_clone(Arena *a, const TypeSpec *t);
 extern const char *node_kind_names[ND_COUNT_];

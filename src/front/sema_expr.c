@@ -528,22 +528,6 @@ static int op_class(int op)
 	}
 }
 
-static int compound_base(int op)
-{
-	switch (op) {
-	case P_ADD_ASSIGN: return P_PLUS;
-	case P_SUB_ASSIGN: return P_MINUS;
-	case P_MUL_ASSIGN: return P_STAR;
-	case P_DIV_ASSIGN: return P_SLASH;
-	case P_MOD_ASSIGN: return P_PERCENT;
-	case P_AND_ASSIGN: return P_AMP;
-	case P_OR_ASSIGN: return P_PIPE;
-	case P_XOR_ASSIGN: return P_CARET;
-	case P_SHL_ASSIGN: return P_LSHIFT;
-	case P_SHR_ASSIGN: return P_RSHIFT;
-	default: return P_NONE_;
-	}
-}
 
 static bool needs_int(int cls) { return cls == OC_MOD || cls == OC_BIT || cls == OC_SHIFT; }
 
@@ -797,7 +781,7 @@ static Node *expr_assign(Sema *S, Node *e)
 	if (!check_assignable(e->lhs, e->loc, oplen(e->op)))
 		return poison(e);
 	if (e->op != P_ASSIGN)
-		return expr_compound(S, e, compound_base(e->op));
+		return expr_compound(S, e, punct_compound_base(e->op));
 	Type *lt = ty_base(e->lhs->ty), *rt = ty_base(e->rhs->ty);
 	if (ty_is_vm(lt) && ty_is_vm(rt) && lt->n != rt->n) {
 		diag_at(DIAG_ERROR, e->loc, oplen(e->op),

@@ -224,22 +224,6 @@ static Op binop(int punct, Elem e)
 	}
 }
 
-static int compound_op(int punct)
-{
-	switch (punct) {
-	case P_ADD_ASSIGN: return P_PLUS;
-	case P_SUB_ASSIGN: return P_MINUS;
-	case P_MUL_ASSIGN: return P_STAR;
-	case P_DIV_ASSIGN: return P_SLASH;
-	case P_MOD_ASSIGN: return P_PERCENT;
-	case P_AND_ASSIGN: return P_AMP;
-	case P_OR_ASSIGN: return P_PIPE;
-	case P_XOR_ASSIGN: return P_CARET;
-	case P_SHL_ASSIGN: return P_LSHIFT;
-	case P_SHR_ASSIGN: return P_RSHIFT;
-	default: return 0;
-	}
-}
 
 static bool is_shift(int p) { return p == P_LSHIFT || p == P_RSHIFT; }
 static bool is_cmp(int p)
@@ -347,7 +331,7 @@ static Inst *unary(L *l, Node *e)
 /* x = v, x op= v, with conversion back to x's type. */
 static Inst *assign(L *l, Node *e)
 {
-	int p = compound_op(e->op);
+	int p = punct_compound_base(e->op);
 	if (e->lhs && e->lhs->ty && e->lhs->ty->kind == TY_STRUCT && !p) {
 		Binding *d = lw_struct_ref(l, e->lhs);
 		if (!d)
