@@ -22,28 +22,4 @@ for src in tests/exec/*.cm; do
 		echo "FAIL exec/coverage: $src does not compile" >&2
 	fi
 done | grep -o 'builtin=[A-Z0-9_]*\|member=[a-z_]*\|simd=' | sort -u >"$used"
-grep -q '^simd=$' "$used" && echo builtin=SIMDCF_ANY >>"$used"
-
-missing=$(grep '^BUILTIN(' src/front/builtins.def | grep -v 'BF_UNSUP' |
-	sed 's/^BUILTIN(\([A-Z0-9_]*\), "\([^"]*\)".*/\1 \2/' |
-	while read -r id name; do
-		grep -qx "builtin=$id" "$used" || echo "$name ($id)"
-	done)
-if [ -z "$missing" ]; then
-	echo "ok exec/coverage: builtins"
-else
-	echo "FAIL exec/coverage: builtins: no tests/exec/*.cm uses these forms:"
-	echo "$missing" | sed 's/^/    /'
-fi
-
-members=$(sed -n '/^#define CM_MEMBERS/,/^$/p' src/front/front.h |
-	grep -o '"[a-z_]*"' | tr -d '"' | grep -v '^genx_select$')
-missing=$(for m in $members; do grep -qx "member=$m" "$used" || echo "$m"; done)
-if [ -z "$members" ]; then
-	echo "FAIL exec/coverage: members: CM_MEMBERS not found in src/front/front.h"
-elif [ -z "$missing" ]; then
-	echo "ok exec/coverage: members"
-else
-	echo "FAIL exec/coverage: members: no tests/exec/*.cm uses:"
-	echo "$missing" | sed 's/^/    /'
-fi
+tests/cover.sh exec/coverage "$used" "tests/exec/*.cm"

@@ -14,31 +14,7 @@
 dumps=$(ls tests/kernels/*.ast tests/sema/*.ast 2>/dev/null)
 used=$(mktemp)
 cat $dumps /dev/null | grep -o 'builtin=[A-Z0-9_]*\|member=[a-z_]*\|simd=' | sort -u >"$used"
-grep -q '^simd=$' "$used" && echo builtin=SIMDCF_ANY >>"$used"
-
-missing=$(grep '^BUILTIN(' src/front/builtins.def | grep -v 'BF_UNSUP' |
-	sed 's/^BUILTIN(\([A-Z0-9_]*\), "\([^"]*\)".*/\1 \2/' |
-	while read -r id name; do
-		grep -qx "builtin=$id" "$used" || echo "$name ($id)"
-	done)
-if [ -z "$missing" ]; then
-	echo "ok tests/kernels/coverage: builtins"
-else
-	echo "FAIL tests/kernels/coverage: builtins: no .ast golden uses these forms:"
-	echo "$missing" | sed 's/^/    /'
-fi
-
-members=$(sed -n '/^#define CM_MEMBERS/,/^$/p' src/front/front.h |
-	grep -o '"[a-z_]*"' | tr -d '"' | grep -v '^genx_select$')
-missing=$(for m in $members; do grep -qx "member=$m" "$used" || echo "$m"; done)
-if [ -z "$members" ]; then
-	echo "FAIL tests/kernels/coverage: members: CM_MEMBERS not found in src/front/front.h"
-elif [ -z "$missing" ]; then
-	echo "ok tests/kernels/coverage: members"
-else
-	echo "FAIL tests/kernels/coverage: members: no .ast golden uses:"
-	echo "$missing" | sed 's/^/    /'
-fi
+tests/cover.sh tests/kernels/coverage "$used" ".ast golden"
 rm -f "$used"
 
 # construct|extended regular expression over the kernel sources
