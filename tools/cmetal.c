@@ -28,6 +28,8 @@ static void usage(FILE *f)
 	      "                     for CM_GENX: SKL, ICLLP, TGLLP, ... (default SKL)\n"
 	      "  -O0, -O1, -O2      optimization level (default -O2)\n"
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
+	      "  -fcluster-slm      PTX (sm_90): a thread group may span a cluster of up\n"
+	      "                     to 8 CTAs (256 CM threads); SLM in distributed shared memory\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
 	      "  -U NAME            undefine a macro\n"
 	      "  -I DIR             add DIR to the include search path\n"
@@ -93,6 +95,8 @@ int main(int argc, char **argv)
 			vec_push(&undefs, take_arg(argc, argv, &i, "-U"));
 		} else if (!strncmp(a, "-I", 2)) {
 			vec_push(&incs, take_arg(argc, argv, &i, "-I"));
+		} else if (!strcmp(a, "-fcluster-slm")) {
+			o.cluster_slm = true;
 		} else if (!strcmp(a, "-Werror")) {
 			diag_state.werror = true;
 		} else if (!strcmp(a, "-w")) {

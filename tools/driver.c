@@ -39,7 +39,7 @@ static int run_target(const DriverOptions *o)
 {
 	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level,
 	                     .debug = o->debug, .march = o->march,
-	                     .dump_pass = o->dump_pass};
+	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm};
 	Buf out = {0};
 	bool ok = is_ir_file(o->input)
 	                  ? compile_ir_to(o->input, NULL, &co, o->target, &out)

@@ -14,6 +14,7 @@ typedef struct {
 	const char *dump_pass;
 	int opt_level;
 	bool text, debug;
+	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	Stage stage;
 	FrontOptions fo;
 } DriverOptions;

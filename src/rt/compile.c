@@ -87,6 +87,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->bounds_check = true;
 		} else if (!strcmp(a, "-fno-bounds-check")) {
 			co->bounds_check = false;
+		} else if (!strcmp(a, "-fcluster-slm")) {
+			co->cluster_slm = true;  /* PTX: groups over clusters (cuda/) */
 		} else if (!strcmp(a, "-Werror")) {
 			diag_state.werror = true;
 		} else if (!strcmp(a, "-w")) {

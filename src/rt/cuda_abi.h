@@ -30,6 +30,8 @@
  *     block = (32 * local_size[0], local_size[1], local_size[2])
  *   The kernel reads ctaid/nctaid/tid/ntid directly: local_id.x = tid.x/32.
  *   32 * local_size[0] * local_size[1] * local_size[2] <= 1024.
+ *   The runtime also fills local[] = local_size and cta_warps = 0 (see
+ *   "Clusters" for groups of more than 32 CM threads).
  *
  * CUDA_LAUNCH_WALKER (get_thread_origin_x/y): width x height CM threads,
  *   numbered linear = y * width + x.  The runtime picks threads_per_cta
@@ -47,6 +49,27 @@
  *   get_thread_origin_x/y = linear % width, linear / width; get_color = 0.
  *   cm_group_id = (linear, 0, 0), cm_local_id = 0, cm_local_size = 1,
  *   cm_group_count = (nthreads, 1, 1).
+ *
+ * ---- Clusters (PTX compiled with -fcluster-slm, sm_90) ----------------------
+ *
+ * A group of G = local[0] * local[1] * local[2] CM threads (G <= 256) is one
+ * thread-block cluster of n CTAs (n <= 8, the portable cluster size) of
+ * cta_warps warps each, n * cta_warps >= G:
+ *     grid    = (group_count[0] * n, group_count[1], group_count[2])
+ *     cluster = (n, 1, 1)        (cuLaunchKernelEx, CLUSTER_DIMENSION)
+ *     block   = (32 * cta_warps, 1, 1)
+ *   local linear id L = %cluster_ctarank * cta_warps + tid.x / 32, x fastest:
+ *   local_id = (L % local[0], L / local[0] % local[1], L / (local[0] *
+ *   local[1])); group_id = %clusterid, group_count = %nclusterid.  Warps
+ *   with L >= G (the last CTA's padding) exit at entry.  SLM is the .shared
+ *   array of the rank-0 CTA, reached by every CTA through distributed
+ *   shared memory (mapa.shared::cluster, ld/st/atom.shared::cluster);
+ *   cm_barrier is barrier.cluster.arrive.release + wait.acquire, and the
+ *   kernel passes a cluster barrier at entry (every CTA has started before
+ *   any DSMEM access) and before it exits (rank 0's shared memory lives
+ *   until the last access).  Without a cluster attribute (walker launches,
+ *   small groups) every CTA is a cluster of one, and the same PTX runs as
+ *   the ordinary one does.  Such PTX starts with "//@cmetal cluster 1".
  *
  * ---- Dependencies (cm_wait / cm_signal) --------------------------------------
  *
@@ -96,7 +119,8 @@
  *
  * The PTX text starts with machine-readable comment lines, so a runtime
  * that loads a .ptx file knows its kernels without the source:
- *   //@cmetal abi 2
+ *   //@cmetal abi 3
+ *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
@@ -113,7 +137,7 @@
 
 #include <stdint.h>
 
-#define CUDA_ABI_VERSION 2
+#define CUDA_ABI_VERSION 3
 
 enum { CUDA_LAUNCH_WALKER = 0, CUDA_LAUNCH_GROUPS = 1 };
 enum { CUDA_MAX_DEPS = 8 };
@@ -140,7 +164,7 @@ typedef struct CudaSurface {
 #define CUDA_S_IS2D 36
 #define CUDA_S_BYTES 40
 
-/* One launch, in device memory; cm_launch points at it (96 bytes). */
+/* One launch, in device memory; cm_launch points at it (112 bytes). */
 typedef struct CudaLaunch {
 	uint64_t surfaces;    /* device address of CudaSurface[nsurfaces] */
 	uint64_t flags;       /* uint32[nthreads], zeroed; 0 if no waits */
@@ -158,6 +182,8 @@ typedef struct CudaLaunch {
 	int8_t dy[CUDA_MAX_DEPS];
 	uint64_t printf_buf;  /* CudaPrintf head; 0 = printf does nothing */
 	uint64_t printf_cap;  /* bytes of records after the head */
+	uint32_t local[3];    /* groups: CM threads per group in x, y, z */
+	uint32_t cta_warps;   /* cluster launches: warps per CTA; else 0 */
 } CudaLaunch;
 
 #define CUDA_L_SURFACES 0
@@ -175,7 +201,9 @@ typedef struct CudaLaunch {
 #define CUDA_L_DY 72
 #define CUDA_L_PRINTF 80
 #define CUDA_L_PRINTF_CAP 88
-#define CUDA_L_BYTES 96
+#define CUDA_L_LOCAL 96
+#define CUDA_L_CTA_WARPS 108
+#define CUDA_L_BYTES 112
 
 /* The head of the printf buffer (16 bytes); records follow it. */
 typedef struct CudaPrintf {

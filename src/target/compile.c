@@ -37,7 +37,7 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 	if (!opt_run(m, o->opt_level, NULL, NULL))
 		return false;
 	EmitOptions eo = {.debug = o->debug, .march = o->march,
-	                  .bounds_check = o->bounds_check};
+	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm};
 	return t->emit(m, &eo, out) && !diag_state.errors;
 }
 

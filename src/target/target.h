@@ -16,6 +16,9 @@ typedef struct {
 	const char *march;    /* e.g. sm_90; NULL = the target's default */
 	bool bounds_check;    /* C: report out-of-range accesses through
 	                         t->svc->fault (they are always made safe) */
+	bool cluster_slm;     /* PTX: a CM group is a thread-block cluster (up to
+	                         8 CTAs, SLM in the rank-0 CTA's shared memory;
+	                         rt/cuda_abi.h "Clusters"); -fcluster-slm */
 } EmitOptions;
 
 typedef struct Target {
@@ -34,6 +37,7 @@ typedef struct {
 	bool debug;
 	bool bounds_check;
 	const char *march;
+	bool cluster_slm;     /* -fcluster-slm: EmitOptions.cluster_slm */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;
 

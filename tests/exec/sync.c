@@ -28,34 +28,28 @@ TEST(barrier_1) { groupsum(h, 2, 1); }
 TEST(barrier_2) { groupsum(h, 2, 2); }
 TEST(barrier_7) { groupsum(h, 2, 7); }
 TEST(barrier_16) { groupsum(h, 2, 16); }
-TEST(barrier_64)
-{
-	/* (gpu) On CUDA a CM thread is a warp and a CTA holds at most 32 warps,
-	 * so a group of 64 cannot run there (docs/runtime.md "Limits"); the
-	 * "skip" line counts as neither pass nor fail. */
-	const char *d = getenv("CMETAL_DEVICE");
-	if (d && !strncmp(d, "cuda", 4)) {
-		printf("skip exec/barrier_64: skipped on cuda: a group of 64 CM threads needs "
-		       "64 warps in one CTA (at most 32)\n");
-		h->failed = true;  /* no "ok" line */
-		return;
-	}
-	groupsum(h, 2, 64);
-}
+/* (gpu) on CUDA a group of more than 32 CM threads is a thread-block
+ * cluster (docs/runtime.md "The CUDA device") */
+TEST(barrier_64) { groupsum(h, 2, 64); }
 
-TEST(thread_ids)
+static void thread_ids(H *h, uint32_t G, uint32_t N)
 {
-	enum { G = 3, N = 4 };
-	uint32_t o[G * N * 8], w[G * N * 8];
+	static uint32_t o[3 * 33 * 8], w[3 * 33 * 8];
 	for (uint32_t g = 0; g < G; g++)
 		for (uint32_t t = 0; t < N; t++) {
 			uint32_t *r = &w[(g * N + t) * 8];
 			r[0] = t, r[1] = N, r[2] = g, r[3] = G, r[4] = t, r[5] = g;
 			r[6] = g * N + t, r[7] = G * N;
 		}
-	if (H_RUN(h, F, "ids", GROUPS(G, N), OUT(o)))
+	HArg args[] = {{HA_OUT, o, G * N * 8 * 4}};
+	if (h_run_n(h, F, "ids", GROUPS(G, N), args, 1))
 		h_eq_u32(h, "out", o, w, G * N * 8);
 }
+
+TEST(thread_ids) { thread_ids(h, 3, 4); }
+/* (gpu) 33 CM threads: a cluster of two CTAs of 17 warps, one of them
+ * padding */
+TEST(thread_ids_33) { thread_ids(h, 3, 33); }
 
 TEST(wavefront)
 {
@@ -96,5 +90,5 @@ TEST(printf)
 
 const HTest exec_sync[] = {
 	T(barrier_1), T(barrier_2), T(barrier_7), T(barrier_16), T(barrier_64),
-	T(thread_ids), T(wavefront), T(task), T(printf), {0},
+	T(thread_ids), T(thread_ids_33), T(wavefront), T(task), T(printf), {0},
 };

@@ -11,6 +11,10 @@
  *                                  printf 1 ((uint64)t << 33), as records
  *                                  in the launch's printf buffer
  *   any other name                 does nothing ("missing" is not found)
+ * cuLaunchKernelEx takes cluster launches (rt/cuda_abi.h "Clusters"): it
+ * checks the cluster dimension against the grid, the block against the
+ * launch block's cta_warps and local sizes (no CTA without a real CM
+ * thread), and runs fill over the real CM threads of every group.
  * cuModuleLoadDataEx rejects a PTX containing "BADPTX" with a JIT-style
  * error log naming PTX line 7.  Counters (fake_stats) let a test check
  * that a repeated launch uploads nothing. */
@@ -23,7 +27,7 @@
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 
-struct FakeStats { int uploads, launches, syncs, allocs, frees; };
+struct FakeStats { int uploads, launches, syncs, allocs, frees, cluster_launches; };
 struct FakeStats fake_stats;
 
 static int ctx_obj, stream_obj, event_obj, mod_obj;
@@ -122,7 +126,7 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	*f = &funcs[i];  /* other kernels do nothing */
 	return 0;
 }
-CUresult cuFuncGetAttribute(int *v, int attr, void *f) { *v = attr == 4 ? 32 : 0; return 0; }
+CUresult cuFuncGetAttribute(int *v, int attr, void *f) { *v = attr == 4 ? 32 : attr == 0 ? 1024 : 0; return 0; }
 
 /* The surface of slot `slot` in the launch's table. */
 static CudaSurface *surface(const CudaLaunch *l, uint32_t slot)
@@ -209,6 +213,50 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	}
 	return 0;
 }
+/* cuLaunchKernelEx's structures, as the driver API documents them. */
+typedef struct {
+	int id;
+	char pad[4];
+	union {
+		char pad[64];
+		struct { unsigned x, y, z; } clusterDim;
+	} value;
+} FakeAttr;
+typedef struct {
+	unsigned gx, gy, gz, bx, by, bz, shmem;
+	void *stream;
+	FakeAttr *attrs;
+	unsigned nattrs;
+} FakeConfig;
+
+CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **extra)
+{
+	const FakeFunc *fn = f;
+	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
+	unsigned cx = 1;
+	for (unsigned i = 0; i < cfg->nattrs; i++)
+		if (cfg->attrs[i].id == 4) {  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+			cx = cfg->attrs[i].value.clusterDim.x;
+			if (cfg->attrs[i].value.clusterDim.y != 1 || cfg->attrs[i].value.clusterDim.z != 1)
+				return 1;
+		}
+	uint64_t g = (uint64_t)l->local[0] * l->local[1] * l->local[2];
+	if (!cx || cx > 8 || cfg->gx % cx || cfg->by != 1 || cfg->bz != 1 ||
+	    l->kind != CUDA_LAUNCH_GROUPS || cfg->bx != 32 * l->cta_warps ||
+	    (uint64_t)cx * l->cta_warps < g || (uint64_t)(cx - 1) * l->cta_warps >= g)
+		return 1;  /* CUDA_ERROR_INVALID_VALUE */
+	fake_stats.launches++;
+	fake_stats.cluster_launches++;
+	if (!strcmp(fn->name, "fill")) {
+		CudaSurface *out = surface(l, *(uint32_t *)params[1]);
+		int v = *(int *)params[2];
+		uint64_t n = (uint64_t)cfg->gx / cx * cfg->gy * cfg->gz * g;
+		for (uint64_t t = 0; t < n; t++)
+			put32(out, t, (uint32_t)(v + (int)t));
+	}
+	return 0;
+}
+
 CUresult cuStreamCreate(void **s, unsigned f) { *s = &stream_obj; return 0; }
 CUresult cuStreamDestroy_v2(void *s) { return 0; }
 CUresult cuStreamSynchronize(void *s) { fake_stats.syncs++; return 0; }

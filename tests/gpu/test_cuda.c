@@ -15,7 +15,7 @@
 static const char *work;
 
 /* fake_cuda.c's counters */
-typedef struct FakeStats { int uploads, launches, syncs, allocs, frees; } FakeStats;
+typedef struct FakeStats { int uploads, launches, syncs, allocs, frees, cluster_launches; } FakeStats;
 
 /* ---- host: no driver, or a real GPU ---- */
 
@@ -106,7 +106,7 @@ static int host_main(void)
 /* ---- fake: the whole device against fake_cuda.c ---- */
 
 static const char *fake_ptx =
-	"//@cmetal abi 2\n"
+	"//@cmetal abi 3\n"
 	"//@cmetal kernel fill slm 0 barrier 0 wait 0 simd 16 shuffles 0\n"
 	"//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
 	"//@cmetal arg v 1 4 5 0 \"\"\n"
@@ -123,7 +123,7 @@ static const char *fake_ptx =
 	".version 8.0\n.target sm_90\n.address_size 64\n";
 
 static const char *bad_ptx =
-	"//@cmetal abi 2\n"                       /* 1 */
+	"//@cmetal abi 3\n"                       /* 1 */
 	"//@cmetal kernel k slm 0 barrier 0 wait 0 simd 1 shuffles 0\n"
 	".version 8.0\n"
 	".file 1 \"k.cm\"\n"
@@ -167,7 +167,7 @@ static void fake_metadata(void)
 	check("gpu/fake_metadata_abi", !ok && strstr(buf_cstr(&err), "version 99"),
 	      buf_cstr(&err));
 	err.len = 0;
-	ok = cuda_parse_metadata(a, "//@cmetal abi 2\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
+	ok = cuda_parse_metadata(a, "//@cmetal abi 3\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_bad_line", !ok && strstr(buf_cstr(&err), "line 2"),
 	      buf_cstr(&err));
 	buf_free(&err);
@@ -326,6 +326,72 @@ static void fake_printf_format(void)
 	buf_free(&got);
 }
 
+/* fill's results: out[t] = v + t for the n CM threads of the launch. */
+static bool filled(cmetal_buffer *b, uint32_t n, int v)
+{
+	static uint32_t out[1024];
+	if (cmetal_buffer_read(b, 0, n * 4, out) != CM_SUCCESS)
+		return false;
+	for (uint32_t t = 0; t < n; t++)
+		if (out[t] != (uint32_t)(v + (int)t))
+			return false;
+	return true;
+}
+
+/* Groups of more than 32 CM threads: cluster launches (rt/cuda_abi.h
+ * "Clusters") of a cluster-mode PTX, and of the variant a program built
+ * from source gets on demand. */
+static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
+{
+	Buf text = {0};
+	buf_puts(&text, "//@cmetal abi 3\n//@cmetal cluster 1\n");
+	buf_puts(&text, strchr(fake_ptx, '\n') + 1);
+	cmetal_program *p;
+	cmetal_kernel *fill;
+	cmetal_buffer *b;
+	int v = 7, n0 = st->cluster_launches;
+	MUST(cmetal_program_load(dev, write_file("cluster.ptx", buf_cstr(&text)), &p));
+	buf_free(&text);
+	MUST(cmetal_kernel_create(p, "fill", &fill));
+	MUST(cmetal_buffer_create(dev, 4096, &b));
+	MUST(cmetal_kernel_set_arg_buffer(fill, 0, b));
+	MUST(cmetal_kernel_set_arg(fill, 1, 4, &v));
+	/* 66 CM threads: 3 CTAs of 22 warps */
+	MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){33, 2, 1}, NULL));
+	check("gpu/fake_cluster_ptx", filled(b, 132, 7) && st->cluster_launches == n0 + 1, NULL);
+	/* 256 = 8 x 32; a small group of a cluster-mode PTX is a cluster of one */
+	MUST(cmetal_launch_groups(fill, (uint32_t[3]){3, 1, 1}, (uint32_t[3]){16, 4, 4}, NULL));
+	check("gpu/fake_cluster_256", filled(b, 768, 7) && st->cluster_launches == n0 + 2, NULL);
+	MUST(cmetal_launch_groups(fill, (uint32_t[3]){5, 1, 1}, (uint32_t[3]){2, 3, 1}, NULL));
+	check("gpu/fake_cluster_of_one", filled(b, 30, 7) && st->cluster_launches == n0 + 2, NULL);
+	check_err("gpu/fake_cluster_too_large",
+	          cmetal_launch_groups(fill, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){257, 1, 1}, NULL),
+	          CM_GROUP_TOO_LARGE, "at most 256", NULL);
+	cmetal_kernel_release(fill);
+	MUST(cmetal_program_release(p));
+
+	/* built from source: the first big group builds the cluster variant */
+	cm_status s = cmetal_program_build(dev, gpu_src, "", &p);
+	check("gpu/fake_cluster_build", s == CM_SUCCESS, cmetal_last_error());
+	if (s == CM_SUCCESS) {
+		MUST(cmetal_kernel_create(p, "fill", &fill));
+		MUST(cmetal_kernel_set_arg_buffer(fill, 0, b));
+		MUST(cmetal_kernel_set_arg(fill, 1, 4, &v));
+		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){4, 1, 1}, NULL));
+		check("gpu/fake_small_group_plain", filled(b, 8, 7) &&
+		      st->cluster_launches == n0 + 2, NULL);
+		for (int k = 0; k < 2; k++)
+			MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
+			                          NULL));
+		check("gpu/fake_cluster_variant", filled(b, 80, 7) &&
+		      st->cluster_launches == n0 + 4, NULL);
+		cmetal_kernel_release(fill);
+		MUST(cmetal_program_release(p));
+	}
+	cmetal_buffer_release(b);
+	return 0;
+}
+
 static int fake_launches(cmetal_device *dev, FakeStats *st)
 {
 	cmetal_program *p;
@@ -356,7 +422,7 @@ static int fake_launches(cmetal_device *dev, FakeStats *st)
 	check("gpu/fake_new_args", out[0] == 5 && out[9] == 14, NULL);
 	check_err("gpu/fake_group_too_large",
 	          cmetal_launch_groups(fill, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){33, 1, 1}, NULL),
-	          CM_GROUP_TOO_LARGE, "warp", NULL);
+	          CM_GROUP_TOO_LARGE, "warp", "-fcluster-slm", NULL);
 
 	/* a host-aliasing buffer sees the kernel's writes after the launch */
 	uint32_t host[16] = {0};
@@ -376,6 +442,7 @@ static int fake_launches(cmetal_device *dev, FakeStats *st)
 	check("gpu/fake_fault_cleared", 1, NULL);
 
 	fake_printf_launches(dev, p, b);
+	fake_cluster_launches(dev, st);
 	cmetal_buffer_release(hb);
 	cmetal_buffer_release(b);
 	cmetal_kernel_release(fill);

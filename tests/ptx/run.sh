@@ -14,7 +14,11 @@
 #  - every CM kernel of tests/kernels/ and tests/exec/ goes through -t ptx and
 #    ptxas, its registers and spills checked against regs.txt; ones the front
 #    end or lowering cannot compile yet are reported as skipped.  An exec
-#    kernel compiled with -D options (atomics.cm) is listed in exec_options.
+#    kernel compiled with -D options (atomics.cm) is listed in exec_options;
+#  - cluster mode (-fcluster-slm, rt/cuda_abi.h "Clusters"): the exec
+#    kernels with barriers, SLM and SLM atomics through ptxas, their text
+#    holding the cluster barrier, mapa and DSMEM accesses, and the ordinary
+#    PTX of the same file none of it.
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CMETAL=$(cd "$ROOT/$BUILD" 2>/dev/null && pwd)/cmetal
@@ -142,6 +146,29 @@ for src in "$ROOT"/tests/exec/*.cm; do
 		# shellcheck disable=SC2086
 		cm_kernel "$src" "tests/exec/$name.cm${v:+ [$v]}" "e_$name${v:+_$v}" $opts
 	done < "$tmp/variants"
+done
+
+# cluster mode: every needed piece is there, and absent from ordinary PTX
+for name in sync memory; do
+	src=$ROOT/tests/exec/$name.cm
+	cm_kernel "$src" "tests/exec/$name.cm [cluster]" "e_${name}_cluster" -fcluster-slm
+	out="$tmp/e_${name}_cluster.ptx"
+	why=
+	for want in '//@cmetal cluster 1' '%cluster_ctarank' 'barrier.cluster.wait' \
+		'mapa.shared::cluster.u32' 'shared::cluster.u32 ['; do
+		grep -qF "$want" "$out" 2>/dev/null || why="$why no '$want';"
+	done
+	if [ $name = sync ]; then
+		grep -qF 'barrier.cluster.arrive.release' "$out" || why="$why no release arrive;"
+	else
+		grep -qF 'atom.shared::cluster' "$out" || why="$why no SLM atomic in DSMEM;"
+	fi
+	if CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx "$src" -o "$tmp/plain.ptx" 2>/dev/null &&
+		grep -q 'cluster' "$tmp/plain.ptx"; then
+		why="$why the ordinary PTX has cluster code;"
+	fi
+	if [ -z "$why" ]; then echo "ok tests/exec/$name.cm [cluster text]"; else
+		echo "FAIL tests/exec/$name.cm [cluster text]"; echo "    $why"; fi
 done
 
 if [ "$UPDATE" = 1 ] && [ -s "$tmp/newregs" ]; then

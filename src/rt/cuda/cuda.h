@@ -52,11 +52,34 @@ enum {                                   /* CUdevice_attribute */
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
 enum {                                   /* CUfunction_attribute */
+	CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
 	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
 	CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
 	CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
 };
 enum { CU_LIMIT_PRINTF_FIFO_SIZE = 1 };  /* CUlimit */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };  /* CUlaunchAttributeID */
+
+/* cuLaunchKernelEx's launch attribute: an id padded to 8 bytes, then a
+ * 64-byte union of which we use the cluster dimensions. */
+typedef struct CUlaunchAttribute {
+	int id;
+	char pad[8 - sizeof(int)];
+	union {
+		char pad[64];
+		struct { unsigned x, y, z; } clusterDim;
+	} value;
+} CUlaunchAttribute;
+
+/* cuLaunchKernelEx's configuration. */
+typedef struct CUlaunchConfig {
+	unsigned gridDimX, gridDimY, gridDimZ;
+	unsigned blockDimX, blockDimY, blockDimZ;
+	unsigned sharedMemBytes;
+	CUstream hStream;
+	CUlaunchAttribute *attrs;
+	unsigned numAttrs;
+} CUlaunchConfig;
 enum { CU_MEMHOSTALLOC_DEVICEMAP = 2 };
 
 /* The X-macro of every driver entry point used: X(field, symbol, return
@@ -118,6 +141,9 @@ typedef struct CuDriver {
 #define CU_FIELD(name, sym, params) CUresult (*name) params;
 	CU_FUNCS(CU_FIELD)
 #undef CU_FIELD
+	/* CUDA 12.0 and later (cluster launches); NULL on older drivers */
+	CUresult (*LaunchKernelEx)(const CUlaunchConfig *cfg, CUfunction f, void **params,
+	                           void **extra);
 } CuDriver;
 
 /* Loads libcuda.so.1 and calls cuInit once per process; NULL after an
@@ -182,6 +208,7 @@ typedef struct CudaKernel {
 	bool image_valid;           /* image is what block holds on the device */
 	unsigned char *next;        /* this launch's block, built before upload */
 	int regs, local_bytes;      /* cuFuncGetAttribute, for reports */
+	int max_threads;            /* per CTA, as the kernel's registers allow */
 	bool uses_printf;           /* the kernel has printf calls */
 } CudaKernel;
 
@@ -196,6 +223,12 @@ typedef struct CudaProgram {
 	uint32_t nfmts;
 	bool *prints;               /* per kernel: it has printf calls */
 	char *ptx;                  /* the module text (malloc'd), for tools */
+	/* groups of more than 32 CM threads (rt/cuda_abi.h "Clusters") */
+	bool cluster_mode;          /* this PTX has "//@cmetal cluster 1" */
+	char *source, *options;     /* built from source: to build the cluster
+	                               variant (malloc'd); NULL when loaded */
+	struct CudaProgram *cluster;/* that variant, built by the first launch
+	                               that needs it (module.c) */
 } CudaProgram;
 
 /* cuda.c */
@@ -208,6 +241,12 @@ cm_status cuda_program_load(cmetal_device *dev, cmetal_program *p, const char *p
 cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *source,
                              const char *options);
 void cuda_program_free(cmetal_device *dev, cmetal_program *p);
+/* The program to launch a group of more than 32 CM threads with: cp when
+ * its PTX is in cluster mode, else the cluster variant, built from the
+ * program's source on first use and cached; an rt_fail that says why
+ * otherwise (a GPU before sm_90, a program loaded from plain PTX, a build
+ * error). */
+cm_status cuda_cluster_program(CudaDevice *c, CudaProgram *cp, CudaProgram **out);
 /* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
  * PTX text into infos (arena), and when cp is not NULL the printf formats
  * into cp->fmts / cp->nfmts / cp->prints; false with the reason in err. */

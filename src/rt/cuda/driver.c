@@ -27,6 +27,7 @@ static bool resolve(void *lib)
 	}
 	CU_FUNCS(CU_RESOLVE)
 #undef CU_RESOLVE
+	*(void **)&drv.LaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");  /* optional */
 	return true;
 }
 

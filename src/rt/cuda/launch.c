@@ -3,7 +3,12 @@
  *   1. geometry: a CM thread is a warp.  Groups: grid = group counts,
  *      block = (32 * threads[0], threads[1], threads[2]).  Walker: W*H CM
  *      threads, WALKER_TPC warps per CTA (1 when the kernel uses SLM or a
- *      barrier, since each walker thread is its own group).
+ *      barrier, since each walker thread is its own group).  Groups of
+ *      more than 32 CM threads (and every group launch of a program whose
+ *      PTX is in cluster mode) run the program's cluster variant over a
+ *      cluster of up to CLUSTER_MAX CTAs (rt/cuda_abi.h "Clusters"): as
+ *      few CTAs as the kernel's registers allow, of equal size, the last
+ *      one padded when the CTA count does not divide the group.
  *   2. the launch block (CudaLaunch + one CudaSurface per argument) is built
  *      on the host and uploaded only when it differs from what the kernel's
  *      device slot already holds (a repeated launch uploads nothing).
@@ -16,7 +21,8 @@
  *      hands to the printf callback or stdout as the CPU device's text.  A
  *      launch that overflows the buffer says so at the end of its text and
  *      the buffer doubles (up to PRINTF_MAX) for the next launch.
- *   6. cuLaunchKernel with kernelParams = {&block, args[0], args[1], ...},
+ *   6. cuLaunchKernel (cuLaunchKernelEx with the cluster dimension for a
+ *      cluster of more than one CTA) with kernelParams = {&block, args[0], args[1], ...},
  *      between two cuEventRecord when an event wants the launch's time
  *      (l->timed; l->device_ms gets the elapsed time), then one
  *      cuStreamSynchronize.
@@ -35,34 +41,85 @@
 #define MAX_GRID_YZ 65535u
 #define PRINTF_START ((size_t)1 << 20)   /* bytes of records at first */
 #define PRINTF_MAX ((size_t)256 << 20)   /* growth limit after overflows */
+#define CLUSTER_MAX 8u                   /* CTAs: the portable cluster size */
+
+_Static_assert(sizeof(CudaLaunch) == CUDA_L_BYTES, "CudaLaunch layout (rt/cuda_abi.h)");
 
 typedef struct {
 	unsigned grid[3], block[3];
 	uint32_t tpc;
+	uint32_t cluster;        /* CTAs per cluster; 0: an ordinary launch */
+	uint32_t cta_warps;      /* cluster launches: warps per CTA */
 } Geometry;
 
-static cm_status geometry(const RtLaunch *l, Geometry *g)
+static cm_status grid_limits(const RtLaunch *l, uint64_t gx)
+{
+	if (l->groups[1] > MAX_GRID_YZ || l->groups[2] > MAX_GRID_YZ || gx > INT32_MAX)
+		return rt_fail(CM_INVALID_THREAD_SPACE,
+		               "%ux%ux%u groups of kernel '%s' exceed the CUDA grid limits "
+		               "(2^31-1 x 65535 x 65535 CTAs)", l->groups[0], l->groups[1],
+		               l->groups[2], l->info->name);
+	return CM_SUCCESS;
+}
+
+/* A group over a cluster: *cp becomes the program to launch. */
+static cm_status cluster_geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp,
+                                  Geometry *g)
+{
+	uint64_t warps = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	if (warps > 32 * CLUSTER_MAX)
+		return rt_fail(CM_GROUP_TOO_LARGE,
+		               "a group of %ux%ux%u threads is too large for kernel '%s' on a CUDA "
+		               "device: at most %u (each CM thread is a warp, a CTA holds at most 32 "
+		               "warps, a cluster at most %u CTAs)", l->threads[0], l->threads[1],
+		               l->threads[2], l->info->name, 32 * CLUSTER_MAX, CLUSTER_MAX);
+	CudaProgram *v;
+	cm_status s = cuda_cluster_program(c, *cp, &v);
+	if (s)
+		return s;
+	const CudaKernel *k = &v->ks[l->kernel->index];
+	uint32_t per = (uint32_t)k->max_threads / 32;
+	per = per < 1 ? 1 : per > 32 ? 32 : per;
+	uint32_t n = (uint32_t)((warps + per - 1) / per);
+	if (n > CLUSTER_MAX)
+		return rt_fail(CM_GROUP_TOO_LARGE,
+		               "a group of %llu threads is too large for kernel '%s' on a CUDA device: "
+		               "with its %d registers per lane a CTA holds %u CM threads (warps), and "
+		               "a cluster at most %u CTAs", (unsigned long long)warps, l->info->name,
+		               k->regs, per, CLUSTER_MAX);
+	uint32_t wpc = (uint32_t)((warps + n - 1) / n);
+	if (n > 1 && !c->cu->LaunchKernelEx)
+		return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': a group of more than 32 CM threads "
+		               "needs a cluster launch, and this CUDA driver has no cuLaunchKernelEx",
+		               l->info->name);
+	s = grid_limits(l, (uint64_t)l->groups[0] * n);
+	if (s)
+		return s;
+	*g = (Geometry){{l->groups[0] * n, l->groups[1], l->groups[2]}, {32 * wpc, 1, 1}, 0, n,
+	                wpc};
+	*cp = v;
+	return CM_SUCCESS;
+}
+
+/* The launch's shape; a group launch that needs a cluster switches *cp to
+ * the program's cluster variant. */
+static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Geometry *g)
 {
 	const CmkKernelInfo *ki = l->info;
 	if (l->kind == RT_LAUNCH_WALKER) {
 		uint64_t n = (uint64_t)l->width * l->height;
 		uint32_t tpc = ki->uses_barrier || ki->slm_size ? 1 : WALKER_TPC;
-		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {32 * tpc, 1, 1}, tpc};
+		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {32 * tpc, 1, 1}, tpc, 0, 0};
 		return CM_SUCCESS;
 	}
 	uint64_t warps = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
-	if (warps > 32)
-		return rt_fail(CM_GROUP_TOO_LARGE,
-		               "a group of %ux%ux%u threads is too large for kernel '%s' on a CUDA "
-		               "device: each CM thread is a warp, and a CTA holds at most 32 warps",
-		               l->threads[0], l->threads[1], l->threads[2], ki->name);
-	if (l->groups[1] > MAX_GRID_YZ || l->groups[2] > MAX_GRID_YZ || l->groups[0] > INT32_MAX)
-		return rt_fail(CM_INVALID_THREAD_SPACE,
-		               "%ux%ux%u groups of kernel '%s' exceed the CUDA grid limits "
-		               "(2^31-1 x 65535 x 65535)", l->groups[0], l->groups[1],
-		               l->groups[2], ki->name);
+	if (warps > 32 || (*cp)->cluster_mode)
+		return cluster_geometry(c, l, cp, g);
+	cm_status s = grid_limits(l, l->groups[0]);
+	if (s)
+		return s;
 	*g = (Geometry){{l->groups[0], l->groups[1], l->groups[2]},
-	                {32 * l->threads[0], l->threads[1], l->threads[2]}, 0};
+	                {32 * l->threads[0], l->threads[1], l->threads[2]}, 0, 0, 0};
 	return CM_SUCCESS;
 }
 
@@ -119,6 +176,7 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 		cl.height = l->height;
 		cl.nthreads = l->width * l->height;
 		cl.threads_per_cta = g->tpc;
+		cl.local[0] = cl.local[1] = cl.local[2] = 1;
 		cl.ndeps = dep_offsets(l->dep, cl.dx, cl.dy);
 		if (cl.ndeps || ki->uses_wait) {
 			cm_status s = wait_scratch(c, cl.nthreads, &cl);
@@ -127,6 +185,8 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 		}
 	} else {
 		cl.kind = CUDA_LAUNCH_GROUPS;
+		memcpy(cl.local, l->threads, sizeof cl.local);
+		cl.cta_warps = g->cta_warps;
 	}
 	if (k->uses_printf) {
 		cl.printf_buf = c->printf_mem;
@@ -167,9 +227,8 @@ static cm_status printf_prepare(CudaDevice *c)
 }
 
 /* Formats the launch's printf records into l->printf_out. */
-static cm_status printf_collect(CudaDevice *c, RtLaunch *l)
+static cm_status printf_collect(CudaDevice *c, const CudaProgram *cp, RtLaunch *l)
 {
-	CudaProgram *cp = l->kernel->prog->priv;
 	CudaPrintf head;
 	CUresult r = c->cu->MemcpyDtoH(&head, c->printf_mem, sizeof head);
 	size_t used = head.used < c->printf_cap ? (size_t)head.used : c->printf_cap;
@@ -288,15 +347,31 @@ static void check_fault(CudaDevice *c, RtLaunch *l)
 		c->cu->MemsetD8(c->fault_dev, 0, 4);
 }
 
+/* cuLaunchKernel, or cuLaunchKernelEx with the cluster dimension. */
+static CUresult launch(CudaDevice *c, const Geometry *g, CudaKernel *k)
+{
+	if (g->cluster <= 1)
+		return c->cu->LaunchKernel(k->fn, g->grid[0], g->grid[1], g->grid[2], g->block[0],
+		                           g->block[1], g->block[2], 0, c->stream, k->params, NULL);
+	CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+	at.value.clusterDim.x = g->cluster;
+	at.value.clusterDim.y = at.value.clusterDim.z = 1;
+	CUlaunchConfig cfg = {g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1],
+	                      g->block[2], 0, c->stream, &at, 1};
+	return c->cu->LaunchKernelEx(&cfg, k->fn, k->params, NULL);
+}
+
 static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 {
 	CudaProgram *cp = l->kernel->prog->priv;
-	CudaKernel *k = &cp->ks[l->kernel->index];
 	Geometry g = {{0}};
 	cm_status s = cuda_enter(c);
 	if (!s)
-		s = geometry(l, &g);
-	if (!s && k->uses_printf)
+		s = geometry(c, l, &cp, &g);
+	if (s)
+		return s;
+	CudaKernel *k = &cp->ks[l->kernel->index];
+	if (k->uses_printf)
 		s = printf_prepare(c);
 	if (!s)
 		s = build_block(c, l, &g, k);
@@ -313,8 +388,7 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 	bool timed = l->timed && timing_events(c);
 	if (timed)
 		c->cu->EventRecord(c->ev[0], c->stream);
-	CUresult r = c->cu->LaunchKernel(k->fn, g.grid[0], g.grid[1], g.grid[2], g.block[0],
-	                                 g.block[1], g.block[2], 0, c->stream, k->params, NULL);
+	CUresult r = launch(c, &g, k);
 	if (r)
 		return kernel_error(c, l, r, "to launch");
 	if (timed)
@@ -326,7 +400,7 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 	if (timed)
 		device_time(c, l);
 	if (!s && k->uses_printf)
-		s = printf_collect(c, l);
+		s = printf_collect(c, cp, l);
 	if (!s)
 		check_fault(c, l);
 	return s;

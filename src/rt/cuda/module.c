@@ -12,7 +12,12 @@
  *
  * Each kernel gets its CUfunction, its parameter pointer array, and a slot
  * of one device allocation for its launch block (CudaLaunch and surface
- * table), all made here once so that launches allocate nothing. */
+ * table), all made here once so that launches allocate nothing.
+ *
+ * Groups of more than 32 CM threads need the cluster variant of a program
+ * (PTX compiled with -fcluster-slm, rt/cuda_abi.h "Clusters"): a program
+ * built from source keeps the source and options, and the first launch
+ * that needs the variant builds it (cuda_cluster_program), once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +176,9 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		const char *f = line + 10;
 		if (!strncmp(f, "abi ", 4)) {
 			abi = atoi(f + 4);
+		} else if (!strncmp(f, "cluster ", 8)) {
+			if (cp)
+				cp->cluster_mode = atoi(f + 8) != 0;
 		} else if (!strncmp(f, "kernel ", 7)) {
 			MetaKernel mk = {0};
 			ok = parse_kernel(a, f + 7, &mk.info);
@@ -292,6 +300,9 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 			               cp->infos[i].name, cu_errtext(r));
 		cu->FuncGetAttribute(&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
 		cu->FuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
+		if (cu->FuncGetAttribute(&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+		                         k->fn) || k->max_threads <= 0)
+			k->max_threads = 1024;
 		k->params = NEWN(cp->arena, void *, cp->infos[i].nargs + 1);
 		k->image_len = CUDA_L_BYTES + (size_t)cp->infos[i].nargs * CUDA_S_BYTES;
 		k->image = arena_alloc(cp->arena, k->image_len);
@@ -312,20 +323,25 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 	return CM_SUCCESS;
 }
 
-/* JIT-compiles ptx (kept by the program); the logs go to p->log or the
- * error.  `what` names the PTX in messages ("program.ptx", the path). */
-static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
-                             const char *what, Buf *log)
+/* A program state for ptx (malloc'd, kept); NULL when out of memory. */
+static CudaProgram *program_new(char *ptx)
 {
-	CudaDevice *c = dev->priv;
 	CudaProgram *cp = calloc(1, sizeof *cp);
 	if (!cp) {
 		free(ptx);
-		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+		return NULL;
 	}
 	cp->arena = arena_new();
 	cp->ptx = ptx;
-	p->priv = cp;
+	return cp;
+}
+
+/* Parses the metadata of cp->ptx, JIT-compiles it and sets up its
+ * kernels; the logs go to log or the error.  `what` names the PTX in
+ * messages ("program.ptx", the path). */
+static cm_status module_init(CudaDevice *c, CudaProgram *cp, const char *what, Buf *log)
+{
+	const char *ptx = cp->ptx;
 	Buf err = {0};
 	if (!cuda_parse_metadata(cp->arena, ptx, &cp->infos, &cp->n, cp, &err)) {
 		cm_status s = rt_fail(CM_INVALID_PROGRAM, "%s: %s", what, buf_cstr(&err));
@@ -359,6 +375,19 @@ static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
 		s = setup_kernels(c, cp);
 	}
 	free(info);
+	return s;
+}
+
+/* JIT-compiles ptx (kept by the program); the logs go to p->log or the
+ * error. */
+static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
+                             const char *what, Buf *log)
+{
+	CudaProgram *cp = program_new(ptx);
+	if (!cp)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	p->priv = cp;
+	cm_status s = module_init(dev->priv, cp, what, log);
 	if (!s) {
 		p->nkernels = cp->n;
 		p->kernels = cp->infos;
@@ -418,6 +447,11 @@ cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *
 		char *text = xstrdup(ptx.len ? buf_cstr(&ptx) : "");
 		buf_free(&ptx);
 		s = load_module(dev, p, text, "the PTX of this program", &log);
+		CudaProgram *cp = p->priv;
+		if (cp) {
+			cp->source = xstrdup(source);
+			cp->options = xstrdup(options);
+		}
 	}
 	free(opts);
 	p->log = xstrdup(log.len ? buf_cstr(&log) : "");
@@ -425,12 +459,11 @@ cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *
 	return s;
 }
 
-void cuda_program_free(cmetal_device *dev, cmetal_program *p)
+/* Frees cp, its cluster variant, and their device resources. */
+static void program_free(CudaDevice *c, CudaProgram *cp)
 {
-	CudaDevice *c = dev->priv;
-	CudaProgram *cp = p->priv;
-	if (!cp)
-		return;
+	if (cp->cluster)
+		program_free(c, cp->cluster);
 	if (!c->lost && cuda_enter(c) == CM_SUCCESS) {
 		if (cp->blocks)
 			c->cu->MemFree(cp->blocks);
@@ -438,7 +471,69 @@ void cuda_program_free(cmetal_device *dev, cmetal_program *p)
 			c->cu->ModuleUnload(cp->mod);
 	}
 	free(cp->ptx);
+	free(cp->source);
+	free(cp->options);
 	arena_free(cp->arena);
 	free(cp);
+}
+
+void cuda_program_free(cmetal_device *dev, cmetal_program *p)
+{
+	if (p->priv)
+		program_free(dev->priv, p->priv);
 	p->priv = NULL;
+}
+
+/* The cluster variant: the program's source again with -fcluster-slm. */
+static cm_status build_cluster(CudaDevice *c, CudaProgram *cp, CudaProgram **out)
+{
+	Buf ptx = {0}, log = {0};
+	char *march = with_march(c, cp->options);
+	Buf opts = {0};
+	buf_printf(&opts, "%s -fcluster-slm", march);
+	free(march);
+	CudaProgram *v = NULL;
+	cm_status s = CM_SUCCESS;
+	if (!rt_compile_cm(cp->source, buf_cstr(&opts), "ptx", &ptx, &log)) {
+		s = rt_fail(CM_BUILD_FAILED, "building the cluster variant of the program (for a "
+		            "group of more than 32 CM threads) failed:\n%s", buf_cstr(&log));
+	} else if (!(v = program_new(xstrdup(ptx.len ? buf_cstr(&ptx) : "")))) {
+		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	} else if ((s = module_init(c, v, "the cluster variant of this program", &log))) {
+		program_free(c, v);
+		v = NULL;
+	} else if (v->n != cp->n || !v->cluster_mode) {
+		s = rt_fail(CM_INVALID_PROGRAM, "the cluster variant of the program has other kernels");
+		program_free(c, v);
+		v = NULL;
+	}
+	buf_free(&ptx);
+	buf_free(&log);
+	buf_free(&opts);
+	*out = v;
+	return s;
+}
+
+cm_status cuda_cluster_program(CudaDevice *c, CudaProgram *cp, CudaProgram **out)
+{
+	*out = cp->cluster_mode ? cp : cp->cluster;
+	if (*out)
+		return CM_SUCCESS;
+	if (c->cc_major < 9)
+		return rt_fail(CM_GROUP_TOO_LARGE, "a group of more than 32 CM threads needs "
+		               "thread-block clusters (sm_90 or newer); on this sm_%d%d GPU a group "
+		               "holds at most 32 (each CM thread is a warp, a CTA at most 32 warps)",
+		               c->cc_major, c->cc_minor);
+	if (!c->cu->LaunchKernelEx)
+		return rt_fail(CM_GROUP_TOO_LARGE, "a group of more than 32 CM threads needs a "
+		               "cluster launch, and this CUDA driver has no cuLaunchKernelEx (CUDA "
+		               "12.0 or newer)");
+	if (!cp->source)
+		return rt_fail(CM_GROUP_TOO_LARGE, "a group of more than 32 CM threads needs the "
+		               "program compiled for thread-block clusters, and this one was loaded "
+		               "from PTX without its source: compile it with cmetal -fcluster-slm "
+		               "(each CM thread is a warp, a CTA at most 32 warps)");
+	cm_status s = build_cluster(c, cp, out);
+	cp->cluster = *out;
+	return s;
 }

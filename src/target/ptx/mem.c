@@ -26,16 +26,17 @@ typedef struct {
 	const char *size;     /* b64 bytes, NULL = unchecked (svm) */
 	const char *width, *height, *pitch; /* b32, surfaces */
 	const char *bpp;
+	bool dsmem;           /* SLM in the cluster's rank-0 CTA (cluster.c) */
 } Where;
 
 static Where where(Px *p, Inst *i, Inst *b)
 {
-	Where w = {.sp = (IrSpace)i->space};
+	Where w = {.sp = (IrSpace)i->space, .dsmem = px_cluster_on(p)};
 	if (w.sp == SP_SLM) {
 		w.base = px_tmp(p, RC_B32);
 		w.size = px_tmp(p, RC_B64);
 		if (p->f->slm_size)
-			px_ins(p, "mov.u32 %s, %s_slm", w.base, p->f->name);
+			px_ins(p, "mov.u32 %s, %s", w.base, px_slm_base(p));
 		else
 			px_ins(p, "mov.u32 %s, 0", w.base);
 		/* b is the SLM buffer's byte offset (cm_slm_alloc): the access
@@ -147,7 +148,9 @@ static const char *address(Px *p, const Where *w, const char *o, int bytes, cons
 
 static const char *space_name(const Where *w)
 {
-	return w->sp == SP_SLM ? "shared" : "global";
+	if (w->sp == SP_SLM)
+		return w->dsmem ? "shared::cluster" : "shared";
+	return "global";
 }
 
 static void and_pred(Px *p, const char **q, const char *x)

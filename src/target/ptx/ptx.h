@@ -80,6 +80,18 @@ bool px_mem(Px *p, Inst *i);
 /* The prologue's loads of every surface parameter's descriptor. */
 void px_load_surfaces(Px *p);
 
+/* cluster.c: CM groups over thread-block clusters (-fcluster-slm); every
+ * hook does nothing (or what the ordinary kernel does) when it is off */
+bool px_cluster_on(const Px *p);
+bool px_cluster_check(const EmitOptions *o, const char *march);
+void px_cluster_decls(Px *p, Buf *out);   /* its registers */
+void px_cluster_entry(Px *p);             /* ids, padding warps, entry barrier */
+void px_cluster_exit(Px *p);              /* the barrier before the final ret */
+const char *px_slm_base(Px *p);           /* symbol or register: SLM byte 0 */
+bool px_cluster_sync(Px *p, Inst *i);     /* barriers, fences; false: not one */
+void px_cluster_tid(Px *p, IrTid t, const char *g); /* group value of t into g */
+const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
+
 /* ptxas.c: the ptxas report for the annotations and the spill warning */
 typedef struct {
 	const char *kernel;   /* interned */

@@ -42,6 +42,7 @@ void px_prologue(Px *p)
 	px_ins(p, "setp.ge.u32 %s, %%linear, %s", q, nt);
 	px_ins(p, "@%s ret", q);
 	buf_printf(&p->body, "$L_%s_start:\n", n);
+	px_cluster_entry(p);
 	px_load_surfaces(p);
 }
 
@@ -66,6 +67,7 @@ void px_epilogue(Px *p)
 {
 	if (p->f->uses_wait)
 		signal_flag(p);
+	px_cluster_exit(p);
 	px_ins(p, "ret");
 }
 
@@ -165,6 +167,7 @@ static bool thread_id(Px *p, Inst *i)
 	default:
 		return px_unsupported(p, i, "this thread id");
 	}
+	px_cluster_tid(p, (IrTid)i->imm, g);
 	if (px_class(i->ty.elem) == RC_B32) {
 		px_ins(p, "selp.b32 %s, %s, %s, %%walk", d, w, g);
 		px_normalize(p, i->ty.elem, d);
@@ -333,6 +336,8 @@ static bool reduce(Px *p, Inst *i)
  * group size plus the local linear id, x fastest. */
 static const char *linear_tid(Px *p)
 {
+	if (px_cluster_on(p))
+		return px_cluster_linear(p);
 	const char *g = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32), *n = px_tmp(p, RC_B32);
 	const char *l = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %%ctaid.z", g);
@@ -473,6 +478,8 @@ static bool trap(Px *p, Inst *i)
 
 bool px_warp(Px *p, Inst *i)
 {
+	if (px_cluster_on(p) && px_cluster_sync(p, i))
+		return true;
 	switch (i->op) {
 	case Otid: return thread_id(p, i);
 	case Oany: case Oall: return vote(p, i);
