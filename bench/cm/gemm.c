@@ -1,5 +1,5 @@
 /* gemm.c — host side of gemm.cm (sgemm and dgemm): A, B and C in buffers,
- * one launch of Rx32-block threads in groups of 4x4, C restored (untimed)
+ * one launch of Rx128-block threads in groups of 4x4, C restored (untimed)
  * before each run, checked with check_sgemm / check_dgemm (sampled). */
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +33,8 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 	const char *unit, *err = NULL;
 	double ms = -1, work = case_work(c, &unit);
 
-	if (n % 32) {
-		cmb_fail(c, device, "gemm.cm needs n to be a multiple of 32");
+	if (n % 128) {
+		cmb_fail(c, device, "gemm.cm needs n to be a multiple of 128");
 		goto out;
 	}
 	if (dbl) {
@@ -52,7 +52,7 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 	    !cmb_arg(k, 4, es, dbl ? (void *)&da : (void *)&fa) &&
 	    !cmb_arg(k, 5, es, dbl ? (void *)&db : (void *)&fb) &&
 	    !cmb_check(cmetal_task_create(dev, &task), "task") &&
-	    !cmb_add_2d(task, k, n / 32, n / rows, 4, 4) && cmb_run(task) >= 0 &&
+	    !cmb_add_2d(task, k, n / 128, n / rows, 4, 4) && cmb_run(task) >= 0 &&
 	    !cmb_check(cmetal_buffer_read(bc, 0, bytes, got), "buffer read")) {
 		if (dbl)
 			err = check_dgemm(n, da, (double *)a, (double *)b, db,

@@ -1,6 +1,6 @@
-/* transpose.c — host side of transpose.cm: n x n fp32 in 2D R32F surfaces
- * (one per rotated input copy), one launch of 16x16-tile threads in groups
- * of 8x4, checked bit for bit against ref_transpose. */
+/* transpose.c — host side of transpose.cm: n x n fp32 in buffers (rotated
+ * input copies when small), one launch of 32x32-tile threads in groups of
+ * 8x4, checked bit for bit against ref_transpose. */
 #include <stdlib.h>
 
 #include "cmbench.h"
@@ -8,10 +8,11 @@
 void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 			const char *device)
 {
-	int n = (int)c->p[0], tiles = (n + 15) / 16, nrot, i;
+	int n = (int)c->p[0], tiles = (n + 31) / 32, nrot, i;
 	size_t nn = (size_t)n * n;
+	uint32_t un = (uint32_t)n;
 	float *in, *got = xmalloc(nn * 4), *want = xmalloc(nn * 4);
-	cmetal_surface2d *src[8] = { 0 }, *dst = NULL;
+	cmetal_buffer *src[8] = { 0 }, *dst = NULL;
 	cmetal_task *task[8] = { 0 };
 	cmetal_program *p = cmb_build(dev, "transpose", NULL);
 	cmetal_kernel *k = cmb_kernel(p, "transpose");
@@ -22,19 +23,17 @@ void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 	in = xmalloc(nn * 4 * nrot);
 	for (i = 0; i < nrot; i++)
 		gen_f32(in + nn * i, nn, SEED_TRANSPOSE + i);
-	if (k && !cmb_check(cmetal_surface2d_create(dev, n, n, CMETAL_FMT_R32F, &dst), "surface"))
+	if (k && (dst = cmb_buffer(dev, nn * 4, NULL)))
 		for (i = 0; i < nrot; i++) {
-			if (cmb_check(cmetal_surface2d_create(dev, n, n, CMETAL_FMT_R32F, &src[i]), "surface") ||
-			    cmb_check(cmetal_surface2d_write(src[i], in + nn * i, 0), "surface write") ||
-			    cmb_check(cmetal_kernel_set_arg_surface2d(k, 0, src[i]), "argument") ||
-			    cmb_check(cmetal_kernel_set_arg_surface2d(k, 1, dst), "argument") ||
-			    cmb_arg(k, 2, sizeof tiles, &tiles) ||
+			if (!(src[i] = cmb_buffer(dev, nn * 4, in + nn * i)) ||
+			    cmb_arg_buf(k, 0, src[i]) || cmb_arg_buf(k, 1, dst) ||
+			    cmb_arg(k, 2, sizeof un, &un) ||
 			    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
 			    cmb_add_2d(task[i], k, tiles, tiles, 8, 4))
 				break;
 		}
 	if (!cmb_error() && cmb_run(task[0]) >= 0 &&
-	    !cmb_check(cmetal_surface2d_read(dst, got, 0), "surface read")) {
+	    !cmb_check(cmetal_buffer_read(dst, 0, nn * 4, got), "buffer read")) {
 		ref_transpose(in, want, n);
 		err = check_bytes(got, want, nn * 4);
 		ms = cmb_time(task, nrot, NULL, NULL);
@@ -47,10 +46,10 @@ void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 		if (task[i])
 			cmetal_task_release(task[i]);
 		if (src[i])
-			cmetal_surface2d_release(src[i]);
+			cmetal_buffer_release(src[i]);
 	}
 	if (dst)
-		cmetal_surface2d_release(dst);
+		cmetal_buffer_release(dst);
 	if (k)
 		cmetal_kernel_release(k);
 	if (p)
