@@ -3,8 +3,9 @@
 # ("host": without a driver opening cuda must fail clearly and auto must
 # give the CPU; with a GPU a CM kernel runs), then against the fake driver
 # fake_cuda.c built as libcuda.so.1 ("fake": the whole device without a
-# GPU).  Prints "ok NAME" / "FAIL NAME" lines.  run_all.sh (not run here) is
-# the full GPU job.
+# GPU); then cluster.c (groups of 33..256 CM threads) on the CPU device,
+# and on CUDA too when CMETAL_DEVICE=cuda.  Prints "ok NAME" / "FAIL NAME"
+# lines.  run_all.sh (not run here) is the full GPU job.
 BUILD=${1:-build}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,5 +40,15 @@ for mode in host fake; do
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/out"; then
 		echo "FAIL gpu/test_cuda_$mode: exited with status $rc"
 	fi
+done
+if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/cluster" \
+	"$ROOT/tests/gpu/cluster.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
+	echo "FAIL gpu/cluster: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
+	exit 0
+fi
+for dev in cpu ${CMETAL_DEVICE:+$CMETAL_DEVICE}; do
+	case $dev in cpu|cuda*) ;; *) continue ;; esac
+	[ "$dev" = cpu ] || echo "(cluster on $dev)"
+	CMETAL_CACHE_DIR="$T/cache" "$T/cluster" "$dev" || true
 done
 exit 0
