@@ -36,6 +36,9 @@ void c_lv(CGen *g, const Inst *v, const char *k);
  * `to`, with CM's conversion rules (ir.h, Oconv). */
 void c_conv(CGen *g, Elem from, Elem to, bool sat, const char *x);
 
+/* storage.c — by value id, the id of the C variable that holds it (wrregion
+ * chains and phi webs share one variable where their lives allow). */
+uint32_t *c_assign_storage(Func *f);
 /* ops.c — arithmetic, conversions, regions, reductions, math. */
 bool c_emit_op(CGen *g, const Inst *i);
 /* mem.c — memory families, synchronisation, thread ids, printf. */

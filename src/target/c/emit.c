@@ -188,24 +188,6 @@ static void declare(CGen *g, const Inst *i, const char *prefix)
 	buf_puts(g->out, ";\n");
 }
 
-/* In-place updates: a wrregion takes over its old value's storage when it
- * is that value's only use (so nothing reads the old value afterwards). */
-static void assign_storage(CGen *g, Func *f)
-{
-	ir_count_uses(f);
-	g->store = NEWN(f->mod->arena, uint32_t, f->nextid + 1);
-	for (uint32_t k = 0; k <= f->nextid; k++)
-		g->store[k] = k;
-	for (uint32_t bi = 0; bi < f->nblocks; bi++)
-		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
-			if (i->op != Owrregion)
-				continue;
-			Inst *old = i->ops[0];
-			if (old->nuse == 1 && old->op != Ophi && old->ty.n > 1)
-				g->store[i->id] = g->store[old->id];
-		}
-}
-
 static void copy_val(CGen *g, const char *dst_prefix, uint32_t dst, const Inst *src)
 {
 	Buf *o = g->out;
@@ -220,15 +202,37 @@ static void copy_val(CGen *g, const char *dst_prefix, uint32_t dst, const Inst *
 	}
 }
 
-/* The moves into the phi shadows of `to` for the edge from b. */
+/* The operand of phi p for the edge from b. */
+static const Inst *phi_in(const Inst *p, const Block *b)
+{
+	for (uint32_t k = 0; k < p->nops; k++)
+		if (p->phiblk[k] == b)
+			return p->ops[k];
+	die("C back end: phi %%%u has no operand for b%u", p->id, b->id);
+}
+
+/* The phi moves of the edge from b to `to`, then the jump.  A phi that
+ * shares its operand's variable (storage.c) needs none.  The others are a
+ * parallel copy: a move whose destination another move of the edge reads
+ * goes through the phi's shadow p<id> (read everything, then write). */
 static void edge(CGen *g, const Block *b, const Block *to)
 {
-	for (const Inst *p = to->first; p && p->op == Ophi; p = p->next)
-		for (uint32_t k = 0; k < p->nops; k++)
-			if (p->phiblk[k] == b) {
-				copy_val(g, "p", p->id, p->ops[k]);
-				break;
-			}
+	for (int phase = 0; phase < 3; phase++)
+		for (const Inst *p = to->first; p && p->op == Ophi; p = p->next) {
+			const Inst *a = phi_in(p, b);
+			if (g->store[a->id] == g->store[p->id])
+				continue;
+			bool read = false;
+			for (const Inst *q = to->first; q && q->op == Ophi; q = q->next)
+				read |= q != p && g->store[phi_in(q, b)->id] == g->store[p->id];
+			if (phase == 0 && read)
+				copy_val(g, "p", p->id, a);
+			else if (phase == 1 && !read)
+				copy_val(g, "v", g->store[p->id], a);
+			else if (phase == 2 && read)
+				buf_printf(g->out, p->ty.n == 1 ? "v%u = p%u; " : "memcpy(v%u, p%u, sizeof p%u); ",
+				           g->store[p->id], p->id, p->id);
+		}
 	buf_printf(g->out, "goto b%u;", to->id);
 }
 
@@ -288,7 +292,7 @@ static bool emit_kernel(CGen *g, Func *f)
 {
 	Buf *o = g->out;
 	g->f = f;
-	assign_storage(g, f);
+	g->store = c_assign_storage(f);
 	buf_printf(o, "\nstatic void cmk_k_%s(CmkThread *t)\n{\n", f->name);
 	buf_puts(o, "\t(void)t;\n");
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
@@ -296,24 +300,22 @@ static bool emit_kernel(CGen *g, Func *f)
 			if (i->ty.elem == E_VOID || g->store[i->id] != i->id)
 				continue;
 			declare(g, i, "v");
-			if (i->op == Ophi)
+		}
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first; i && i->op == Ophi; i = i->next) {
+			bool all = true;
+			for (uint32_t k = 0; k < i->nops; k++)
+				all &= g->store[i->ops[k]->id] == g->store[i->id];
+			if (!all)
 				declare(g, i, "p");
 		}
 	bool ok = true;
 	for (uint32_t bi = 0; bi < f->nblocks && ok; bi++) {
 		Block *b = f->blocks[bi];
 		buf_printf(o, "b%u:;\n", b->id);
-		for (Inst *i = b->first; i && ok; i = i->next) {
-			if (i->op == Ophi) {
-				buf_puts(o, "\t");
-				if (i->ty.n == 1)
-					buf_printf(o, "v%u = p%u;\n", i->id, i->id);
-				else
-					buf_printf(o, "memcpy(v%u, p%u, sizeof v%u);\n", i->id, i->id, i->id);
-				continue;
-			}
-			ok = emit_inst(g, i);
-		}
+		for (Inst *i = b->first; i && ok; i = i->next)
+			if (i->op != Ophi)
+				ok = emit_inst(g, i);
 		emit_jump(g, b);
 	}
 	buf_puts(o, "}\n");
