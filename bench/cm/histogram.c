@@ -1,6 +1,6 @@
 /* histogram.c — host side of histogram.cm: the bytes in a buffer (rotated
  * copies when small), one launch of groups of 8 threads (they share the SLM
- * copies) each counting a chunk of max(4 KB, n / 32768) bytes (a multiple
+ * copies) each counting a chunk of max(4 KB, n / 16384) bytes (a multiple
  * of 512: many small groups, so the last wave of a GPU is short), the
  * 256-bin result zeroed (untimed) before each run and checked exactly
  * against ref_histogram. */
@@ -22,7 +22,7 @@ void cm_bench_histogram(cmetal_device *dev, const BenchCase *c,
 			const char *device)
 {
 	size_t n = (size_t)c->p[0];
-	uint32_t chunk = (uint32_t)((n / 32768 + 511) / 512 * 512), un = (uint32_t)n;
+	uint32_t chunk = (uint32_t)((n / 16384 + 511) / 512 * 512), un = (uint32_t)n;
 	int nrot = bench_nrot(n), i;
 	long threads;
 	uint8_t *in = xmalloc(n * nrot);
