@@ -92,6 +92,54 @@ static void lane_loop(CGen *g, const Inst *i, uint32_t n)
 	}
 }
 
+/* `uint64_t hi` = the highest lane address (of the enabled lanes), so one
+ * cmk_in check covers the whole access (addresses are unsigned: a negative
+ * offset is huge and fails it). */
+static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize)
+{
+	const Inst *m = ir_mask(i);
+	buf_printf(g->out, "\t\tuint64_t hi = 0;\n\t\tfor (int k = 0; k < %u; k++) {\n", n);
+	lane_addr(g, i, esize);
+	buf_puts(g->out, "\t\t\tif (");
+	if (m) {
+		c_lv(g, m, "k");
+		buf_puts(g->out, " && ");
+	}
+	buf_puts(g->out, "a > hi) hi = a;\n\t\t}\n");
+}
+
+/* One lane of a gather or scatter; `checked` tests its address. */
+static void gather_lane(CGen *g, const Inst *i, const Inst *v, uint32_t sz, bool checked)
+{
+	bool load = i->op == Ogather;
+	const char *el = STR("k");
+	buf_puts(g->out, "\t\t\t");
+	if (checked)
+		buf_printf(g->out, "if (cmk_in(m, a, %u)) ", sz);
+	buf_puts(g->out, "memcpy(");
+	if (load) {
+		buf_puts(g->out, "&");
+		c_lv(g, v, el);
+		buf_printf(g->out, ", m.p + a, %u);\n", sz);
+		if (checked) {
+			buf_puts(g->out, "\t\t\telse { ");
+			c_lv(g, v, el);
+			buf_printf(g->out, " = 0; cmk_fault(t, %d, \"gather out of bounds\", %d); }\n",
+			           chk(g), g->line);
+		}
+	} else {
+		buf_puts(g->out, "m.p + a, &");
+		c_lv(g, v, el);
+		buf_printf(g->out, ", %u);\n", sz);
+		if (checked)
+			buf_printf(g->out, "\t\t\telse cmk_fault(t, %d, \"scatter out of bounds\", %d);\n",
+			           chk(g), g->line);
+	}
+}
+
+/* The range check is hoisted: when every enabled lane is in bounds, the
+ * lane loop has no test but the mask (the C compiler can vectorize a
+ * gather); otherwise each lane is checked. */
 static bool gather_op(CGen *g, const Inst *i)
 {
 	bool load = i->op == Ogather;
@@ -109,24 +157,16 @@ static bool gather_op(CGen *g, const Inst *i)
 		buf_puts(g->out, "));\n");
 	}
 	mem_base(g, i, i->ops[0]);
+	lanes_hi(g, i, n, sz);
+	buf_printf(g->out, "\t\tif (cmk_in(m, hi, %u)) {\n", sz);
 	lane_loop(g, i, n);
 	lane_addr(g, i, sz);
-	const char *el = STR("k");
-	buf_printf(g->out, "\t\t\tif (cmk_in(m, a, %u)) memcpy(", sz);
-	if (load) {
-		buf_puts(g->out, "&");
-		c_lv(g, v, el);
-		buf_printf(g->out, ", m.p + a, %u);\n\t\t\telse { ", sz);
-		c_lv(g, v, el);
-		buf_printf(g->out, " = 0; cmk_fault(t, %d, \"gather out of bounds\", %d); }\n",
-		           chk(g), g->line);
-	} else {
-		buf_puts(g->out, "m.p + a, &");
-		c_lv(g, v, el);
-		buf_printf(g->out, ", %u);\n\t\t\telse cmk_fault(t, %d, \"scatter out of bounds\", %d);\n",
-		           sz, chk(g), g->line);
-	}
-	buf_puts(g->out, "\t\t}\n\t}\n");
+	gather_lane(g, i, v, sz, false);
+	buf_puts(g->out, "\t\t}\n\t\t} else {\n");
+	lane_loop(g, i, n);
+	lane_addr(g, i, sz);
+	gather_lane(g, i, v, sz, true);
+	buf_puts(g->out, "\t\t}\n\t\t}\n\t}\n");
 	return true;
 }
 

@@ -237,21 +237,46 @@ static bool elementwise(CGen *g, const Inst *i)
 
 /* ---- regions --------------------------------------------------------------- */
 
-/* The index expression of element (r, c) of region rg with base `o`. */
-static char *region_index(CGen *g, const IrRegion *rg, const char *o)
+/* Regions.  `o` is the region's base (offset plus runtime offset); the
+ * emitted loop visits element k of the region at source index x.  A
+ * region whose rows follow each other at the same stride (one row, or
+ * vstride == width * hstride) is one loop over k, which the C compiler
+ * vectorizes when hstride is 1.  With a runtime offset the range check is
+ * done once for the whole region (its lowest and highest index), the loop
+ * inside unchecked; only a region that is partly out of range takes the
+ * loop that checks each element (reads 0, drops writes). */
+typedef struct {
+	uint32_t n, rows;     /* elements, rows of width */
+	int64_t lo, hi;       /* lowest and highest index relative to o */
+	bool flat;            /* one loop: x = o + k * hstride */
+} RegionShape;
+
+static RegionShape region_shape(uint32_t n, const IrRegion *rg)
 {
-	return STR("%s + r * %d + c * %d", o, rg->vstride, rg->hstride);
+	RegionShape r = {.n = n, .rows = n / (uint32_t)rg->width};
+	int64_t dv = (int64_t)(r.rows - 1) * rg->vstride, dh = (int64_t)(rg->width - 1) * rg->hstride;
+	r.lo = (dv < 0 ? dv : 0) + (dh < 0 ? dh : 0);
+	r.hi = (dv > 0 ? dv : 0) + (dh > 0 ? dh : 0);
+	r.flat = r.rows == 1 || (int64_t)rg->vstride == (int64_t)rg->width * rg->hstride;
+	return r;
 }
 
-static void region_loops(CGen *g, uint32_t n, const IrRegion *rg)
+/* Opens the element loop: defines k (element) and x (source index). */
+static void region_open(CGen *g, const RegionShape *r, const IrRegion *rg, const char *ind)
 {
-	buf_printf(g->out, "\t\tfor (int r = 0; r < %u; r++) for (int c = 0; c < %d; c++) {\n",
-	           n / (uint32_t)rg->width, rg->width);
+	Buf *o = g->out;
+	if (r->flat) {
+		buf_printf(o, "%sfor (int k = 0; k < %u; k++) {\n%s\tint64_t x = o + (int64_t)k * %d;\n",
+		           ind, r->n, ind, rg->hstride);
+	} else {
+		buf_printf(o, "%sfor (int r = 0; r < %u; r++) for (int c = 0; c < %d; c++) {\n"
+		              "%s\tint k = r * %d + c; int64_t x = o + (int64_t)r * %d + (int64_t)c * %d;\n",
+		           ind, r->rows, rg->width, ind, rg->width, rg->vstride, rg->hstride);
+	}
 }
 
-/* `int64_t o = offset [+ roff];` and, with a runtime offset, the fault
- * check of the whole region. */
-static void region_base(CGen *g, const Inst *i, uint32_t n, uint32_t srcn, const char *what)
+/* `int64_t o = offset [+ roff];` */
+static void region_base(CGen *g, const Inst *i)
 {
 	Buf *o = g->out;
 	buf_printf(o, "\t{\n\t\tint64_t o = %d", i->rg.offset);
@@ -260,37 +285,104 @@ static void region_base(CGen *g, const Inst *i, uint32_t n, uint32_t srcn, const
 		c_name(g, ir_roff(i));
 	}
 	buf_puts(o, ";\n");
-	if (i->has_roff && g->o->bounds_check) {
-		int64_t last = (int64_t)(n / (uint32_t)i->rg.width - 1) * i->rg.vstride +
-		               (int64_t)(i->rg.width - 1) * i->rg.hstride;
-		buf_printf(o, "\t\tif (o < 0 || o + %lld >= %u) cmk_fault(t, 1, \"%s out of range\", %d);\n",
-		           (long long)last, srcn, what, g->line);
+}
+
+/* With a runtime offset: `if (whole region in range) {` ... the caller
+ * emits the unchecked loop, then region_else the checked one. */
+static void region_if(CGen *g, const RegionShape *r, uint32_t srcn)
+{
+	buf_printf(g->out, "\t\tif (o >= %lld && o <= %lld) {\n", (long long)-r->lo,
+	           (long long)srcn - 1 - r->hi);
+}
+
+static void region_else(CGen *g, const char *what)
+{
+	buf_puts(g->out, "\t\t} else {\n");
+	if (g->o->bounds_check)
+		buf_printf(g->out, "\t\t\tcmk_fault(t, 1, \"%s out of range\", %d);\n", what, g->line);
+}
+
+/* One element of a region (a scalar result or value): no loop. */
+static bool rdregion_1(CGen *g, const Inst *i, const Inst *s)
+{
+	Buf *o = g->out;
+	if (!i->has_roff) {
+		buf_putc(o, '\t');
+		c_lv(g, i, "0");
+		buf_puts(o, " = ");
+		c_lv(g, s, STR("%d", i->rg.offset));
+		buf_puts(o, ";\n");
+		return true;
 	}
+	region_base(g, i);
+	buf_printf(o, "\t\tif ((uint64_t)o < %u) ", s->ty.n);
+	c_lv(g, i, "0");
+	buf_puts(o, " = ");
+	c_lv(g, s, "o");
+	buf_puts(o, ";\n\t\telse {\n\t\t\t");
+	c_lv(g, i, "0");
+	buf_puts(o, " = 0;\n");
+	if (g->o->bounds_check)
+		buf_printf(o, "\t\t\tcmk_fault(t, 1, \"rdregion out of range\", %d);\n", g->line);
+	buf_puts(o, "\t\t}\n\t}\n");
+	return true;
+}
+
+static void rd_body(CGen *g, const Inst *i, const Inst *s, bool checked, const char *ind)
+{
+	buf_printf(g->out, "%s\t", ind);
+	c_lv(g, i, "k");
+	buf_puts(g->out, " = ");
+	if (checked)
+		buf_printf(g->out, "(uint64_t)x < %u ? ", s->ty.n);
+	c_lv(g, s, "x");
+	buf_printf(g->out, "%s;\n%s}\n", checked ? " : 0" : "", ind);
 }
 
 static bool rdregion(CGen *g, const Inst *i)
 {
 	const Inst *s = i->ops[0];
-	Buf *o = g->out;
 	if (s->ty.n == 1) {   /* splat */
 		assign(g, i, rd(g, s, "0"));
 		return true;
 	}
-	region_base(g, i, i->ty.n, s->ty.n, "rdregion");
-	region_loops(g, i->ty.n, &i->rg);
-	buf_printf(o, "\t\t\tint64_t x = %s;\n\t\t\t", region_index(g, &i->rg, "o"));
-	c_lv(g, i, STR("r * %d + c", i->rg.width));
+	if (i->ty.n == 1)
+		return rdregion_1(g, i, s);
+	RegionShape r = region_shape(i->ty.n, &i->rg);
+	region_base(g, i);
 	if (i->has_roff) {
-		buf_printf(o, " = (uint64_t)x < %u ? ", s->ty.n);
-		c_lv(g, s, "x");
-		buf_puts(o, " : 0;\n");
+		region_if(g, &r, s->ty.n);
+		region_open(g, &r, &i->rg, "\t\t\t");
+		rd_body(g, i, s, false, "\t\t\t");
+		region_else(g, "rdregion");
+		region_open(g, &r, &i->rg, "\t\t\t");
+		rd_body(g, i, s, true, "\t\t\t");
+		buf_puts(g->out, "\t\t}\n");
 	} else {
-		buf_puts(o, " = ");
-		c_lv(g, s, "x");
-		buf_puts(o, ";\n");
+		region_open(g, &r, &i->rg, "\t\t");
+		rd_body(g, i, s, false, "\t\t");
 	}
-	buf_puts(o, "\t\t}\n\t}\n");
+	buf_puts(g->out, "\t}\n");
 	return true;
+}
+
+static void wr_body(CGen *g, const Inst *i, bool checked, const char *ind)
+{
+	const Inst *val = i->ops[1], *m = ir_mask(i);
+	Buf *o = g->out;
+	buf_printf(o, "%s\t", ind);
+	if (checked || m) {
+		buf_puts(o, "if (");
+		if (checked)
+			buf_printf(o, "(uint64_t)x < %u%s", i->ty.n, m ? " && " : "");
+		if (m)
+			c_lv(g, m, "k");
+		buf_puts(o, ") ");
+	}
+	c_lv(g, i, "x");
+	buf_puts(o, " = ");
+	c_lv(g, val, "k");
+	buf_printf(o, ";\n%s}\n", ind);
 }
 
 static bool wrregion(CGen *g, const Inst *i)
@@ -319,23 +411,31 @@ static bool wrregion(CGen *g, const Inst *i)
 		buf_puts(o, ";\n");
 		return true;
 	}
-	region_base(g, i, val->ty.n, i->ty.n, "wrregion");
-	region_loops(g, val->ty.n, &i->rg);
-	buf_printf(o, "\t\t\tint64_t x = %s;\n\t\t\t", region_index(g, &i->rg, "o"));
-	const char *k = STR("r * %d + c", i->rg.width);
-	bool guard = i->has_roff || m;
-	if (guard) {
-		buf_puts(o, "if (");
+	RegionShape r = region_shape(val->ty.n, &i->rg);
+	region_base(g, i);
+	if (val->ty.n == 1 && !m) {   /* one element */
+		buf_puts(o, "\t\t");
 		if (i->has_roff)
-			buf_printf(o, "(uint64_t)x < %u%s", i->ty.n, m ? " && " : "");
-		if (m)
-			c_lv(g, m, k);
-		buf_puts(o, ") ");
+			buf_printf(o, "if ((uint64_t)o < %u) ", i->ty.n);
+		c_lv(g, i, "o");
+		buf_puts(o, " = ");
+		c_lv(g, val, "0");
+		buf_puts(o, ";\n");
+		if (i->has_roff && g->o->bounds_check)
+			buf_printf(o, "\t\telse cmk_fault(t, 1, \"wrregion out of range\", %d);\n", g->line);
+	} else if (i->has_roff) {
+		region_if(g, &r, i->ty.n);
+		region_open(g, &r, &i->rg, "\t\t\t");
+		wr_body(g, i, false, "\t\t\t");
+		region_else(g, "wrregion");
+		region_open(g, &r, &i->rg, "\t\t\t");
+		wr_body(g, i, true, "\t\t\t");
+		buf_puts(o, "\t\t}\n");
+	} else {
+		region_open(g, &r, &i->rg, "\t\t");
+		wr_body(g, i, false, "\t\t");
 	}
-	c_lv(g, i, "x");
-	buf_puts(o, " = ");
-	c_lv(g, val, k);
-	buf_puts(o, ";\n\t\t}\n\t}\n");
+	buf_puts(o, "\t}\n");
 	return true;
 }
 
