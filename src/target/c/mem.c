@@ -137,9 +137,24 @@ static void gather_lane(CGen *g, const Inst *i, const Inst *v, uint32_t sz, bool
 	}
 }
 
-/* The range check is hoisted: when every enabled lane is in bounds, the
- * lane loop has no test but the mask (the C compiler can vectorize a
- * gather); otherwise each lane is checked. */
+/* Offsets that are the constants first, first + 1, ... in element units:
+ * the access is one contiguous block. */
+static bool consecutive(const Inst *i, int64_t *first)
+{
+	const Inst *offs = i->ops[2];
+	if (offs->op != Oconst || i->bytes)
+		return false;
+	*first = ir_const_at(offs, 0).i;
+	for (uint32_t k = 1; k < offs->ty.n; k++)
+		if (ir_const_at(offs, k).i != *first + (int64_t)k)
+			return false;
+	return true;
+}
+
+/* The range check is hoisted: consecutive offsets are one block copy;
+ * otherwise when every enabled lane is in bounds, the lane loop has no
+ * test but the mask (the C compiler can vectorize a gather).  An access
+ * partly out of bounds checks each lane. */
 static bool gather_op(CGen *g, const Inst *i)
 {
 	bool load = i->op == Ogather;
@@ -157,12 +172,34 @@ static bool gather_op(CGen *g, const Inst *i)
 		buf_puts(g->out, "));\n");
 	}
 	mem_base(g, i, i->ops[0]);
-	lanes_hi(g, i, n, sz);
-	buf_printf(g->out, "\t\tif (cmk_in(m, hi, %u)) {\n", sz);
-	lane_loop(g, i, n);
-	lane_addr(g, i, sz);
-	gather_lane(g, i, v, sz, false);
-	buf_puts(g->out, "\t\t}\n\t\t} else {\n");
+	int64_t first;
+	if (consecutive(i, &first)) {
+		buf_puts(g->out, "\t\tuint64_t a0 = ((uint64_t)(int64_t)");
+		c_lv(g, i->ops[1], "0");
+		buf_printf(g->out, " + (uint64_t)%lldLL) * %u;\n\t\tif (cmk_in(m, a0, %u)) {\n",
+		           (long long)first, sz, n * sz);
+		if (ir_mask(i)) {
+			lane_loop(g, i, n);
+			buf_printf(g->out, "\t\t\tuint64_t a = a0 + (uint64_t)k * %u;\n", sz);
+			gather_lane(g, i, v, sz, false);
+			buf_puts(g->out, "\t\t}\n");
+		} else {
+			buf_puts(g->out, "\t\t\tmemcpy(");
+			if (load)
+				addr_of(g, v), buf_puts(g->out, ", m.p + a0");
+			else
+				buf_puts(g->out, "m.p + a0, "), addr_of(g, v);
+			buf_printf(g->out, ", %u);\n", n * sz);
+		}
+	} else {
+		lanes_hi(g, i, n, sz);
+		buf_printf(g->out, "\t\tif (cmk_in(m, hi, %u)) {\n", sz);
+		lane_loop(g, i, n);
+		lane_addr(g, i, sz);
+		gather_lane(g, i, v, sz, false);
+		buf_puts(g->out, "\t\t}\n");
+	}
+	buf_puts(g->out, "\t\t} else {\n");
 	lane_loop(g, i, n);
 	lane_addr(g, i, sz);
 	gather_lane(g, i, v, sz, true);
