@@ -1,0 +1,48 @@
+#!/bin/sh
+# Benchmark smoke run (small sizes): every implementation of the eight
+# workloads computes on fresh inputs and is checked against the C reference
+# (bench/ref): the plain C baseline, the OpenCL SIMT baselines when an
+# OpenCL ICD is installed (PoCL in CI; .ci/run installs it), and the CM
+# kernels through libcmetal on $CMETAL_DEVICE (default cpu).  One ok/FAIL
+# line per implementation and workload.  Times are not judged here; the
+# tables come from `make bench` (bench/run.sh) and bench/gpu.sh.
+BUILD=${1:-build}
+LIB=$(cd "$BUILD" && pwd)/libcmetal.a
+B=build-test
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+targets="$B/cbench $B/cmbench"
+have_ocl=0
+if [ -e /usr/include/CL/cl.h ] && ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+	have_ocl=1
+	targets="$targets $B/oclbench"
+fi
+if ! make -s -C bench BUILD=$B CMETAL_LIB="$LIB" $targets >"$out/build.log" 2>&1; then
+	echo "FAIL bench/build"
+	tail -n 20 "$out/build.log" | sed 's/^/    /'
+	exit 0
+fi
+[ $have_ocl = 1 ] || echo "ok bench/ocl-simt (skipped: no OpenCL ICD or headers)"
+
+export BENCH_REPS=1
+(cd bench && ./$B/cbench -s small) >"$out/c.csv" 2>&1
+[ $have_ocl = 1 ] && (cd bench && ./$B/oclbench -s small -k simt) >"$out/ocl.csv" 2>&1
+(cd bench && ./$B/cmbench -s small -d "${CMETAL_DEVICE:-cpu}") >"$out/cm.csv" 2>&1
+
+for f in "$out"/c.csv "$out"/ocl.csv "$out"/cm.csv; do
+	[ -f "$f" ] || continue
+	rows=$(grep -c '^[a-z].*,\(yes\|ref\|FAIL\)$' "$f")
+	if [ "$rows" -eq 0 ]; then
+		echo "FAIL bench/$(basename "$f" .csv): no result rows"
+		head -n 10 "$f" | sed 's/^/    /'
+		continue
+	fi
+	awk -F, -v impl="$(basename "$f" .csv)" '
+		/^# FAIL/ { why[++nw] = $0 }
+		!/^#/ && $1 != "workload" && NF >= 8 {
+			name = "bench/" impl "/" $1 "/" $2
+			if ($8 == "yes" || $8 == "ref") print "ok " name
+			else { print "FAIL " name; for (i = 1; i <= nw; i++) print "    " why[i] }
+		}' "$f"
+done
