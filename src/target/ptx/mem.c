@@ -11,6 +11,21 @@
  * outside are dropped.  SLM accesses outside the kernel's SLM are dropped
  * and read 0.  Atomics without a PTX instruction (FMIN, FMAX, FCMPWR) are
  * compare-and-swap loops.
+ *
+ * Cheap checks (surfaces are at most 4 GB, cm-language.md §1.2):
+ *  - a block access checks its whole range once (64-bit, per instruction)
+ *    and then runs every slot unchecked from one address with immediate
+ *    offsets; only a block that is partly outside takes the per-element
+ *    checked path;
+ *  - gathers, scatters, atomics and media accesses with 32-bit offsets
+ *    compute the element index idx = goff + offs[k] in 32 bits and check
+ *    it with ONE unsigned compare against the number of whole units that
+ *    fit (limit32: computed per instruction from the 64-bit size), the
+ *    address being one mad.wide.u32 base + idx * unit.  The sum wraps
+ *    modulo 2^32 as the hardware's 32-bit message offsets do: it differs
+ *    from the exact 64-bit sum only for offsets whose true value is
+ *    negative or at least 2^32, and whatever it addresses lies inside
+ *    the surface.  64-bit offsets keep the 64-bit path.
  */
 #include <string.h>
 
@@ -26,6 +41,7 @@ typedef struct {
 	const char *size;     /* b64 bytes, NULL = unchecked (svm) */
 	const char *width, *height, *pitch; /* b32, surfaces */
 	const char *bpp;
+	const char *size32;   /* b32 bytes, SLM only (the 64-bit size else) */
 	bool dsmem;           /* SLM in the cluster's rank-0 CTA (cluster.c) */
 } Where;
 
@@ -41,14 +57,12 @@ static Where where(Px *p, Inst *i, Inst *b)
 			px_ins(p, "mov.u32 %s, 0", w.base);
 		/* b is the SLM buffer's byte offset (cm_slm_alloc): the access
 		 * may reach the bytes from there to the end of the SLM */
-		const char *off = px_reg(p, b, 0), *o64 = px_tmp(p, RC_B64);
-		const char *big = px_tmp(p, RC_PRED);
+		const char *off = px_reg(p, b, 0), *t = px_tmp(p, RC_B32);
+		w.size32 = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %s, %s", w.base, w.base, off);
-		px_ins(p, "cvt.u64.u32 %s, %s", o64, off);
-		px_ins(p, "mov.u64 %s, %u", w.size, p->f->slm_size);
-		px_ins(p, "setp.gt.u64 %s, %s, %s", big, o64, w.size);
-		px_ins(p, "sub.u64 %s, %s, %s", w.size, w.size, o64);
-		px_ins(p, "@%s mov.u64 %s, 0", big, w.size);
+		px_ins(p, "min.u32 %s, %s, %u", t, off, p->f->slm_size);
+		px_ins(p, "sub.u32 %s, %u, %s", w.size32, p->f->slm_size, t);
+		px_ins(p, "cvt.u64.u32 %s, %s", w.size, w.size32);
 		return w;
 	}
 	if (w.sp == SP_SVM) {
@@ -146,6 +160,76 @@ static const char *address(Px *p, const Where *w, const char *o, int bytes, cons
 	return a;
 }
 
+/* The number of indices idx with idx * unit + bytes <= size, clamped to
+ * 2^32 - 1 (b32; unit is 1 or the element size, a power of two): the
+ * bound that one unsigned compare of a 32-bit index checks. */
+static const char *limit32(Px *p, const Where *w, int bytes, int unit)
+{
+	int d = bytes - unit, sh = 0;
+	while ((1 << sh) < unit)
+		sh++;
+	const char *l = px_tmp(p, RC_B32);
+	if (w->size32) {
+		if (!d && !sh)
+			return w->size32;
+		px_ins(p, "max.u32 %s, %s, %d", l, w->size32, d);
+		px_ins(p, "sub.u32 %s, %s, %d", l, l, d);
+		px_ins(p, "shr.u32 %s, %s, %d", l, l, sh);
+		return l;
+	}
+	const char *t = w->size;
+	if (d || sh) {
+		t = px_tmp(p, RC_B64);
+		px_ins(p, "max.u64 %s, %s, %d", t, w->size, d);
+		px_ins(p, "sub.u64 %s, %s, %d", t, t, d);
+		px_ins(p, "shr.u64 %s, %s, %d", t, t, sh);
+	} else {
+		t = px_tmp(p, RC_B64);
+		px_ins(p, "mov.u64 %s, %s", t, w->size);
+	}
+	px_ins(p, "min.u64 %s, %s, 4294967295", t, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", l, t);
+	return l;
+}
+
+/* The address of index idx (b32) in units of unit bytes, and the
+ * predicate idx < lim (NULL when unchecked: lim NULL). */
+static const char *address32(Px *p, const Where *w, const char *idx, int unit, const char *lim,
+                             const char **ok)
+{
+	*ok = NULL;
+	if (lim) {
+		const char *q = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.lt.u32 %s, %s, %s", q, idx, lim);
+		*ok = q;
+	}
+	const char *a = px_tmp(p, w->sp == SP_SLM ? RC_B32 : RC_B64);
+	if (w->sp == SP_SLM)
+		px_ins(p, "mad.lo.u32 %s, %s, %d, %s", a, idx, unit, w->base);
+	else
+		px_ins(p, "mad.wide.u32 %s, %s, %d, %s", a, idx, unit, w->base);
+	return a;
+}
+
+/* The 32-bit register of slot s of an offset, NULL when it is 64-bit. */
+static const char *narrow(Px *p, const Inst *v, uint32_t s)
+{
+	return px_class(v->ty.elem) == RC_B32 ? px_reg(p, v, s) : NULL;
+}
+
+/* The index goff + offs slot s (b32), NULL when either is 64-bit or the
+ * access is SVM (raw 64-bit addresses). */
+static const char *index32(Px *p, const Where *w, const Inst *goff, const Inst *offs,
+                           uint32_t s)
+{
+	const char *g = narrow(p, goff, 0), *o = narrow(p, offs, s);
+	if (!w->size || !g || !o)
+		return NULL;
+	const char *x = px_tmp(p, RC_B32);
+	px_ins(p, "add.u32 %s, %s, %s", x, g, o);
+	return x;
+}
+
 static const char *space_name(const Where *w)
 {
 	if (w->sp == SP_SLM)
@@ -213,17 +297,29 @@ static void uniform(Px *p, const Inst *val, bool store)
 	px_shfl(p, "idx", px_class(val->ty.elem), r, r, "0");
 }
 
-/* bload / bstore: element k at base + off + k * sizeof(T). */
-static bool block(Px *p, Inst *i)
+/* bload / bstore: element k at base + off + k * sizeof(T).  Slot s's
+ * predicate beyond the bounds check (NULL: none): lanes past n, and lane
+ * 0 alone for a one-element store. */
+static const char *slot_pred(Px *p, uint32_t n, uint32_t s, bool st, bool uni)
+{
+	const char *q = NULL;
+	if (n - s * 32 < 32 && !uni)
+		and_pred(p, &q, px_lane_lt(p, n - s * 32));
+	if (n == 1 && st) {
+		const char *l0 = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.eq.u32 %s, %%lane, 0", l0);
+		and_pred(p, &q, l0);
+	}
+	return q;
+}
+
+/* The per-element checked block access: for a block partly outside. */
+static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool uni)
 {
 	bool st = i->op == Obstore;
 	Inst *val = st ? i->ops[2] : i;
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e];
-	Where w = where(p, i, i->ops[0]);
-	const char *off = wide(p, i->ops[1], 0);
-	/* a one-element load is a scalar: uniform, so every lane loads it */
-	bool uni = val->ty.n == 1 && !st;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *o = px_tmp(p, RC_B64), *q = NULL;
 		if (uni) {
@@ -234,16 +330,58 @@ static bool block(Px *p, Inst *i)
 		}
 		if (s)
 			px_ins(p, "add.s64 %s, %s, %u", o, o, s * 32 * eb);
-		const char *ok, *a = address(p, &w, o, eb, &ok);
+		const char *ok, *a = address(p, w, o, eb, &ok);
 		and_pred(p, &q, ok);
-		if (val->ty.n - s * 32 < 32 && !uni)
-			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
-		if (val->ty.n == 1 && st) {
-			const char *l0 = px_tmp(p, RC_PRED);
-			px_ins(p, "setp.eq.u32 %s, %%lane, 0", l0);
-			and_pred(p, &q, l0);
-		}
-		access(p, &w, st, e, px_reg(p, val, s), a, q);
+		and_pred(p, &q, slot_pred(p, val->ty.n, s, st, uni));
+		access(p, w, st, e, px_reg(p, val, s), a, q);
+	}
+}
+
+/* One range check for the whole block (0 <= off, off + bytes <= size),
+ * then every slot unchecked at one address plus immediate offsets; a
+ * block partly outside branches to block_checked. */
+static bool block(Px *p, Inst *i)
+{
+	bool st = i->op == Obstore;
+	Inst *val = st ? i->ops[2] : i;
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t n = val->ty.n;
+	Where w = where(p, i, i->ops[0]);
+	const char *off = wide(p, i->ops[1], 0);
+	/* a one-element load is a scalar: uniform, so every lane loads it */
+	bool uni = n == 1 && !st;
+	const char *slow = NULL, *done = NULL;
+	if (w.size) {
+		const char *end = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
+		const char *q2 = px_tmp(p, RC_PRED);
+		slow = px_label(p), done = px_label(p);
+		px_ins(p, "add.s64 %s, %s, %u", end, off, n * eb);
+		px_ins(p, "setp.gt.u64 %s, %s, %s", q, end, w.size);
+		px_ins(p, "setp.lt.s64 %s, %s, 0", q2, off);
+		px_ins(p, "or.pred %s, %s, %s", q, q, q2);
+		px_ins(p, "@%s bra %s", q, slow);
+	}
+	const char *a = px_tmp(p, w.sp == SP_SLM ? RC_B32 : RC_B64);
+	if (w.sp == SP_SLM) {
+		px_ins(p, "cvt.u32.u64 %s, %s", a, off);
+		px_ins(p, "add.u32 %s, %s, %s", a, a, w.base);
+		if (!uni)
+			px_ins(p, "mad.lo.u32 %s, %%lane, %d, %s", a, eb, a);
+	} else {
+		px_ins(p, "add.s64 %s, %s, %s", a, w.base, off);
+		if (!uni)
+			px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", a, eb, a);
+	}
+	for (uint32_t s = 0; s < SLOTS(n); s++) {
+		const char *as = s ? arena_printf(p->arena, "%s+%u", a, s * 32 * eb) : a;
+		access(p, &w, st, e, px_reg(p, val, s), as, slot_pred(p, n, s, st, uni));
+	}
+	if (w.size) {
+		px_ins(p, "bra %s", done);
+		buf_printf(&p->body, "%s:\n", slow);
+		block_checked(p, i, &w, off, uni);
+		buf_printf(&p->body, "%s:\n", done);
 	}
 	return true;
 }
@@ -256,13 +394,22 @@ static bool scattered(Px *p, Inst *i)
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
 	Where w = where(p, i, i->ops[0]);
-	const char *goff = wide(p, i->ops[1], 0);
+	const char *goff = NULL, *lim = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
-		const char *o = px_tmp(p, RC_B64), *q = NULL;
-		px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
-		if (scale != 1)
-			px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
-		const char *ok, *a = address(p, &w, o, eb, &ok);
+		const char *q = NULL, *ok, *a, *x = index32(p, &w, i->ops[1], offs, s);
+		if (x) {
+			if (!lim)
+				lim = limit32(p, &w, eb, scale);
+			a = address32(p, &w, x, scale, lim, &ok);
+		} else {
+			const char *o = px_tmp(p, RC_B64);
+			if (!goff)
+				goff = wide(p, i->ops[1], 0);
+			px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
+			if (scale != 1)
+				px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
+			a = address(p, &w, o, eb, &ok);
+		}
 		and_pred(p, &q, ok);
 		/* a one-element gather is a scalar (uniform offset and
 		 * result): every lane loads it */
@@ -444,7 +591,7 @@ static bool media(Px *p, Inst *i)
 		return px_unsupported(p, i, "media block access outside surfaces");
 	Where w = where(p, i, i->ops[0]);
 	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
-	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32);
+	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32), *lim = NULL;
 	px_ins(p, "sub.s32 %s, %s, %d", xmax, w.width, eb);
 	px_ins(p, "sub.s32 %s, %s, 1", ymax, w.height);
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
@@ -467,11 +614,13 @@ static bool media(Px *p, Inst *i)
 			px_ins(p, "min.s32 %s, %s, %s", y, y, ymax);
 			px_ins(p, "max.s32 %s, %s, 0", y, y);
 		}
-		const char *o = px_tmp(p, RC_B64), *xo = px_tmp(p, RC_B64), *ok;
-		px_ins(p, "mul.wide.u32 %s, %s, %s", o, y, w.pitch);
-		px_ins(p, "cvt.u64.u32 %s, %s", xo, x);
-		px_ins(p, "add.u64 %s, %s, %s", o, o, xo);
-		const char *a = address(p, &w, o, eb, &ok);
+		/* in bounds, y * pitch + x < size <= 4 GB: 32 bits; a write
+		 * whose x or y is outside is predicated off above */
+		const char *o = px_tmp(p, RC_B32), *ok;
+		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y, w.pitch, x);
+		if (!lim)
+			lim = limit32(p, &w, eb, 1);
+		const char *a = address32(p, &w, o, 1, lim, &ok);
 		and_pred(p, &q, ok);
 		if (val->ty.n - s * 32 < 32)
 			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
@@ -568,14 +717,24 @@ static bool atomic(Px *p, Inst *i)
 	if (i->space == SP_SVM && i->aop >= AT_FMAX && eb != 4)
 		return px_unsupported(p, i, "64-bit float atomics");
 	Where w = where(p, i, i->ops[0]);
-	const char *goff = wide(p, i->ops[1], 0);
+	const char *goff = NULL, *lim = NULL;
 	uint32_t n = offs->ty.n;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *o = px_tmp(p, RC_B64), *q = NULL, *src[2] = {0};
-		px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
-		if (scale != 1)
-			px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
-		const char *ok, *a = address(p, &w, o, eb, &ok);
+		const char *q = NULL, *src[2] = {0}, *ok, *a;
+		const char *x = index32(p, &w, i->ops[1], offs, s);
+		if (x) {
+			if (!lim)
+				lim = limit32(p, &w, eb, scale);
+			a = address32(p, &w, x, scale, lim, &ok);
+		} else {
+			const char *o = px_tmp(p, RC_B64);
+			if (!goff)
+				goff = wide(p, i->ops[1], 0);
+			px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
+			if (scale != 1)
+				px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
+			a = address(p, &w, o, eb, &ok);
+		}
 		and_pred(p, &q, ok);
 		if (n - s * 32 < 32)
 			and_pred(p, &q, px_lane_lt(p, n - s * 32));
