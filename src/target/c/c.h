@@ -15,6 +15,8 @@ typedef struct {
 	Func *f;
 	const EmitOptions *o;
 	uint32_t *store;      /* by value id: id of the C variable holding it */
+	bool *inl;            /* by value id: computed inside its user's element
+	                         loop (bale.c), no variable of its own */
 	int line;             /* source line of the instruction being emitted */
 } CGen;
 
@@ -32,6 +34,9 @@ void c_name(CGen *g, const Inst *v);        /* appends v<store> */
 void c_rd(CGen *g, const Inst *v, const char *k);
 /* Appends the lvalue of element k of v's storage. */
 void c_lv(CGen *g, const Inst *v, const char *k);
+/* Appends element k of v in its storage type: c_lv, or for a value
+ * computed in its user's loop its expression. */
+void c_val(CGen *g, const Inst *v, const char *k);
 /* Appends the C expression converting x (of compute type `from`) to
  * `to`, with CM's conversion rules (ir.h, Oconv). */
 void c_conv(CGen *g, Elem from, Elem to, bool sat, const char *x);
@@ -39,8 +44,14 @@ void c_conv(CGen *g, Elem from, Elem to, bool sat, const char *x);
 /* storage.c — by value id, the id of the C variable that holds it (wrregion
  * chains and phi webs share one variable where their lives allow). */
 uint32_t *c_assign_storage(Func *f);
+/* bale.c — by value id, whether the value is computed inside the element
+ * loop of its only user (g->store must be set). */
+bool *c_bale(CGen *g, Func *f);
 /* ops.c — arithmetic, conversions, regions, reductions, math. */
 bool c_emit_op(CGen *g, const Inst *i);
+/* Element kx of an element-wise op or constant-offset rdregion v, as a C
+ * expression in v's storage type. */
+char *c_inline_expr(CGen *g, const Inst *v, const char *kx);
 /* mem.c — memory families, synchronisation, thread ids, printf. */
 bool c_emit_mem(CGen *g, const Inst *i);
 

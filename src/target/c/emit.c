@@ -33,16 +33,26 @@ void c_name(CGen *g, const Inst *v)
 
 void c_lv(CGen *g, const Inst *v, const char *k)
 {
+	if (g->inl && g->inl[v->id])
+		die("C back end: %%%u is computed in its user's loop", v->id);
 	c_name(g, v);
 	if (v->ty.n != 1)
 		buf_printf(g->out, "[%s]", k);
+}
+
+void c_val(CGen *g, const Inst *v, const char *k)
+{
+	if (g->inl && g->inl[v->id])
+		buf_printf(g->out, "(%s)", c_inline_expr(g, v, k));
+	else
+		c_lv(g, v, k);
 }
 
 void c_rd(CGen *g, const Inst *v, const char *k)
 {
 	if (v->ty.elem == E_F16)
 		buf_puts(g->out, "cmk_h2f(");
-	c_lv(g, v, k);
+	c_val(g, v, k);
 	if (v->ty.elem == E_F16)
 		buf_putc(g->out, ')');
 }
@@ -293,6 +303,8 @@ static bool emit_kernel(CGen *g, Func *f)
 	Buf *o = g->out;
 	g->f = f;
 	g->store = c_assign_storage(f);
+	g->inl = NULL;
+	g->inl = c_bale(g, f);
 	buf_printf(o, "\nstatic void cmk_k_%s(CmkThread *t)\n{\n", f->name);
 	buf_puts(o, "\t(void)t;\n");
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
@@ -314,7 +326,7 @@ static bool emit_kernel(CGen *g, Func *f)
 		Block *b = f->blocks[bi];
 		buf_printf(o, "b%u:;\n", b->id);
 		for (Inst *i = b->first; i && ok; i = i->next)
-			if (i->op != Ophi)
+			if (i->op != Ophi && !g->inl[i->id])
 				ok = emit_inst(g, i);
 		emit_jump(g, b);
 	}

@@ -181,42 +181,39 @@ static char *exact(CGen *g, Op op, Elem e, char *a, char *b, char *c, Elem *we)
 	}
 }
 
-static bool elementwise(CGen *g, const Inst *i)
+/* The C expression of element kx of element-wise instruction i, in its
+ * storage type (f16 as bits). */
+static char *elem_expr(CGen *g, const Inst *i, const char *kx)
 {
 	const OpInfo *oi = &ir_ops[i->op];
 	char *a[4] = {0};
 	for (int k = 0; k < oi->nops && k < 4; k++)
-		a[k] = rd(g, i->ops[k], "k");
+		a[k] = rd(g, i->ops[k], kx);
 	Elem s = i->ops[0]->ty.elem, d = i->ty.elem;
 	if (oi->flags & IRF_CMP) {
 		static const char *const rel[] = {"==", "!=", "<", "<=", ">", ">="};
-		assign(g, i, STR("(%s %s %s)", a[0], rel[i->op - Oeq], a[1]));
-		return true;
+		return STR("(%s %s %s)", a[0], rel[i->op - Oeq], a[1]);
 	}
 	switch (i->op) {
 	case Osel:
-		assign(g, i, conv_str(g, comp(d), d, false, STR("(%s ? %s : %s)", a[0], a[1], a[2])));
-		return true;
+		return conv_str(g, comp(d), d, false, STR("(%s ? %s : %s)", a[0], a[1], a[2]));
 	case Oconv:
-		assign(g, i, conv_str(g, comp(s), d, i->sat, a[0]));
-		return true;
+		return conv_str(g, comp(s), d, i->sat, a[0]);
 	case Obfi:
 		s = d;
-		assign(g, i, STR("(%s)(((%s)%s & ~(cmk_bfmask(%s & %d) << (%s & %d))) | "
+		return STR("(%s)(((%s)%s & ~(cmk_bfmask(%s & %d) << (%s & %d))) | "
 		                 "(((%s)%s & cmk_bfmask(%s & %d)) << (%s & %d)))",
 		                 c_type(d), uw(d), a[3], a[0], bits(d) - 1, a[1], bits(d) - 1,
-		                 uw(d), a[2], a[0], bits(d) - 1, a[1], bits(d) - 1));
-		return true;
+		                 uw(d), a[2], a[0], bits(d) - 1, a[1], bits(d) - 1);
 	case Obfe:
 		if (ir_is_signed(d))
-			assign(g, i, STR("(%s)((%s & %d) ? (int64_t)((uint64_t)((%s)(%s)%s >> (%s & %d)) << "
+			return STR("(%s)((%s & %d) ? (int64_t)((uint64_t)((%s)(%s)%s >> (%s & %d)) << "
 			                 "(64 - (%s & %d))) >> (64 - (%s & %d)) : 0)",
 			                 c_type(d), a[0], bits(d) - 1, uw(d), ut(d), a[2], a[1], bits(d) - 1,
-			                 a[0], bits(d) - 1, a[0], bits(d) - 1));
+			                 a[0], bits(d) - 1, a[0], bits(d) - 1);
 		else
-			assign(g, i, STR("(%s)(((%s)%s >> (%s & %d)) & cmk_bfmask(%s & %d))", c_type(d),
-			                 uw(d), a[2], a[1], bits(d) - 1, a[0], bits(d) - 1));
-		return true;
+			return STR("(%s)(((%s)%s >> (%s & %d)) & cmk_bfmask(%s & %d))", c_type(d),
+			                 uw(d), a[2], a[1], bits(d) - 1, a[0], bits(d) - 1);
 	default:
 		break;
 	}
@@ -226,12 +223,16 @@ static bool elementwise(CGen *g, const Inst *i)
 		char *x = plain(g, i->op, s, a[0], a[1], a[2]);
 		if (!x)
 			die("C back end: no code for %s", oi->name);
-		assign(g, i, conv_str(g, comp(s), d, false, x));
-		return true;
+		return conv_str(g, comp(s), d, false, x);
 	}
 	Elem we;
 	char *x = exact(g, i->op, s, a[0], a[1], a[2], &we);
-	assign(g, i, conv_str(g, we, d, i->sat, x));
+	return conv_str(g, we, d, i->sat, x);
+}
+
+static bool elementwise(CGen *g, const Inst *i)
+{
+	assign(g, i, elem_expr(g, i, "k"));
 	return true;
 }
 
@@ -381,7 +382,7 @@ static void wr_body(CGen *g, const Inst *i, bool checked, const char *ind)
 	}
 	c_lv(g, i, "x");
 	buf_puts(o, " = ");
-	c_lv(g, val, "k");
+	c_val(g, val, "k");
 	buf_printf(o, ";\n%s}\n", ind);
 }
 
@@ -499,6 +500,30 @@ static bool reduce(CGen *g, const Inst *i)
 	Elem we = ir_is_float(e) ? E_F64 : bits(e) > 32 ? E_VOID : E_I64;
 	buf_printf(o, " = %s; }\n", conv_str(g, we, i->ty.elem, i->sat, "a"));
 	return true;
+}
+
+/* The index in v's source of element kx of rdregion v (constant offset). */
+static char *region_at(CGen *g, const Inst *v, const char *kx)
+{
+	const IrRegion *rg = &v->rg;
+	if (region_shape(v->ty.n, rg).flat)
+		return STR("%d + (%s) * %d", rg->offset, kx, rg->hstride);
+	return STR("%d + (%s) / %d * %d + (%s) %% %d * %d", rg->offset, kx, rg->width, rg->vstride,
+	           kx, rg->width, rg->hstride);
+}
+
+char *c_inline_expr(CGen *g, const Inst *v, const char *kx)
+{
+	if (v->op != Ordregion)
+		return elem_expr(g, v, kx);
+	const Inst *s = v->ops[0];
+	Buf tmp = {0}, *save = g->out;
+	g->out = &tmp;
+	c_lv(g, s, s->ty.n == 1 ? "0" : region_at(g, v, kx));
+	g->out = save;
+	char *e = arena_strdup(g->f->mod->arena, buf_cstr(&tmp));
+	buf_free(&tmp);
+	return e;
 }
 
 bool c_emit_op(CGen *g, const Inst *i)
