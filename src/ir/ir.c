@@ -215,6 +215,35 @@ void ir_replace_uses(Func *f, Inst *old, Inst *with)
 	}
 }
 
+void ir_forward(Inst *old, Inst *with)
+{
+	ASSERT(old != with);
+	old->fwd = with;
+}
+
+Inst *ir_resolve(Inst *v)
+{
+	while (v && v->fwd)
+		v = v->fwd;
+	return v;
+}
+
+void ir_resolve_ops(Inst *i)
+{
+	for (uint32_t k = 0; k < i->nops; k++)
+		i->ops[k] = ir_resolve(i->ops[k]);
+}
+
+void ir_apply_forwards(Func *f)
+{
+	for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+		Block *b = f->blocks[bi];
+		for (Inst *i = b->first; i; i = i->next)
+			ir_resolve_ops(i);
+		b->jmp.cond = ir_resolve(b->jmp.cond);
+	}
+}
+
 Inst *ir_roff(const Inst *i)
 {
 	return i->has_roff ? i->ops[ir_ops[i->op].nops] : NULL;

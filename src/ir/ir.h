@@ -357,6 +357,8 @@ struct Inst {
 	Block **phiblk;       /* Ophi: predecessor of each operand */
 	uint32_t nuse;        /* filled by ir_count_uses */
 	void *aux;            /* pass-private */
+	Inst *fwd;            /* replaced by this value (ir_forward) until the
+	                         pass's ir_apply_forwards rewrites the uses */
 };
 
 typedef enum { J_NONE, J_BR, J_CBR, J_RET } JumpKind;
@@ -435,6 +437,14 @@ void ir_insert_before(Inst *pos, Inst *i);
 void ir_insert_after(Inst *pos, Inst *i);
 void ir_remove(Inst *i);              /* unlinks; its uses must be gone */
 void ir_replace_uses(Func *f, Inst *old, Inst *with);
+/* Replacing values in one sweep, not one sweep per value: a pass calls
+ * ir_forward(old, with) instead of ir_replace_uses, reads operands through
+ * ir_resolve_ops before looking at an instruction, and calls
+ * ir_apply_forwards once at its end. */
+void ir_forward(Inst *old, Inst *with);
+Inst *ir_resolve(Inst *v);
+void ir_resolve_ops(Inst *i);
+void ir_apply_forwards(Func *f);
 Inst *ir_roff(const Inst *i);         /* runtime offset or NULL */
 Inst *ir_mask(const Inst *i);         /* trailing mask or NULL */
 int ir_nsrc(const Inst *i);           /* Oatomic: sources of its op */

@@ -797,6 +797,7 @@ static void drop_trivial_phis(L *l)
 			Block *b = f->blocks[bi];
 			for (Inst *p = b->first, *nx; p && p->op == Ophi; p = nx) {
 				nx = p->next;
+				ir_resolve_ops(p);
 				Inst *same = NULL;
 				bool trivial = true;
 				for (uint32_t k = 0; k < p->nops; k++) {
@@ -813,12 +814,13 @@ static void drop_trivial_phis(L *l)
 					continue;
 				if (!same)
 					same = zero_in(l, f->blocks[0], p->ty);
-				ir_replace_uses(f, p, same);
+				ir_forward(p, same);
 				ir_remove(p);
 				changed = true;
 			}
 		}
 	}
+	ir_apply_forwards(f);
 }
 
 /* ---- kernels --------------------------------------------------------------------- */

@@ -132,7 +132,7 @@ static bool fold_elementwise(Func *f, Inst *i)
 			v[k].i = norm(i->ty.elem, v[k].i);
 		}
 	}
-	ir_replace_uses(f, i, new_const(f, i, i->ty, v));
+	ir_forward(i, new_const(f, i, i->ty, v));
 	return true;
 }
 
@@ -161,7 +161,7 @@ static bool fold_region(Func *f, Inst *i)
 			v[x] = ir_const_at(i->ops[1], i->ops[1]->ty.n == 1 ? 0 : k);
 		}
 	}
-	ir_replace_uses(f, i, new_const(f, i, i->ty, v));
+	ir_forward(i, new_const(f, i, i->ty, v));
 	return true;
 }
 
@@ -184,7 +184,7 @@ static bool fold_conv(Func *f, Inst *i)
 		else
 			v[k].i = norm(to, x.i);
 	}
-	ir_replace_uses(f, i, new_const(f, i, i->ty, v));
+	ir_forward(i, new_const(f, i, i->ty, v));
 	return true;
 }
 
@@ -223,6 +223,7 @@ bool opt_fold(Func *f)
 	bool any = false;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
+			ir_resolve_ops(i);
 			if (i->op == Ordregion || i->op == Owrregion) {
 				any |= fold_roff(i);
 				any |= fold_region(f, i);
@@ -232,5 +233,6 @@ bool opt_fold(Func *f)
 			else if (ir_ops[i->op].flags & IRF_ELEMWISE)
 				any |= fold_elementwise(f, i);
 		}
+	ir_apply_forwards(f);
 	return any;
 }

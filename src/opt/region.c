@@ -59,16 +59,18 @@ bool opt_region(Func *f)
 	bool any = false;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
+			ir_resolve_ops(i);
 			if (!i->nops)
 				continue;
 			Inst *src = i->op == Ordregion ? i->ops[0] : NULL;
 			Inst *r = collapse(f, i);
 			if (r) {
-				ir_replace_uses(f, i, r);
+				ir_forward(i, r);
 				any = true;
 			} else if (src && i->ops[0] != src) {
 				any = true;
 			}
 		}
+	ir_apply_forwards(f);
 	return any;
 }

@@ -71,13 +71,15 @@ bool opt_sr(Func *f)
 	bool any = false;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
+			ir_resolve_ops(i);
 			if (i->op != Odiv && i->op != Orem)
 				continue;
 			Inst *r = reduce(f, i);
 			if (r) {
-				ir_replace_uses(f, i, r);
+				ir_forward(i, r);
 				any = true;
 			}
 		}
+	ir_apply_forwards(f);
 	return any;
 }
