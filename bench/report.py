@@ -105,6 +105,51 @@ def workload_key(w):
     return (ORDER.index(w) if w in ORDER else len(ORDER), w)
 
 
+# The project's targets (the paper's margins over the SIMT baselines; the
+# vendor library within 20%; memory-bound kernels at 70% of the measured
+# copy bandwidth on the GPU; on the CPU, CM at least as fast as OpenCL).
+SIMT_MARGIN = {"linear": 2.0, "bitonic": 1.6, "histogram": 1.5, "kmeans": 1.3,
+               "spmv": 1.1, "transpose": 1.0, "sgemm": 1.0, "dgemm": 1.0,
+               "scan-i32": 1.6, "scan-f32": 1.6}
+VENDOR = {"linear": ["npp"], "bitonic": ["cub-radix", "cub-merge"],
+          "histogram": ["cub"], "spmv": ["cusparse"], "sgemm": ["cublas"],
+          "dgemm": ["cublas"], "scan-i32": ["cub"], "scan-f32": ["cub"]}
+MEMORY_BOUND = ("linear", "histogram", "spmv", "transpose", "scan-i32", "scan-f32")
+
+
+def target_rows(rows, refs):
+    """(workload, size, device, target, measured, met) for every CM row."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["workload"], r["size"], r["device"]), {})[r["impl"]] = r
+    out = []
+    for (w, size, dev), impls in sorted(by.items(), key=lambda k: (workload_key(k[0][0]), k[0][1:])):
+        cm = impls.get("cm")
+        if not cm or cm["checked"] != "yes" or cm["time_ms"] <= 0:
+            continue
+        gpu = dev.startswith("gpu:")
+        def ratio(impl):
+            o = impls.get(impl)
+            return o["time_ms"] / cm["time_ms"] if o and o["checked"] in ("yes", "ref") else None
+        simt = ratio("cuda-simt") or ratio("ocl-simt") if gpu else ratio("ocl-simt")
+        if gpu and w in SIMT_MARGIN and simt is not None:
+            # the paper's histogram margin is for the one-value input
+            if not (w == "histogram" and not size.startswith("skewed")):
+                m = SIMT_MARGIN[w]
+                out.append((w, size, dev, "%.1fx the SIMT baseline" % m, "%.2fx" % simt, simt >= m))
+        if not gpu and simt is not None:
+            out.append((w, size, dev, "1.0x OpenCL on PoCL", "%.2fx" % simt, simt >= 1.0))
+        for v in VENDOR.get(w, []) if gpu else []:
+            rv = ratio(v)
+            if rv is not None:
+                out.append((w, size, dev, "within 20%% of %s (0.80x)" % v, "%.2fx" % rv, rv >= 0.8))
+        copy = refs.get(dev, {}).get("copy")
+        if gpu and w in MEMORY_BOUND and copy and cm["unit"] == "GB/s":
+            f = cm["throughput"] / copy[0]
+            out.append((w, size, dev, "70% of copy bandwidth", "%.0f%%" % (100 * f), f >= 0.7))
+    return out
+
+
 def write_md(path, runs, rows, chart_ok, chart_note):
     refs = device_refs(rows)
     out = ["# Benchmark results", "",
@@ -133,6 +178,16 @@ def write_md(path, runs, rows, chart_ok, chart_note):
         out.append("| %s | %s | %s | %s |" % (dev, cell("copy", "GB/s"),
                                              cell("fp32", "GFLOP/s"),
                                              cell("fp64", "GFLOP/s")))
+    targets = target_rows(rows, refs)
+    missed = sum(1 for t in targets if not t[5])
+    out += ["", "## Targets", "",
+            "CM against the project's targets, per checked CM row: %d of %d met, "
+            "%d missed." % (len(targets) - missed, len(targets), missed), "",
+            "| workload | size | device | target | measured | |",
+            "|---|---|---|---|---|---|"]
+    for w, size, dev, what, got, met in targets:
+        out.append("| %s | %s | %s | %s | %s | %s |" % (
+            w, size, dev, what, got, "met" if met else "**missed**"))
     groups = {}
     for r in rows:
         if r["workload"] in ("copy", "peak"):
