@@ -532,7 +532,7 @@ bool sema_unit(Arena *a, Node *unit, const SemaOptions *opt);
  * templates, overloads), sema_expr.c (scalar and VM expressions, promotion,
  * conversion, constant folding), sema_cm.c (CM members and VM
  * initialization forms) and sema_builtin.c (the builtin library). */
-typedef struct Sema Sema;                 /* defined in sema.c */
+typedef struct Sema Sema;                 /* defined in sema.h */
 Node *sema_expr(Sema *S, Node *e);        /* checks e; returns it or its replacement */
 Node *sema_rvalue(Sema *S, Node *e);      /* sema_expr, then refs decay to values */
 /* Converts e to `to`, inserting an implicit (or explicit) ND_CAST; `what`
@@ -549,7 +549,7 @@ Type *sema_common_elem(Type *a, Type *b);
 int sema_simd_width(Sema *S);             /* 0 outside SIMD control flow */
 Arena *sema_arena(Sema *S);
 Sym *sema_lookup(Sema *S, const char *name);      /* sema.c: visible declaration or NULL */
-Node *sema_call(Sema *S, Node *call, Sym *fn);    /* sema.c: call of a user function/template */
+Node *sema_call(Sema *S, Node *call, Sym *fn);    /* sema_template.c: call of a user function/template */
 /* sema_cm.c */
 Node *sema_member_call(Sema *S, Node *e);                    /* x.select<...>(...), ... */
 bool sema_vm_init(Sema *S, Node *decl, Type *t);             /* VAR_DECL of a VM type */
