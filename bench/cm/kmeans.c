@@ -10,7 +10,7 @@
 
 #include "cmbench.h"
 
-enum { PTS = 256 };	/* points per assign thread; as in kmeans.cm */
+enum { PTS = 256, GROUP = 8 };	/* points per assign thread, threads per group */
 
 typedef struct {
 	cmetal_buffer *cent, *member, *result;
@@ -49,9 +49,10 @@ static double km_run(Km *m)
 
 void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 {
-	long n = c->p[0], i, threads = (n + PTS - 1) / PTS;
+	long n = c->p[0], i, threads = (n + PTS - 1) / PTS, groups = (threads + GROUP - 1) / GROUP;
 	int d = (int)c->p[1], k = (int)c->p[2], reps = bench_reps(), r;
-	uint32_t un = (uint32_t)n, ut = (uint32_t)threads, un_k = (uint32_t)k;
+	uint32_t un = (uint32_t)n, ug = (uint32_t)groups, un_k = (uint32_t)k;
+	long slot = (k * d + k + 2 + 31) / 32 * 32;	/* SLOT of kmeans.cm */
 	float *pts = xmalloc(sizeof(float) * n * d), want_c[64 * 16], got_c[64 * 16];
 	int *want_m = xmalloc(sizeof(int) * n), *got_m = xmalloc(sizeof(int) * n);
 	int *minus1 = xmalloc(sizeof(int) * n);
@@ -75,14 +76,14 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 	    (m.cent = cmb_buffer(dev, sizeof(float) * k * d, pts)) &&
 	    (m.member = cmb_buffer(dev, sizeof(int) * n, minus1)) &&
 	    (m.result = cmb_buffer(dev, 16, NULL)) &&
-	    (part = cmb_buffer(dev, sizeof(float) * threads * (k * d + k + 4), NULL)) &&
+	    (part = cmb_buffer(dev, sizeof(float) * groups * slot, NULL)) &&
 	    !cmb_arg_buf(ka, 0, bp) && !cmb_arg_buf(ka, 1, m.cent) &&
 	    !cmb_arg_buf(ka, 2, m.member) && !cmb_arg_buf(ka, 3, part) &&
 	    !cmb_arg(ka, 4, 4, &un) && !cmb_arg_buf(ku, 0, part) &&
 	    !cmb_arg_buf(ku, 1, m.cent) && !cmb_arg_buf(ku, 2, m.result) &&
-	    !cmb_arg(ku, 3, 4, &ut) &&
+	    !cmb_arg(ku, 3, 4, &ug) &&
 	    !cmb_check(cmetal_task_create(dev, &m.task), "task") &&
-	    !cmb_add_1d(m.task, ka, threads, 8) &&
+	    !cmb_add_1d(m.task, ka, threads, GROUP) &&
 	    !cmb_check(cmetal_task_add_sync(m.task), "sync") &&
 	    !cmb_add_1d(m.task, ku, un_k, 8) && km_run(&m) >= 0 &&
 	    !cmb_check(cmetal_buffer_read(m.cent, 0, sizeof(float) * k * d, got_c), "buffer read") &&
