@@ -190,32 +190,10 @@ bool ps_check_limit(Parser *p)
 	return false;
 }
 
-/* Recursion guard: every recursive rule enters and leaves. */
-bool ps_enter(Parser *p)
-{
-	if (++p->depth <= MAX_DEPTH)
-		return true;
-	if (!p->fatal)
-		diag_at(DIAG_ERROR, peek(p)->loc, 1,
-		        "nesting is too deep (more than %d levels)", MAX_DEPTH);
-	p->fatal = true;
-	p->pos = p->ntok - 1;
-	return false;
-}
-
-void ps_leave(Parser *p) { p->depth--; }
-
 /* ------------------------------------------------------- nodes and scopes */
 
-Node *ps_mk(Parser *p, NodeKind k, const Token *t)
-{
-	Node *n = node_new(p->a, k, t->loc);
-	n->len = t->len > 0 ? t->len : 1;
-	return n;
-}
-
 /* A placeholder expression after a syntax error (sema never sees it). */
-Node *ps_err_expr(Parser *p) { return ps_mk(p, ND_INT_LIT, peek(p)); }
+Node *ps_err_expr(Parser *p) { return mk(p, ND_INT_LIT, peek(p)); }
 
 TypeSpec *ps_ts_new(Parser *p, TypeSpecKind k, const Token *t)
 {

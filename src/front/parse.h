@@ -17,7 +17,8 @@
  *                 pragmas on loops (#pragma unroll)
  *
  * Functions shared between the files carry the ps_ prefix (a rule's ps_X is
- * parse_X in its grammar comment); the token helpers are inline here.
+ * parse_X in its grammar comment); the token helpers, the
+ * recursion guard and node creation are inline here.
  */
 #ifndef CMETAL_FRONT_PARSE_H
 #define CMETAL_FRONT_PARSE_H
@@ -98,6 +99,30 @@ static inline bool accept_kw(Parser *p, Keyword k)
 	return true;
 }
 
+/* --------------------------------------------- recursion guard and nodes */
+
+/* Recursion guard: every recursive rule enters and leaves. */
+static inline bool enter(Parser *p)
+{
+	if (++p->depth <= MAX_DEPTH)
+		return true;
+	if (!p->fatal)
+		diag_at(DIAG_ERROR, peek(p)->loc, 1,
+		        "nesting is too deep (more than %d levels)", MAX_DEPTH);
+	p->fatal = true;
+	p->pos = p->ntok - 1;
+	return false;
+}
+
+static inline void leave(Parser *p) { p->depth--; }
+
+static inline Node *mk(Parser *p, NodeKind k, const Token *t)
+{
+	Node *n = node_new(p->a, k, t->loc);
+	n->len = t->len > 0 ? t->len : 1;
+	return n;
+}
+
 /* parse.c */
 bool ps_close_angle(Parser *p);       /* one '>' of template arguments */
 const char *ps_tok_desc(Parser *p, const Token *t);
@@ -108,9 +133,6 @@ void ps_skip_to_close(Parser *p, Punct close);
 bool ps_expect_close(Parser *p, Punct close, const Token *open, const char *what);
 void ps_sync(Parser *p);               /* resynchronize after an error */
 bool ps_check_limit(Parser *p);
-bool ps_enter(Parser *p);              /* recursion guard */
-void ps_leave(Parser *p);
-Node *ps_mk(Parser *p, NodeKind k, const Token *t);
 Node *ps_err_expr(Parser *p);
 TypeSpec *ps_ts_new(Parser *p, TypeSpecKind k, const Token *t);
 TypeSpec *ps_ts_copy(Parser *p, const TypeSpec *t);

@@ -88,7 +88,7 @@ static Node *parse_param(Parser *p)
 	}
 	Declarator d;
 	parse_declarator(p, ds.ts, &d);
-	Node *v = ps_mk(p, ND_VAR_DECL, start);
+	Node *v = mk(p, ND_VAR_DECL, start);
 	v->name = d.name;
 	v->name_loc = d.tok ? d.tok->loc : start->loc;
 	v->ts = d.ts;
@@ -128,7 +128,7 @@ static void parse_params(Parser *p, Node *f)
 static void parse_function(Parser *p, NodeList *out, DeclSpec *ds, Declarator *d,
                            DeclCtx ctx)
 {
-	Node *f = ps_mk(p, ND_FUNC, d->tok);
+	Node *f = mk(p, ND_FUNC, d->tok);
 	f->name = d->name;
 	f->name_loc = d->tok->loc;
 	f->ts = d->ts;
@@ -168,7 +168,7 @@ static void parse_initializer(Parser *p, Node *v)
 static Node *declared(Parser *p, const DeclSpec *ds, Declarator *d)
 {
 	bool td = ds->dspec & DS_TYPEDEF;
-	Node *n = ps_mk(p, td ? ND_TYPEDEF : ND_VAR_DECL, d->tok);
+	Node *n = mk(p, td ? ND_TYPEDEF : ND_VAR_DECL, d->tok);
 	n->name = d->name;
 	n->name_loc = d->tok->loc;
 	n->ts = d->ts;
@@ -283,7 +283,7 @@ static void parse_tparams(Parser *p, Node *t)
 static void parse_template(Parser *p, NodeList *out, int extra)
 {
 	Token *kw = next(p);
-	Node *t = ps_mk(p, ND_TEMPLATE, kw);
+	Node *t = mk(p, ND_TEMPLATE, kw);
 	ps_scope_push(p, NULL, true);
 	parse_tparams(p, t);
 	NodeList decl = {0};
@@ -322,7 +322,7 @@ Node *ps_using(Parser *p)
 	Token *kw = next(p);
 	Node *n;
 	if (accept_kw(p, KW_NAMESPACE)) {
-		n = ps_mk(p, ND_USING_NS, kw);
+		n = mk(p, ND_USING_NS, kw);
 		if (peek(p)->kind == TK_IDENT || at(p, P_SCOPE)) {
 			n->name_loc = peek(p)->loc;
 			n->name = ps_take_qualname(p, NULL);
@@ -333,7 +333,7 @@ Node *ps_using(Parser *p)
 	} else if (peek(p)->kind == TK_IDENT && tok_is(peek_n(p, 1), P_ASSIGN)) {
 		Token *nt = next(p);
 		next(p);
-		n = ps_mk(p, ND_TYPEDEF, nt);
+		n = mk(p, ND_TYPEDEF, nt);
 		n->name = nt->text;
 		n->name_loc = nt->loc;
 		n->ts = ps_type_name(p);
@@ -352,7 +352,7 @@ Node *ps_using(Parser *p)
 /* static_assert_decl := 'static_assert' '(' assign_expr [',' string] ')' ';' */
 Node *ps_static_assert(Parser *p)
 {
-	Node *n = ps_mk(p, ND_STATIC_ASSERT, next(p));
+	Node *n = mk(p, ND_STATIC_ASSERT, next(p));
 	Token *open = peek(p);
 	if (!ps_expect(p, P_LPAREN, "after 'static_assert'")) {
 		ps_sync(p);
@@ -377,7 +377,7 @@ Node *ps_static_assert(Parser *p)
 /* asm_decl := 'asm' ['volatile'] '(' ... ')' ';'   (sema rejects it) */
 Node *ps_asm(Parser *p)
 {
-	Node *n = ps_mk(p, ND_ASM, next(p));
+	Node *n = mk(p, ND_ASM, next(p));
 	accept_kw(p, KW_VOLATILE);
 	Token *open = peek(p);
 	if (ps_expect(p, P_LPAREN, "after 'asm'")) {
@@ -406,7 +406,7 @@ void ps_externals(Parser *p, NodeList *out, int extra, bool braced)
 /* namespace_decl := 'namespace' [qualified_name] '{' external_decls '}' */
 static Node *parse_namespace(Parser *p)
 {
-	Node *n = ps_mk(p, ND_NAMESPACE, next(p));
+	Node *n = mk(p, ND_NAMESPACE, next(p));
 	if (peek(p)->kind == TK_IDENT) {
 		n->name_loc = peek(p)->loc;
 		n->name = ps_take_qualname(p, NULL);

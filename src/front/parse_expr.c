@@ -79,7 +79,7 @@ static void parse_targs(Parser *p, Node *n, const char *what)
 /* string := STRING+  (adjacent literals concatenate) */
 Node *ps_string(Parser *p)
 {
-	Node *n = ps_mk(p, ND_STR_LIT, peek(p));
+	Node *n = mk(p, ND_STR_LIT, peek(p));
 	Buf b = {0};
 	while (peek(p)->kind == TK_STRING) {
 		Token *s = next(p);
@@ -98,7 +98,7 @@ Node *ps_string(Parser *p)
 /* functional_cast := type_name ('(' [args] ')' | init_list) */
 static Node *parse_functional_cast(Parser *p)
 {
-	Node *n = ps_mk(p, ND_CAST, peek(p));
+	Node *n = mk(p, ND_CAST, peek(p));
 	n->op = CAST_FUNC;
 	n->ts = ps_type_name(p);
 	if (at(p, P_LPAREN))
@@ -116,7 +116,7 @@ static Node *parse_functional_cast(Parser *p)
 static Node *parse_named_cast(Parser *p)
 {
 	Token *kw = next(p);
-	Node *n = ps_mk(p, ND_CAST, kw);
+	Node *n = mk(p, ND_CAST, kw);
 	n->op = kw->id == KW_STATIC_CAST ? CAST_STATIC
 	      : kw->id == KW_REINTERPRET_CAST ? CAST_REINTERPRET : CAST_CONST;
 	const char *what = keyword_names[kw->id];
@@ -143,12 +143,12 @@ static Node *parse_named_cast(Parser *p)
 static Node *parse_name_expr(Parser *p)
 {
 	Token *t = peek(p);
-	Node *id = ps_mk(p, ND_IDENT, t);
+	Node *id = mk(p, ND_IDENT, t);
 	id->name = ps_take_qualname(p, id);
 	id->name_loc = t->loc;
 	if (!at(p, P_LT) || !ps_is_template_name(p, id->name))
 		return id;
-	Node *c = ps_mk(p, ND_CALL, t);
+	Node *c = mk(p, ND_CALL, t);
 	c->len = id->len;
 	c->lhs = id;
 	parse_targs(p, c, id->name);
@@ -178,7 +178,7 @@ static Node *parse_literal(Parser *p)
 		return ps_err_expr(p);
 	}
 	next(p);
-	Node *n = ps_mk(p, t->kind == TK_FLOAT ? ND_FLOAT_LIT : ND_INT_LIT, t);
+	Node *n = mk(p, t->kind == TK_FLOAT ? ND_FLOAT_LIT : ND_INT_LIT, t);
 	if (t->kind == TK_FLOAT)
 		n->fval = t->fval;
 	else
@@ -201,13 +201,13 @@ static Node *parse_primary(Parser *p)
 		return ps_starts_type_at(p, 0) ? parse_functional_cast(p) : parse_name_expr(p);
 	case TK_KEYWORD:
 		if (t->id == KW_TRUE || t->id == KW_FALSE) {
-			Node *n = ps_mk(p, ND_BOOL_LIT, next(p));
+			Node *n = mk(p, ND_BOOL_LIT, next(p));
 			n->ival = t->id == KW_TRUE;
 			n->lit = SK_BOOL;
 			return n;
 		}
 		if (t->id == KW_NULLPTR)
-			return ps_mk(p, ND_NULLPTR, next(p));
+			return mk(p, ND_NULLPTR, next(p));
 		if (t->id == KW_STATIC_CAST || t->id == KW_REINTERPRET_CAST ||
 		    t->id == KW_CONST_CAST)
 			return parse_named_cast(p);
@@ -244,7 +244,7 @@ static Node *parse_member(Parser *p, Node *e)
 	}
 	next(p);
 	bool targs = at(p, P_LT) && (tkw || ps_is_cm_member(nt));
-	Node *n = ps_mk(p, targs || at(p, P_LPAREN) ? ND_MEMBER_CALL : ND_MEMBER, nt);
+	Node *n = mk(p, targs || at(p, P_LPAREN) ? ND_MEMBER_CALL : ND_MEMBER, nt);
 	n->op = dot->id;
 	n->lhs = e;
 	n->name = nt->text;
@@ -266,14 +266,14 @@ static Node *parse_postfix(Parser *p, Node *e)
 	for (;;) {
 		Token *t = peek(p);
 		if (tok_is(t, P_LPAREN)) {
-			Node *c = ps_mk(p, ND_CALL, t);
+			Node *c = mk(p, ND_CALL, t);
 			c->loc = e->loc;
 			c->len = e->len;
 			c->lhs = e;
 			ps_args(p, &c->args);
 			e = c;
 		} else if (tok_is(t, P_LBRACKET)) {
-			Node *n = ps_mk(p, ND_INDEX, next(p));
+			Node *n = mk(p, ND_INDEX, next(p));
 			n->lhs = e;
 			n->rhs = ps_expr_nested(p);
 			ps_expect_close(p, P_RBRACKET, t, "the subscript");
@@ -281,7 +281,7 @@ static Node *parse_postfix(Parser *p, Node *e)
 		} else if (tok_is(t, P_DOT) || tok_is(t, P_ARROW)) {
 			e = parse_member(p, e);
 		} else if (tok_is(t, P_INC) || tok_is(t, P_DEC)) {
-			Node *n = ps_mk(p, ND_POSTFIX, next(p));
+			Node *n = mk(p, ND_POSTFIX, next(p));
 			n->op = t->id;
 			n->lhs = e;
 			e = n;
@@ -294,7 +294,7 @@ static Node *parse_postfix(Parser *p, Node *e)
 /* sizeof_expr := 'sizeof' '(' type_name ')' | 'sizeof' unary_expr */
 static Node *parse_sizeof(Parser *p)
 {
-	Node *n = ps_mk(p, ND_SIZEOF, next(p));
+	Node *n = mk(p, ND_SIZEOF, next(p));
 	if (at(p, P_LPAREN) && ps_starts_type_at(p, 1)) {
 		Token *open = next(p);
 		bool save = p->no_gt;
@@ -312,7 +312,7 @@ static Node *parse_sizeof(Parser *p)
 static Node *parse_c_cast(Parser *p)
 {
 	Token *open = next(p);
-	Node *n = ps_mk(p, ND_CAST, open);
+	Node *n = mk(p, ND_CAST, open);
 	n->op = CAST_C;
 	bool save = p->no_gt;
 	p->no_gt = false;
@@ -332,7 +332,7 @@ static Node *unary_inner(Parser *p)
 		switch (t->id) {
 		case P_PLUS: case P_MINUS: case P_NOT: case P_TILDE:
 		case P_INC: case P_DEC: case P_AMP: case P_STAR: {
-			Node *n = ps_mk(p, ND_UNARY, next(p));
+			Node *n = mk(p, ND_UNARY, next(p));
 			n->op = t->id;
 			n->lhs = parse_unary(p);
 			return n;
@@ -350,12 +350,12 @@ static Node *unary_inner(Parser *p)
 
 static Node *parse_unary(Parser *p)
 {
-	if (!ps_enter(p)) {
-		ps_leave(p);
+	if (!enter(p)) {
+		leave(p);
 		return ps_err_expr(p);
 	}
 	Node *n = unary_inner(p);
-	ps_leave(p);
+	leave(p);
 	return n;
 }
 
@@ -391,7 +391,7 @@ static Node *parse_binary(Parser *p, int minprec)
 		if (!prec || prec < minprec)
 			return lhs;
 		next(p);
-		Node *n = ps_mk(p, ND_BINARY, t);
+		Node *n = mk(p, ND_BINARY, t);
 		n->op = t->id;
 		n->lhs = lhs;
 		n->rhs = parse_binary(p, prec + 1);
@@ -405,14 +405,14 @@ Node *ps_cond(Parser *p)
 	Node *c = parse_binary(p, 1);
 	if (!at(p, P_QUESTION))
 		return c;
-	Node *n = ps_mk(p, ND_COND, next(p));
+	Node *n = mk(p, ND_COND, next(p));
 	n->cond = c;
 	n->then = ps_expr_nested(p);
 	if (!ps_expect(p, P_COLON, "in the conditional expression"))
 		return n;
-	if (ps_enter(p))
+	if (enter(p))
 		n->els = ps_assign(p);
-	ps_leave(p);
+	leave(p);
 	return n;
 }
 
@@ -435,14 +435,14 @@ Node *ps_assign(Parser *p)
 	Token *t = peek(p);
 	if (t->kind != TK_PUNCT || !is_assign_op(t->id))
 		return lhs;
-	Node *n = ps_mk(p, ND_ASSIGN, next(p));
+	Node *n = mk(p, ND_ASSIGN, next(p));
 	n->op = t->id;
 	n->lhs = lhs;
-	if (ps_enter(p))
+	if (enter(p))
 		n->rhs = ps_assign(p);
 	else
 		n->rhs = ps_err_expr(p);
-	ps_leave(p);
+	leave(p);
 	return n;
 }
 
@@ -451,7 +451,7 @@ Node *ps_expr(Parser *p)
 {
 	Node *e = ps_assign(p);
 	while (at(p, P_COMMA)) {
-		Node *c = ps_mk(p, ND_COMMA, next(p));
+		Node *c = mk(p, ND_COMMA, next(p));
 		c->lhs = e;
 		c->rhs = ps_assign(p);
 		e = c;
@@ -463,9 +463,9 @@ Node *ps_expr(Parser *p)
 Node *ps_init_list(Parser *p)
 {
 	Token *open = next(p);
-	Node *n = ps_mk(p, ND_INIT_LIST, open);
-	if (!ps_enter(p)) {
-		ps_leave(p);
+	Node *n = mk(p, ND_INIT_LIST, open);
+	if (!enter(p)) {
+		leave(p);
 		return n;
 	}
 	bool save = p->no_gt;
@@ -477,6 +477,6 @@ Node *ps_init_list(Parser *p)
 	}
 	p->no_gt = save;
 	ps_expect_close(p, P_RBRACE, open, "the initializer list");
-	ps_leave(p);
+	leave(p);
 	return n;
 }

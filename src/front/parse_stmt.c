@@ -19,7 +19,7 @@ static Node *parse_stmt(Parser *p);
 Node *ps_block(Parser *p)
 {
 	Token *open = next(p);
-	Node *b = ps_mk(p, ND_BLOCK, open);
+	Node *b = mk(p, ND_BLOCK, open);
 	ps_scope_push(p, NULL, false);
 	while (!at(p, P_RBRACE) && !at_eof(p) && ps_check_limit(p)) {
 		int start = p->pos;
@@ -36,7 +36,7 @@ Node *ps_block(Parser *p)
 /* A declaration as a statement: one DECL_STMT (see the file comment). */
 static Node *parse_decl_stmt(Parser *p)
 {
-	Node *s = ps_mk(p, ND_DECL_STMT, peek(p));
+	Node *s = mk(p, ND_DECL_STMT, peek(p));
 	NodeList items = {0};
 	ps_declaration(p, &items, CTX_BLOCK, 0);
 	for (int i = 0; i < items.len; i++) {
@@ -58,7 +58,7 @@ static Node *parse_expr_stmt(Parser *p)
 		ps_sync(p);
 		return NULL;
 	}
-	Node *s = ps_mk(p, ND_EXPR_STMT, t);
+	Node *s = mk(p, ND_EXPR_STMT, t);
 	s->lhs = ps_expr(p);
 	if (!ps_expect(p, P_SEMI, "after expression"))
 		ps_sync(p);
@@ -80,13 +80,13 @@ static Node *parse_cond_paren(Parser *p, const char *kw)
 static Node *parse_body(Parser *p)
 {
 	Node *s = parse_stmt(p);
-	return s ? s : ps_mk(p, ND_NULL_STMT, peek(p));
+	return s ? s : mk(p, ND_NULL_STMT, peek(p));
 }
 
 /* if_stmt := 'if' ['constexpr'] '(' expr ')' statement ['else' statement] */
 static Node *parse_if(Parser *p)
 {
-	Node *n = ps_mk(p, ND_IF, next(p));
+	Node *n = mk(p, ND_IF, next(p));
 	accept_kw(p, KW_CONSTEXPR);
 	n->cond = parse_cond_paren(p, "if");
 	n->then = parse_body(p);
@@ -98,7 +98,7 @@ static Node *parse_if(Parser *p)
 /* while_stmt := 'while' '(' expr ')' statement */
 static Node *parse_while(Parser *p)
 {
-	Node *n = ps_mk(p, ND_WHILE, next(p));
+	Node *n = mk(p, ND_WHILE, next(p));
 	n->cond = parse_cond_paren(p, "while");
 	n->body = parse_body(p);
 	return n;
@@ -107,7 +107,7 @@ static Node *parse_while(Parser *p)
 /* do_stmt := 'do' statement 'while' '(' expr ')' ';' */
 static Node *parse_do(Parser *p)
 {
-	Node *n = ps_mk(p, ND_DO, next(p));
+	Node *n = mk(p, ND_DO, next(p));
 	n->body = parse_body(p);
 	if (!accept_kw(p, KW_WHILE)) {
 		ps_perr(p, peek(p), "expected 'while' after the body of 'do', found %s",
@@ -124,7 +124,7 @@ static Node *parse_do(Parser *p)
 /* for_stmt := 'for' '(' (declaration | [expr] ';') [expr] ';' [expr] ')' statement */
 static Node *parse_for(Parser *p)
 {
-	Node *n = ps_mk(p, ND_FOR, next(p));
+	Node *n = mk(p, ND_FOR, next(p));
 	Token *open = peek(p);
 	if (!ps_expect(p, P_LPAREN, "after 'for'")) {
 		ps_sync(p);
@@ -151,7 +151,7 @@ static Node *parse_for(Parser *p)
 /* switch_stmt := 'switch' '(' expr ')' statement */
 static Node *parse_switch(Parser *p)
 {
-	Node *n = ps_mk(p, ND_SWITCH, next(p));
+	Node *n = mk(p, ND_SWITCH, next(p));
 	n->cond = parse_cond_paren(p, "switch");
 	n->body = parse_body(p);
 	return n;
@@ -161,7 +161,7 @@ static Node *parse_switch(Parser *p)
 static Node *labelled(Parser *p)
 {
 	if (at(p, P_RBRACE))
-		return ps_mk(p, ND_NULL_STMT, peek(p));
+		return mk(p, ND_NULL_STMT, peek(p));
 	return parse_body(p);
 }
 
@@ -170,7 +170,7 @@ static Node *labelled(Parser *p)
 static Node *parse_case(Parser *p)
 {
 	Token *kw = next(p);
-	Node *n = ps_mk(p, kw->id == KW_CASE ? ND_CASE : ND_DEFAULT, kw);
+	Node *n = mk(p, kw->id == KW_CASE ? ND_CASE : ND_DEFAULT, kw);
 	if (kw->id == KW_CASE) {
 		n->lhs = ps_cond(p);
 		if (accept(p, P_ELLIPSIS))
@@ -192,7 +192,7 @@ static Node *parse_jump(Parser *p)
 		[KW_BREAK] = ND_BREAK, [KW_CONTINUE] = ND_CONTINUE,
 		[KW_GOTO] = ND_GOTO, [KW_RETURN] = ND_RETURN,
 	};
-	Node *n = ps_mk(p, kinds[kw->id], kw);
+	Node *n = mk(p, kinds[kw->id], kw);
 	if (kw->id == KW_GOTO) {
 		if (peek(p)->kind == TK_IDENT) {
 			n->name_loc = peek(p)->loc;
@@ -232,7 +232,7 @@ static Node *parse_label(Parser *p)
 {
 	Token *t = next(p);
 	next(p);
-	Node *n = ps_mk(p, ND_LABEL, t);
+	Node *n = mk(p, ND_LABEL, t);
 	n->name = t->text;
 	n->name_loc = t->loc;
 	n->body = labelled(p);
@@ -257,7 +257,7 @@ static Node *keyword_stmt(Parser *p, Token *t)
 		Node *u = ps_using(p);
 		if (!u || u->kind == ND_USING_NS)
 			return u;
-		Node *s = ps_mk(p, ND_DECL_STMT, t);
+		Node *s = mk(p, ND_DECL_STMT, t);
 		s->lhs = u;
 		return s;
 	}
@@ -279,7 +279,7 @@ static Node *stmt_inner(Parser *p)
 	if (tok_is(t, P_LBRACE))
 		return ps_block(p);
 	if (tok_is(t, P_SEMI))
-		return ps_mk(p, ND_NULL_STMT, next(p));
+		return mk(p, ND_NULL_STMT, next(p));
 	if (t->kind == TK_PRAGMA)
 		return parse_pragma(p);
 	if (t->kind == TK_KEYWORD) {
@@ -296,11 +296,11 @@ static Node *stmt_inner(Parser *p)
 
 static Node *parse_stmt(Parser *p)
 {
-	if (!ps_enter(p)) {
-		ps_leave(p);
+	if (!enter(p)) {
+		leave(p);
 		return NULL;
 	}
 	Node *n = stmt_inner(p);
-	ps_leave(p);
+	leave(p);
 	return n;
 }

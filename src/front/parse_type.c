@@ -199,7 +199,7 @@ static TypeSpec *parse_struct_spec(Parser *p)
 			     keyword_names[kw->id], ps_tok_desc(p, peek(p)));
 		return ts;
 	}
-	Node *d = ps_mk(p, ND_STRUCT_DECL, kw);
+	Node *d = mk(p, ND_STRUCT_DECL, kw);
 	d->name = name;
 	d->name_loc = nt ? nt->loc : kw->loc;
 	Token *open = next(p);
@@ -225,7 +225,7 @@ static Node *parse_enumerator(Parser *p, bool scoped)
 		return NULL;
 	}
 	next(p);
-	Node *e = ps_mk(p, ND_ENUMERATOR, t);
+	Node *e = mk(p, ND_ENUMERATOR, t);
 	e->name = t->text;
 	e->name_loc = t->loc;
 	if (accept(p, P_ASSIGN))
@@ -253,7 +253,7 @@ static TypeSpec *parse_enum_spec(Parser *p)
 			     ps_tok_desc(p, peek(p)));
 		return ts;
 	}
-	Node *d = ps_mk(p, ND_ENUM_DECL, kw);
+	Node *d = mk(p, ND_ENUM_DECL, kw);
 	d->name = name;
 	d->name_loc = nt ? nt->loc : kw->loc;
 	d->enum_class = scoped;
@@ -396,8 +396,8 @@ void ps_ptr_ops(Parser *p, TypeSpec *ts)
 /* type_name := decl_specs ptr_ops */
 TypeSpec *ps_type_name(Parser *p)
 {
-	if (!ps_enter(p)) {
-		ps_leave(p);
+	if (!enter(p)) {
+		leave(p);
 		return ps_ts_new(p, TS_VOID, peek(p));
 	}
 	DeclSpec ds;
@@ -408,6 +408,6 @@ TypeSpec *ps_type_name(Parser *p)
 		ds.ts->sk = SK_INT;
 	}
 	ps_ptr_ops(p, ds.ts);
-	ps_leave(p);
+	leave(p);
 	return ds.ts;
 }
