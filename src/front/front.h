@@ -528,9 +528,10 @@ typedef struct {
  * inst_of set. */
 bool sema_unit(Arena *a, Node *unit, const SemaOptions *opt);
 
-/* Sema internals, shared by sema.c (declarations, statements, scopes,
- * templates, overloads), sema_expr.c (scalar and VM expressions, promotion,
- * conversion, constant folding), sema_cm.c (CM members and VM
+/* Sema internals, shared by sema.c, sema_decl.c, sema_template.c and
+ * sema_stmt.c (scopes, declarations, templates and overloads, statements;
+ * their private header is sema.h), sema_expr.c (scalar and VM expressions,
+ * promotion, conversion, constant folding), sema_cm.c (CM members and VM
  * initialization forms) and sema_builtin.c (the builtin library). */
 typedef struct Sema Sema;                 /* defined in sema.h */
 Node *sema_expr(Sema *S, Node *e);        /* checks e; returns it or its replacement */
