@@ -712,7 +712,10 @@ Inst *lw_call(L *l, Node *call)
 			}
 			continue;
 		}
-		if (pt->is_ref && lw_lref(l, arg, &b->lr)) {
+		/* vector_ref/matrix_ref parameters, and C++ references (T &x) to
+		 * scalars or vectors, alias the argument */
+		bool ref = pt->is_ref || (p->ts && p->ts->is_ref);
+		if (ref && lw_lref(l, arg, &b->lr)) {
 			b->is_ref = true;
 			continue;
 		}

@@ -234,8 +234,21 @@ TEST(longs)
 		h_eq_u32(h, "out", o, w, 24);
 }
 
+/* Scalar and vector C++ reference parameters write through to the caller. */
+TEST(refs)
+{
+	int32_t a[16], o[16], w[16];
+	h_fill_i32(h, a, 16, -1000, 1000);
+	for (int i = 0; i < 16; i++)
+		w[i] = a[i] * 9;
+	w[0] = a[0] + a[1] + 7;
+	w[1] = 2;
+	if (H_RUN(h, F, "refs", WALK(1, 1), IN(a), OUT(o)))
+		h_eq_i32(h, "out", o, w, 16);
+}
+
 const HTest exec_core[] = {
 	T(vadd), T(arith), T(bitops), T(compare), T(floats), T(convert), T(loops),
 	T(switches), T(gotos), T(logic), T(funcs), T(globals), T(constarr),
-	T(matrices), T(compound), T(longs), {0},
+	T(matrices), T(compound), T(longs), T(refs), {0},
 };
