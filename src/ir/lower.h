@@ -97,6 +97,8 @@ Inst *lw_call(L *l, Node *call);      /* user function, inlined */
 Inst *lw_mask(L *l);                  /* current execution mask or NULL */
 
 /* lower_expr.c */
+Elem lw_promote(Elem e);                 /* small integers and bool compute as int */
+Elem lw_common(Elem a, Elem b);          /* the usual arithmetic conversions */
 Elem lw_elem(Type *t);
 IrType lw_type(Type *t);
 Inst *lw_expr(L *l, Node *e);         /* rvalue (refs read) */

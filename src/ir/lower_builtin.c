@@ -315,38 +315,13 @@ static void atomic(L *l, Node *c, IrSpace sp, Inst *base, Inst *goff, int first,
 
 /* ---- math ------------------------------------------------------------------- */
 
-static Elem promote(Elem e)
-{
-	if (e == E_I1 || (ir_is_int(e) && ir_elem_bytes[e] < 4))
-		return E_I32;
-	return e;
-}
-
-static Elem common2(Elem a, Elem b)
-{
-	a = promote(a);
-	b = promote(b);
-	if (a == b)
-		return a;
-	if (ir_is_float(a) || ir_is_float(b)) {
-		if (!ir_is_float(a))
-			return b;
-		if (!ir_is_float(b))
-			return a;
-		return ir_elem_bytes[a] >= ir_elem_bytes[b] ? a : b;
-	}
-	if (ir_elem_bytes[a] != ir_elem_bytes[b])
-		return ir_elem_bytes[a] > ir_elem_bytes[b] ? a : b;
-	return ir_is_signed(a) ? b : a;
-}
-
 /* Operands from..from+n converted to their common type (floats if fl). */
 static Elem operands(L *l, Node *c, int from, int n, Inst **v, bool fl)
 {
 	Elem s = E_VOID;
 	for (int k = 0; k < n; k++) {
 		v[k] = ex(l, c, from + k);
-		s = s == E_VOID ? promote(v[k]->ty.elem) : common2(s, v[k]->ty.elem);
+		s = s == E_VOID ? lw_promote(v[k]->ty.elem) : lw_common(s, v[k]->ty.elem);
 	}
 	if (fl && !ir_is_float(s))
 		s = E_F32;
@@ -410,7 +385,7 @@ static Inst *shift(L *l, Node *c, int kind)
 	Node *a0 = A(c, 0);   /* sema converted it to the common type */
 	while (a0->kind == ND_CAST && a0->implicit && a0->lhs)
 		a0 = a0->lhs;
-	Elem e0 = promote(tyof(a0).elem);
+	Elem e0 = lw_promote(tyof(a0).elem);
 	if (kind == 0 && ir_is_int(s) && ir_is_int(e0) && ir_is_signed(e0) != ir_is_signed(s))
 		s = ir_is_signed(s) ? (Elem)(s + 1) : (Elem)(s - 1);
 	if (kind == 1 && ir_is_signed(s))
@@ -526,7 +501,7 @@ static Inst *reduce(L *l, Node *c)
 {
 	Inst *v = ex(l, c, 0);
 	IrType t = tyof(c);
-	Elem s = common2(v->ty.elem, t.elem);
+	Elem s = lw_common(v->ty.elem, t.elem);
 	if (c->builtin == BI_REDUCED_MIN || c->builtin == BI_REDUCED_MAX)
 		s = v->ty.elem;
 	v = lw_conv_elem(l, v, s, false);

@@ -173,7 +173,7 @@ Inst *lw_bool_vec(L *l, Inst *v)
 }
 
 /* Integer promotion: small integers and bool compute as int. */
-static Elem promote(Elem e)
+Elem lw_promote(Elem e)
 {
 	if (e == E_I1 || (ir_is_int(e) && ebytes(e) < 4))
 		return E_I32;
@@ -181,10 +181,10 @@ static Elem promote(Elem e)
 }
 
 /* The usual arithmetic conversions of two element types. */
-static Elem common(Elem a, Elem b)
+Elem lw_common(Elem a, Elem b)
 {
-	a = promote(a);
-	b = promote(b);
+	a = lw_promote(a);
+	b = lw_promote(b);
 	if (a == b)
 		return a;
 	if (ir_is_float(a) || ir_is_float(b)) {
@@ -280,7 +280,7 @@ static Inst *binary(L *l, Node *e)
 		return NULL;
 	Elem re = lw_elem(e->ty);
 	if (is_cmp(p)) {
-		Inst *c = arith(l, p, a, b, common(a->ty.elem, b->ty.elem));
+		Inst *c = arith(l, p, a, b, lw_common(a->ty.elem, b->ty.elem));
 		return lw_conv_elem(l, c, re, false);
 	}
 	if (re == E_I1 && p != P_AMP && p != P_PIPE && p != P_CARET)
@@ -299,7 +299,7 @@ static Inst *unary(L *l, Node *e)
 			return NULL;
 		}
 		Inst *old = lw_lref_read(l, &r);
-		Elem ce = promote(old->ty.elem);
+		Elem ce = lw_promote(old->ty.elem);
 		Inst *nv = arith(l, e->op == P_INC ? P_PLUS : P_MINUS, old,
 		                 konst(l, ir_scalar(ce), 1, 0, false), ce);
 		nv = lw_conv_elem(l, nv, old->ty.elem, false);
@@ -351,7 +351,7 @@ static Inst *assign(L *l, Node *e)
 	IrType rt = lw_lref_type(&r);
 	if (p) {
 		Inst *old = lw_lref_read(l, &r);
-		Elem ce = is_shift(p) ? promote(old->ty.elem) : common(old->ty.elem, v->ty.elem);
+		Elem ce = is_shift(p) ? lw_promote(old->ty.elem) : lw_common(old->ty.elem, v->ty.elem);
 		v = arith(l, p, old, v, ce);
 	}
 	v = lw_coerce(l, v, rt, false);
