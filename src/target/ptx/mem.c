@@ -288,6 +288,29 @@ static const char *wide(Px *p, const Inst *v, uint32_t s)
 	return t;
 }
 
+/* Per-slot addresses of a scattered access (gather, scatter, atomic): lane
+ * l of slot s reaches base + (goff + offs[32 s + l]) * scale.  The limit
+ * and the 64-bit goff are computed once per instruction (kept in the
+ * caller's *lim and *goff); *ok is the lane's in-bounds predicate. */
+static const char *lane_address(Px *p, const Where *w, const Inst *goff, const Inst *offs,
+                                uint32_t s, int eb, int scale, const char **lim,
+                                const char **goff64, const char **ok)
+{
+	const char *x = index32(p, w, goff, offs, s);
+	if (x) {
+		if (!*lim)
+			*lim = limit32(p, w, eb, scale);
+		return address32(p, w, x, scale, *lim, ok);
+	}
+	const char *o = px_tmp(p, RC_B64);
+	if (!*goff64)
+		*goff64 = wide(p, goff, 0);
+	px_ins(p, "add.s64 %s, %s, %s", o, *goff64, wide(p, offs, s));
+	if (scale != 1)
+		px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
+	return address(p, w, o, eb, ok);
+}
+
 /* A one-element result is a scalar, uniform across the warp: accesses
  * that ran in lane 0 only hand their value to every lane. */
 static void uniform(Px *p, const Inst *val, bool store)
@@ -406,20 +429,8 @@ static bool scattered(Px *p, Inst *i)
 	Where w = where(p, i, i->ops[0]);
 	const char *goff = NULL, *lim = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
-		const char *q = NULL, *ok, *a, *x = index32(p, &w, i->ops[1], offs, s);
-		if (x) {
-			if (!lim)
-				lim = limit32(p, &w, eb, scale);
-			a = address32(p, &w, x, scale, lim, &ok);
-		} else {
-			const char *o = px_tmp(p, RC_B64);
-			if (!goff)
-				goff = wide(p, i->ops[1], 0);
-			px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
-			if (scale != 1)
-				px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
-			a = address(p, &w, o, eb, &ok);
-		}
+		const char *q = NULL, *ok;
+		const char *a = lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, &ok);
 		and_pred(p, &q, ok);
 		/* a one-element gather is a scalar (uniform offset and
 		 * result): every lane loads it */
@@ -730,21 +741,8 @@ static bool atomic(Px *p, Inst *i)
 	const char *goff = NULL, *lim = NULL;
 	uint32_t n = offs->ty.n;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *q = NULL, *src[2] = {0}, *ok, *a;
-		const char *x = index32(p, &w, i->ops[1], offs, s);
-		if (x) {
-			if (!lim)
-				lim = limit32(p, &w, eb, scale);
-			a = address32(p, &w, x, scale, lim, &ok);
-		} else {
-			const char *o = px_tmp(p, RC_B64);
-			if (!goff)
-				goff = wide(p, i->ops[1], 0);
-			px_ins(p, "add.s64 %s, %s, %s", o, goff, wide(p, offs, s));
-			if (scale != 1)
-				px_ins(p, "mul.lo.s64 %s, %s, %d", o, o, scale);
-			a = address(p, &w, o, eb, &ok);
-		}
+		const char *q = NULL, *src[2] = {0}, *ok;
+		const char *a = lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, &ok);
 		and_pred(p, &q, ok);
 		if (n - s * 32 < 32)
 			and_pred(p, &q, px_lane_lt(p, n - s * 32));
