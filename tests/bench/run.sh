@@ -12,13 +12,20 @@ B=build-test
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-targets="$B/cbench $B/cmbench"
+# a sanitized library (make test-asan) needs cmbench linked the same way
+cmcc=${CC:-cc}
+if nm "$LIB" 2>/dev/null | grep -q __asan_init; then
+	cmcc="clang -fsanitize=address,undefined"
+	B=build-test-asan
+fi
+targets="$B/cbench"
 have_ocl=0
 if [ -e /usr/include/CL/cl.h ] && ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
 	have_ocl=1
 	targets="$targets $B/oclbench"
 fi
-if ! make -s -C bench BUILD=$B CMETAL_LIB="$LIB" $targets >"$out/build.log" 2>&1; then
+if ! { make -s -C bench BUILD=$B $targets &&
+       make -s -C bench BUILD=$B CC="$cmcc" CMETAL_LIB="$LIB" $B/cmbench; } >"$out/build.log" 2>&1; then
 	echo "FAIL bench/build"
 	tail -n 20 "$out/build.log" | sed 's/^/    /'
 	exit 0
