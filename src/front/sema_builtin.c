@@ -754,29 +754,29 @@ static bool ck_block_read(BiCall *c)
 	return true;
 }
 
+/* The last argument's size must be one of sizes[0..3] bytes. */
+static bool ck_block_size(BiCall *c, const int sizes[4])
+{
+	Node *d = c->a[c->na - 1];
+	int sz = ty_base(d->ty)->size;
+	for (int k = 0; k < 4; k++)
+		if (sz == sizes[k])
+			return true;
+	bi_error(c, d, "the block must be %d, %d, %d or %d bytes; '%s' has %d", sizes[0],
+	         sizes[1], sizes[2], sizes[3], ty_str(d->ty), sz);
+	return false;
+}
+
 /* Block writes (and SVM block reads): exactly 16, 32, 64 or 128 bytes. */
 static bool ck_block_exact(BiCall *c)
 {
-	Node *d = c->a[c->na - 1];
-	int sz = ty_base(d->ty)->size;
-	if (sz != 16 && sz != 32 && sz != 64 && sz != 128) {
-		bi_error(c, d, "the block must be 16, 32, 64 or 128 bytes; '%s' has %d",
-		         ty_str(d->ty), sz);
-		return false;
-	}
-	return true;
+	return ck_block_size(c, (const int[4]){16, 32, 64, 128});
 }
 
+/* HWord blocks: 1, 2, 4 or 8 registers of 32 bytes. */
 static bool ck_hword(BiCall *c)
 {
-	Node *d = c->a[c->na - 1];
-	int sz = ty_base(d->ty)->size;
-	if (sz != 32 && sz != 64 && sz != 128 && sz != 256) {
-		bi_error(c, d, "the block must be 32, 64, 128 or 256 bytes; '%s' has %d",
-		         ty_str(d->ty), sz);
-		return false;
-	}
-	return true;
+	return ck_block_size(c, (const int[4]){32, 64, 128, 256});
 }
 
 /* 2D media blocks: width in bytes, rows; cm-language.md §6.1. */
