@@ -364,24 +364,6 @@ static const char *linear_tid(Px *p)
 	return d;
 }
 
-/* The metadata text of a printf format: \\ \" \n \t and \xHH escapes. */
-static void escape_format(Buf *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '\\' || c == '"')
-			buf_printf(out, "\\%c", c);
-		else if (c == '\n')
-			buf_puts(out, "\\n");
-		else if (c == '\t')
-			buf_puts(out, "\\t");
-		else if (c < 32 || c >= 127)
-			buf_printf(out, "\\x%02x", c);
-		else
-			buf_putc(out, (char)c);
-	}
-}
-
 /* Stores argument a as the 8-byte slot at [r+off]; returns its kind. */
 static char printf_arg(Px *p, Inst *a, const char *r, uint32_t off)
 {
@@ -454,9 +436,10 @@ static bool emit_printf(Px *p, Inst *i)
 		kinds[k] = printf_arg(p, i->ops[k], r, 8 + 8 * k);
 	kinds[i->nops] = '\0';
 	buf_printf(&p->body, "%s:\n", skip);
-	buf_printf(p->pfmeta, "//@cmetal printf %u %s \"", idx, i->nops ? kinds : "-");
-	escape_format(p->pfmeta, i->str ? i->str : "");
-	buf_puts(p->pfmeta, "\"\n");
+	/* the format as a quoted string with \\ \" \n \t \xHH escapes */
+	buf_printf(p->pfmeta, "//@cmetal printf %u %s ", idx, i->nops ? kinds : "-");
+	ir_print_string(p->pfmeta, i->str ? i->str : "");
+	buf_putc(p->pfmeta, '\n');
 	return true;
 }
 
