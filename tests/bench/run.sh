@@ -53,3 +53,10 @@ for f in "$out"/c.csv "$out"/ocl.csv "$out"/cm.csv; do
 			else { print "FAIL " name; for (i = 1; i <= nw; i++) print "    " why[i] }
 		}' "$f"
 done
+
+# The smoke run's table (median ms of BENCH_REPS=1 runs: a smoke figure,
+# not a benchmark; `make bench` writes the real table to bench/RESULTS.md).
+echo "    bench smoke table (ms): workload size: impl=time ..."
+cat "$out"/*.csv 2>/dev/null | awk -F, '!/^#/ && $1 != "workload" && NF >= 8 {
+	k = $1 " " $2; if (!(k in row)) order[++n] = k; row[k] = row[k] "  " $4 "=" $5 }
+	END { for (i = 1; i <= n; i++) printf "    %-28s%s\n", order[i], row[order[i]] }'
