@@ -33,7 +33,7 @@ all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so
 
 $(BUILD)/gen/cm_headers.c: $(CM_HEADERS) tools/embed.sh
 	@mkdir -p $(dir $@)
-	sh tools/embed.sh $(CM_HEADERS) > $@
+	sh tools/embed.sh cm_builtin_header front/front.h include/ "" $(CM_HEADERS) > $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
