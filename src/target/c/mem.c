@@ -207,26 +207,36 @@ static bool gather_op(CGen *g, const Inst *i)
 	return true;
 }
 
-/* gather4/scatter4: lane k, enabled channel c (the j-th) is element j*n + k
- * of the value, at a + 4 * c. */
-static bool gather4_op(CGen *g, const Inst *i)
+/* The common start of 4-channel accesses (gather4/scatter4, typed): the
+ * value v must hold n dwords per enabled channel; a load starts from 0. */
+static bool four_channels(CGen *g, const Inst *i, const Inst *v, uint32_t n, const char *what)
 {
-	bool load = i->op == Ogather4;
-	const Inst *v = load ? i : i->ops[3];
-	uint32_t n = i->ops[2]->ty.n, nch = 0;
+	uint32_t nch = 0;
 	for (int c = 0; c < 4; c++)
 		nch += (i->chmask >> c) & 1;
 	if (ir_elem_bytes[v->ty.elem] != 4 || v->ty.n != n * nch) {
-		error_at(i->loc, "4-channel access needs %u dword elements", n * nch);
+		error_at(i->loc, "%s needs %u dword elements", what, n * nch);
 		return false;
 	}
-	if (load) {
+	if (v == i) {
 		buf_puts(g->out, "\tmemset(");
 		addr_of(g, i);
 		buf_puts(g->out, ", 0, sizeof(");
 		c_name(g, i);
 		buf_puts(g->out, "));\n");
 	}
+	return true;
+}
+
+/* gather4/scatter4: lane k, enabled channel c (the j-th) is element j*n + k
+ * of the value, at a + 4 * c. */
+static bool gather4_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Ogather4;
+	const Inst *v = load ? i : i->ops[3];
+	uint32_t n = i->ops[2]->ty.n;
+	if (!four_channels(g, i, v, n, "4-channel access"))
+		return false;
 	mem_base(g, i, i->ops[0]);
 	lane_loop(g, i, n);
 	lane_addr(g, i, 4);
@@ -258,21 +268,10 @@ static bool typed_op(CGen *g, const Inst *i)
 {
 	bool load = i->op == Otload;
 	const Inst *val = load ? i : i->ops[4];
-	uint32_t n = i->ops[1]->ty.n, nch = 0;
-	for (int c = 0; c < 4; c++)
-		nch += (i->chmask >> c) & 1;
-	if (ir_elem_bytes[val->ty.elem] != 4 || val->ty.n != n * nch) {
-		error_at(i->loc, "typed access needs %u dword elements", n * nch);
+	uint32_t n = i->ops[1]->ty.n;
+	if (!four_channels(g, i, val, n, "typed access"))
 		return false;
-	}
 	Buf *o = g->out;
-	if (load) {
-		buf_puts(o, "\tmemset(");
-		addr_of(g, i);
-		buf_puts(o, ", 0, sizeof(");
-		c_name(g, i);
-		buf_puts(o, "));\n");
-	}
 	buf_puts(o, "\t{\n\t\tCmkSurface s; cmk_mgeom(t, (uint64_t)");
 	c_name(g, i->ops[0]);
 	buf_puts(o, ", &s);\n");
