@@ -148,6 +148,23 @@ for src in "$ROOT"/tests/exec/*.cm; do
 	done < "$tmp/variants"
 done
 
+# the "// ptxas:" header of each kernel of a multi-kernel module is that
+# kernel's own report (it once took the next kernel's register count)
+if [ $have_ptxas = 1 ]; then
+	"$CMETAL" -S -t ptx "$ROOT/tests/exec/arith.cm" -o "$tmp/multi.ptx" 2>/dev/null
+	sed -n 's|^// kernel \([A-Za-z0-9_]*\):.*|\1|p; s|^// ptxas: \([0-9]*\) registers.*|\1|p' \
+		"$tmp/multi.ptx" | paste - - | sort > "$tmp/hdr"
+	ptxas -arch=sm_90 -v "$tmp/multi.ptx" -o "$tmp/x.cubin" 2>&1 |
+		sed -n "s/.*Compiling entry function '\([A-Za-z0-9_]*\)'.*/\1/p; s/.*Used \([0-9]*\) registers.*/\1/p" |
+		paste - - | sort > "$tmp/direct"
+	if [ "$(wc -l < "$tmp/hdr")" -ge 2 ] && cmp -s "$tmp/hdr" "$tmp/direct"; then
+		echo "ok tests/exec/arith.cm [ptxas header per kernel]"
+	else
+		echo "FAIL tests/exec/arith.cm [ptxas header per kernel]"
+		diff "$tmp/direct" "$tmp/hdr" | head -n 10 | sed 's/^/    /'
+	fi
+fi
+
 # cluster mode: every needed piece is there, and absent from ordinary PTX
 for name in sync memory; do
 	src=$ROOT/tests/exec/$name.cm

@@ -381,15 +381,18 @@ static void emit_jump(Px *p, Block *b)
 		break;
 	case J_CBR: {
 		Block *t = b->jmp.to[0], *f = b->jmp.to[1];
+		/* the condition is a CM scalar, the same in every lane: bra.uni
+		 * tells ptxas the warp stays converged, so it adds no divergent
+		 * fallback copy of the shuffles that follow */
 		const char *c = px_reg(p, b->jmp.cond, 0);
 		if (!has_phis(t)) {
-			px_ins(p, "@%s bra %s", c, block_label(p, t));
+			px_ins(p, "@%s bra.uni %s", c, block_label(p, t));
 			edge_copies(p, b, f);
 			px_ins(p, "bra.uni %s", block_label(p, f));
 			break;
 		}
 		const char *l = px_label(p);
-		px_ins(p, "@%s bra %s", c, l);
+		px_ins(p, "@%s bra.uni %s", c, l);
 		edge_copies(p, b, f);
 		px_ins(p, "bra.uni %s", block_label(p, f));
 		buf_printf(&p->body, "%s:\n", l);

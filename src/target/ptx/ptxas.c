@@ -31,42 +31,51 @@ static bool on_path(const char *prog)
 	return false;
 }
 
-/* Reads the -v report: one entry per "Compiling entry function" line. */
+/* One line of the -v report into info (n: the entry being read). */
+static void parse_line(const char *l, PtxasInfo *e)
+{
+	int a, b, c;
+	const char *q;
+	if (sscanf(l, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
+	           &a, &b, &c) == 3) {
+		e->local = a, e->spill_stores = b, e->spill_loads = c;
+		return;
+	}
+	if (!(q = strstr(l, "Used ")) || sscanf(q, "Used %d registers", &a) != 1)
+		return;
+	e->regs = a;
+	const char *sm = strstr(q, "bytes smem");
+	if (!sm)
+		return;
+	while (sm > q && sm[-1] == ' ')
+		sm--;
+	while (sm > q && sm[-1] >= '0' && sm[-1] <= '9')
+		sm--;
+	e->shared = atoi(sm);
+}
+
+/* Reads the -v report: one entry per "Compiling entry function" line.
+ * Each line is matched on its own (a search across line ends once gave
+ * a kernel the next kernel's register count). */
 static int parse_report(const char *log, PtxasInfo *info, int max)
 {
+	static const char entry[] = "Compiling entry function '";
 	int n = -1;
-	for (const char *l = log; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		const char *q;
-		if ((q = strstr(l, "Compiling entry function '")) && q < strchr(l, '\n')) {
+	char line[1024];
+	for (const char *l = log; l && *l;) {
+		size_t len = strcspn(l, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), l);
+		l = l[len] ? l + len + 1 : NULL;
+		const char *q = strstr(line, entry);
+		if (q) {
 			if (n + 1 >= max)
 				break;
-			q += strlen("Compiling entry function '");
+			q += strlen(entry);
 			n++;
 			info[n] = (PtxasInfo){.kernel = intern(q, strcspn(q, "'")), .regs = -1,
-			                      .spill_stores = -1, .spill_loads = -1, .shared = 0,
-			                      .local = 0};
-			continue;
-		}
-		if (n < 0)
-			continue;
-		int a, b, c;
-		if (sscanf(l, " %d bytes stack frame, %d bytes spill stores, %d bytes spill loads",
-		           &a, &b, &c) == 3) {
-			info[n].local = a, info[n].spill_stores = b, info[n].spill_loads = c;
-			continue;
-		}
-		if ((q = strstr(l, "Used ")) && sscanf(q, "Used %d registers", &a) == 1) {
-			info[n].regs = a;
-			const char *sm = strstr(q, "bytes smem");
-			const char *eol = strchr(q, '\n');
-			if (sm && (!eol || sm < eol)) {
-				const char *s = sm;
-				while (s > q && s[-1] == ' ')
-					s--;
-				while (s > q && s[-1] >= '0' && s[-1] <= '9')
-					s--;
-				info[n].shared = atoi(s);
-			}
+			                      .spill_stores = -1, .spill_loads = -1};
+		} else if (n >= 0) {
+			parse_line(line, &info[n]);
 		}
 	}
 	return n + 1;

@@ -22,7 +22,7 @@ void px_prologue(Px *p)
 	px_ins(p, "ld.global.nc.u32 %%kind, [%%launch+%d]", CUDA_L_KIND);
 	px_ins(p, "setp.eq.u32 %%walk, %%kind, %d", CUDA_LAUNCH_WALKER);
 	px_ins(p, "mov.u32 %%linear, 0");
-	px_ins(p, "@!%%walk bra $L_%s_start", n);
+	px_ins(p, "@!%%walk bra.uni $L_%s_start", n);
 	if (p->f->uses_wait) {
 		const char *a = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
 		px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", a, CUDA_L_TICKET);
@@ -51,10 +51,10 @@ static void signal_flag(Px *p)
 {
 	const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
 	const char *one = px_tmp(p, RC_B32), *l = px_label(p);
-	px_ins(p, "@!%%walk bra %s", l);
+	px_ins(p, "@!%%walk bra.uni %s", l);
 	px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", a, CUDA_L_FLAGS);
 	px_ins(p, "setp.eq.u64 %s, %s, 0", q, a);
-	px_ins(p, "@%s bra %s", q, l);
+	px_ins(p, "@%s bra.uni %s", q, l);
 	px_ins(p, "mul.wide.u32 %s, %%linear, 4", o);
 	px_ins(p, "add.u64 %s, %s, %s", a, a, o);
 	px_ins(p, "mov.u32 %s, 1", one);
