@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
 	      "  -fcluster-slm      PTX (sm_90): a thread group may span a cluster of up\n"
 	      "                     to 8 CTAs (256 CM threads); SLM in distributed shared memory\n"
+	      "  -fptx-layout=MODE  PTX register layouts: auto (chosen per value, default)\n"
+	      "                     or canonical (element i in lane i%32 of register i/32)\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
 	      "  -U NAME            undefine a macro\n"
 	      "  -I DIR             add DIR to the include search path\n"
@@ -97,6 +99,13 @@ int main(int argc, char **argv)
 			vec_push(&incs, take_arg(argc, argv, &i, "-I"));
 		} else if (!strcmp(a, "-fcluster-slm")) {
 			o.cluster_slm = true;
+		} else if (!strncmp(a, "-fptx-layout=", 13)) {
+			if (strcmp(a + 13, "auto") && strcmp(a + 13, "canonical")) {
+				fprintf(stderr, "cmetal: error: unknown PTX layout mode '%s' "
+				        "(use auto or canonical)\n", a + 13);
+				return 1;
+			}
+			o.ptx_canonical = !strcmp(a + 13, "canonical");
 		} else if (!strcmp(a, "-Werror")) {
 			diag_state.werror = true;
 		} else if (!strcmp(a, "-w")) {

@@ -15,6 +15,7 @@ typedef struct {
 	int opt_level;
 	bool text, debug;
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
+	bool ptx_canonical;       /* -fptx-layout=canonical */
 	Stage stage;
 	FrontOptions fo;
 } DriverOptions;

@@ -89,6 +89,10 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->bounds_check = false;
 		} else if (!strcmp(a, "-fcluster-slm")) {
 			co->cluster_slm = true;  /* PTX: groups over clusters (cuda/) */
+		} else if (!strcmp(a, "-fptx-layout=canonical")) {
+			co->ptx_canonical = true;
+		} else if (!strcmp(a, "-fptx-layout=auto")) {
+			co->ptx_canonical = false;
 		} else if (!strcmp(a, "-Werror")) {
 			diag_state.werror = true;
 		} else if (!strcmp(a, "-w")) {

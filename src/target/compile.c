@@ -37,7 +37,8 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 	if (!opt_run(m, o->opt_level, NULL, NULL))
 		return false;
 	EmitOptions eo = {.debug = o->debug, .march = o->march,
-	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm};
+	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
+	                  .ptx_canonical = o->ptx_canonical};
 	return t->emit(m, &eo, out) && !diag_state.errors;
 }
 

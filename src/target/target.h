@@ -19,6 +19,8 @@ typedef struct {
 	bool cluster_slm;     /* PTX: a CM group is a thread-block cluster (up to
 	                         8 CTAs, SLM in the rank-0 CTA's shared memory;
 	                         rt/cuda_abi.h "Clusters"); -fcluster-slm */
+	bool ptx_canonical;   /* PTX: every value in the canonical layout
+	                         (-fptx-layout=canonical), for A/B runs */
 } EmitOptions;
 
 typedef struct Target {
@@ -38,6 +40,7 @@ typedef struct {
 	bool bounds_check;
 	const char *march;
 	bool cluster_slm;     /* -fcluster-slm: EmitOptions.cluster_slm */
+	bool ptx_canonical;   /* -fptx-layout=canonical */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;
 

@@ -12,6 +12,14 @@
 static cmetal_device *dev;
 static const char *dir = "tests/exec";
 static char printed[1 << 16];
+/* CMETAL_EXEC_OPTIONS: build options added to every program (e.g.
+ * -fptx-layout=canonical); CMETAL_EXEC_DIGEST: a file that gets a hash of
+ * every output of every run, so two runs (two layouts, two devices) can be
+ * compared byte for byte.  In digest mode an output buffer starts zeroed
+ * (as new buffers are on the CPU device), so bytes a kernel leaves alone
+ * hash the same everywhere. */
+static const char *extra_options;
+static FILE *digest;
 static size_t nprinted;
 
 void h_fail(H *h, const char *fmt, ...)
@@ -114,8 +122,11 @@ static int nprogs;
 
 static cmetal_program *program(H *h, const char *file, const char *options)
 {
-	char key[256];
-	snprintf(key, sizeof key, "%s|%s", file, options ? options : "");
+	char key[256], opts[512];
+	snprintf(opts, sizeof opts, "%s %s", options ? options : "",
+	         extra_options ? extra_options : "");
+	options = opts;
+	snprintf(key, sizeof key, "%s|%s", file, options);
 	for (int i = 0; i < nprogs; i++)
 		if (!strcmp(progs[i].key, key))
 			return progs[i].p;
@@ -148,6 +159,31 @@ typedef struct {
 	cmetal_svm *svm;
 } Bound;
 
+static cm_status fill_pattern(cmetal_buffer *b, size_t bytes)
+{
+	void *pat = malloc(bytes ? bytes : 1);
+	if (!pat)
+		return CM_OUT_OF_MEMORY;
+	memset(pat, 0, bytes);
+	cm_status st = cmetal_buffer_write(b, 0, bytes, pat);
+	free(pat);
+	return st;
+}
+
+/* FNV-1a of every output of the run, one line per argument. */
+static void write_digest(H *h, const HEntry *e, const HArg *a, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (a[i].kind == HA_IN || a[i].kind == HA_SCALAR || a[i].kind == HA_SVM_IN)
+			continue;
+		uint64_t x = 0xcbf29ce484222325ull;
+		for (size_t k = 0; k < a[i].bytes; k++)
+			x = (x ^ ((const unsigned char *)a[i].p)[k]) * 0x100000001b3ull;
+		fprintf(digest, "%s %s arg%d %016llx\n", h->name, e[0].kernel, i,
+		        (unsigned long long)x);
+	}
+}
+
 static bool bind(H *h, cmetal_kernel *k, HArg *a, int n, Bound *b)
 {
 	for (int i = 0; i < n; i++) {
@@ -157,6 +193,8 @@ static bool bind(H *h, cmetal_kernel *k, HArg *a, int n, Bound *b)
 			st = cmetal_buffer_create(dev, a[i].bytes, &b[i].buf);
 			if (!st && a[i].kind != HA_OUT)
 				st = cmetal_buffer_write(b[i].buf, 0, a[i].bytes, a[i].p);
+			else if (!st && digest)
+				st = fill_pattern(b[i].buf, a[i].bytes);
 			if (!st)
 				st = cmetal_kernel_set_arg_buffer(k, (uint32_t)i, b[i].buf);
 			break;
@@ -265,6 +303,8 @@ bool h_task(H *h, const char *file, HEntry *e, int ne, HArg *a, int n)
 		cmetal_event_release(ev);
 	}
 	unbind(a, n, b, ok);
+	if (ok && digest)
+		write_digest(h, e, a, n);
 	if (t)
 		cmetal_task_release(t);
 	for (int i = 0; i < ne && i < 8; i++)
@@ -295,6 +335,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	cmetal_device_set_printf(dev, on_printf, NULL);
+	extra_options = getenv("CMETAL_EXEC_OPTIONS");
+	const char *dg = getenv("CMETAL_EXEC_DIGEST");
+	if (dg && !(digest = fopen(dg, "w"))) {
+		printf("FAIL exec/digest: cannot write %s\n", dg);
+		return 0;
+	}
 	const char *se = getenv("CMETAL_SEED");
 	unsigned base = se ? (unsigned)strtoul(se, NULL, 0) :
 	                (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
@@ -319,5 +365,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nprogs; i++)
 		cmetal_program_release(progs[i].p);
 	cmetal_device_close(dev);
+	if (digest)
+		fclose(digest);
 	return 0;
 }

@@ -2,8 +2,9 @@
  * select, conversions and math, one PTX instruction (or a few) per
  * register slot.
  *
- * requires: values laid out as ptx.h says (a scalar operand of a vector
- * instruction is uniform, so its one register serves every slot).
+ * requires: layouts assigned (assign.c): the result is computed register by
+ * register in its own layout, each vector operand read in that layout (a
+ * scalar operand is uniform, so its one register serves every register).
  *
  * Integer semantics follow ir.h: 8/16-bit values live normalized in b32
  * registers and are re-normalized after each operation that can leave the
@@ -18,9 +19,10 @@
 
 #include "target/ptx/ptx.h"
 
-static const char *opnd(Px *p, const Inst *v, uint32_t s)
+/* Register s of operand v in the layout of the instruction being emitted. */
+static const char *opnd(Px *p, const Inst *i, const Inst *v, uint32_t s)
 {
-	return px_reg(p, v, s);
+	return px_reg_in(p, v, p->val[i->id].lay, s);
 }
 
 static int bits_of(Elem e)
@@ -501,8 +503,8 @@ static bool alu_slot(Px *p, Inst *i, uint32_t s)
 	const char *a[4] = {0};
 	uint32_t nops = ir_ops[i->op].nops;
 	for (uint32_t k = 0; k < nops && k < 4; k++)
-		a[k] = opnd(p, i->ops[k], s);
-	const char *d = px_reg(p, i, s);
+		a[k] = opnd(p, i, i->ops[k], s);
+	const char *d = px_own(p, i, s);
 	Elem de = i->ty.elem, se = nops ? i->ops[nops - 1]->ty.elem : de;
 	if (ir_ops[i->op].flags & IRF_CMP) {
 		se = i->ops[0]->ty.elem;
@@ -565,7 +567,7 @@ static bool alu_slot(Px *p, Inst *i, uint32_t s)
 
 bool px_alu(Px *p, Inst *i)
 {
-	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
+	for (uint32_t s = 0; s < px_nregs(p, i); s++)
 		if (!alu_slot(p, i, s))
 			return false;
 	return true;

@@ -56,12 +56,38 @@ const char *px_bits(Elem e)
 	return b[px_class(e)];
 }
 
-const char *px_reg(Px *p, const Inst *v, uint32_t slot)
+const char *px_own(Px *p, const Inst *v, uint32_t slot)
 {
 	if (v->ty.n <= 1)
 		slot = 0;
 	return arena_printf(p->arena, "%s%u_%u", rc_prefix[px_class(v->ty.elem)],
 	                    v->id, slot);
+}
+
+uint32_t px_nregs(Px *p, const Inst *v)
+{
+	const Layout *l = v->ty.n > 1 && p->val ? p->val[v->id].lay : NULL;
+	return l ? l->nregs : SLOTS(v->ty.n);
+}
+
+const char *px_reg_in(Px *p, const Inst *v, const Layout *l, uint32_t slot)
+{
+	const PxVal *pv = v->ty.n > 1 && p->val ? &p->val[v->id] : NULL;
+	if (!pv || !pv->lay || lay_equal(pv->lay, l))
+		return px_own(p, v, slot);
+	for (uint32_t k = 0; k < pv->ncopies; k++)
+		if (lay_equal(pv->copy[k], l))
+			return arena_printf(p->arena, "%s%uc%u_%u", rc_prefix[px_class(v->ty.elem)],
+			                    v->id, k, slot);
+	die("value %%%u has no copy in the layout its user reads", v->id);
+}
+
+const char *px_reg(Px *p, const Inst *v, uint32_t slot)
+{
+	const PxVal *pv = v->ty.n > 1 && p->val ? &p->val[v->id] : NULL;
+	if (!pv || !pv->lay || pv->lay->canon)
+		return px_own(p, v, slot);
+	return px_reg_in(p, v, p->canon[v->ty.n], slot);
 }
 
 const char *px_tmp(Px *p, RegClass c)
@@ -445,7 +471,11 @@ static void declare_regs(Px *p, Buf *out)
 				continue;
 			RegClass c = px_class(i->ty.elem);
 			buf_printf(out, "\t.reg %s %s%u_<%u>;\n", rc_decl[c], rc_prefix[c],
-			           i->id, SLOTS(i->ty.n));
+			           i->id, px_nregs(p, i));
+			const PxVal *pv = i->ty.n > 1 ? &p->val[i->id] : NULL;
+			for (uint32_t k = 0; pv && k < pv->ncopies; k++)
+				buf_printf(out, "\t.reg %s %s%uc%u_<%u>;\n", rc_decl[c], rc_prefix[c],
+				           i->id, k, pv->copy[k]->nregs);
 			if (i->op == Ophi)
 				for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
 					buf_printf(out, "\t.reg %s %s%u_%u_x;\n", rc_decl[c],
@@ -469,13 +499,17 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	Px *p = &px;
 	ir_renumber(f);
 	ir_preds(f);
+	px_assign(p);
 	px_prologue(p);
 	bool ok = true;
 	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
 		Block *bl = f->blocks[b];
 		buf_printf(&p->body, "%s:\n", block_label(p, bl));
-		for (Inst *i = bl->first; i && ok; i = i->next)
+		for (Inst *i = bl->first; i && ok; i = i->next) {
 			ok = emit_inst(p, i, globals);
+			if (ok)
+				px_emit_copies(p, i);
+		}
 		if (ok)
 			emit_jump(p, bl);
 	}

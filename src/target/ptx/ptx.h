@@ -20,6 +20,17 @@
 
 typedef enum { RC_PRED, RC_B16, RC_B32, RC_B64, RC_F32, RC_F64, RC_COUNT_ } RegClass;
 
+struct Layout;
+struct LPlan;
+#define PX_MAX_COPIES 8
+/* A vector value's layout (assign.c); scalars have none. */
+typedef struct {
+	struct Layout *lay;   /* where its own registers hold it */
+	uint32_t *srcregs;    /* rdregion in place: the source register of each */
+	const struct Layout *copy[PX_MAX_COPIES]; /* layouts users read it in */
+	uint32_t ncopies;
+} PxVal;
+
 /* The state of emitting one kernel. */
 typedef struct {
 	Func *f;
@@ -36,12 +47,20 @@ typedef struct {
 	const char *launch;   /* %rd register holding the CudaLaunch address */
 	Buf *pfmeta;          /* this kernel's "//@cmetal printf" lines */
 	uint32_t *npf;        /* printf calls of the module so far */
+	PxVal *val;           /* by value id (assign.c) */
+	const struct Layout **canon; /* canonical layout of n elements, by n */
 } Px;
 
 /* emit.c */
 #define SLOTS(n) (((n) + 31u) / 32u)
 RegClass px_class(Elem e);
-const char *px_reg(Px *p, const Inst *v, uint32_t slot);  /* slot ignored for scalars */
+/* Register slot of v in the canonical layout (its own registers, or the
+ * canonical copy assign.c arranged); slot ignored for scalars. */
+const char *px_reg(Px *p, const Inst *v, uint32_t slot);
+const char *px_own(Px *p, const Inst *v, uint32_t slot);  /* v's own registers */
+/* Register slot of v in layout l (own, or a copy assign.c arranged). */
+const char *px_reg_in(Px *p, const Inst *v, const struct Layout *l, uint32_t slot);
+uint32_t px_nregs(Px *p, const Inst *v);   /* own registers per lane */
 const char *px_tmp(Px *p, RegClass c);                    /* a fresh temporary */
 const char *px_label(Px *p);                              /* a fresh label name */
 void px_ins(Px *p, const char *fmt, ...) PRINTF_LIKE(2, 3); /* one instruction line */
@@ -66,6 +85,15 @@ bool px_region(Px *p, Inst *i);
  * predicate registers are moved through b32 pieces. */
 void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
              const char *b);
+/* Fills registers d[] by plan pl from registers s[] (element type e).
+ * keep: d holds values to keep where no move writes (else the first move
+ * of each register writes it whole).  rg: both layouts canonical and the
+ * plan is this region's (a general index is then computed from its
+ * formula, not loaded from a lane table). */
+void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
+                  const struct LPlan *pl, bool keep, const IrRegion *rg);
+/* The copies of v in other layouts (assign.c), after its definition. */
+void px_emit_copies(Px *p, const Inst *v);
 /* Reinterprets the bytes of a value (Obitcast). */
 bool px_bitcast(Px *p, Inst *i);
 /* Broadcasts element k (constant) of v into a uniform register of v's class. */
@@ -91,6 +119,51 @@ const char *px_slm_base(Px *p);           /* symbol or register: SLM byte 0 */
 bool px_cluster_sync(Px *p, Inst *i);     /* barriers, fences; false: not one */
 void px_cluster_tid(Px *p, IrTid t, const char *g); /* group value of t into g */
 const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
+
+/* assign.c: the layout of every value, the copies its users need */
+void px_assign(Px *p);
+
+/* layout.c: where a vector's elements live (pos[e]: register * 32 + lane)
+ * and plans to move them between layouts (see the file's comment) */
+typedef struct Layout {
+	uint32_t n;           /* elements */
+	uint32_t nregs;       /* registers per lane */
+	uint32_t *pos;        /* element e: register pos[e] / 32, lane pos[e] % 32 */
+	int32_t *elem;        /* inverse, nregs * 32 entries (-1: padding); lazy */
+	bool canon;           /* pos[e] == e: the model of this file's top */
+} Layout;
+typedef enum { LM_FREE, LM_DOWN, LM_UP, LM_BFLY, LM_AFFINE, LM_IDX } LMoveKind;
+typedef struct {
+	uint32_t sreg;        /* source register */
+	uint32_t lanes;       /* destination lanes filled by this move */
+	uint8_t kind;         /* LMoveKind */
+	int32_t a, b;         /* DOWN/UP/BFLY: b; AFFINE: source lane a*lane+b */
+	uint8_t src[32];      /* source lane of each destination lane */
+} LMove;
+typedef struct {
+	uint32_t nmoves;
+	LMove *m;             /* in source register order */
+	uint32_t valid;       /* lanes of this register that hold elements */
+} LRegPlan;
+typedef struct LPlan {
+	uint32_t nregs;
+	LRegPlan *r;          /* per destination register */
+	uint32_t shfl, selp;  /* totals, for 32-bit elements */
+} LPlan;
+#define LAY_COST_SHFL 4   /* a shuffle costs four ALU issue slots (sm_90) */
+Layout *lay_canonical(Arena *a, uint32_t n);
+/* The layout of n elements read in place through rg from src; regs[k]
+ * gets the source register of result register k.  NULL when the region
+ * leaves src or reads an element twice. */
+Layout *lay_pullback(Arena *a, const Layout *src, IrRegion rg, uint32_t n, uint32_t **regs);
+bool lay_equal(const Layout *x, const Layout *y);
+const int32_t *lay_elems(Arena *a, const Layout *l);
+int64_t lay_region_index(IrRegion rg, int64_t k);   /* source element of k */
+/* Fills dst's registers: dst element d takes src element map[d] (map NULL:
+ * the identity; -1: not filled). */
+LPlan *lay_plan(Arena *a, const Layout *dst, const Layout *src, const int32_t *map);
+uint32_t lay_cost(const LPlan *pl, uint32_t elem_bytes);
+int lay_move_source(const LMove *m, int lane);   /* what the move's shfl reads */
 
 /* ptxas.c: the ptxas report for the annotations and the spill warning */
 typedef struct {

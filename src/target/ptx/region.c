@@ -117,101 +117,150 @@ static void rg_formula(Px *p, IrRegion rg, uint32_t base, const char *d)
 	px_ins(p, "mad.lo.s32 %s, %s, %d, %s", d, r, rg.hstride, q);
 }
 
-/* A lane group: the output lanes that read one source slot. */
-typedef struct {
-	uint32_t lanes;       /* bit l: output lane l is in the group */
-	int src[32];          /* source lane per output lane */
-} Group;
-
-/* Moves the group's source lanes of register s into d with the cheapest
- * shuffle; returns "free" or the mode used.  *srclane gets a register or
- * immediate expression holding the source lane (for mask bit tests). */
-static const char *move_group(Px *p, Elem e, const char *d, const char *s, const Group *g,
-                              const IrRegion *rg, int32_t slot_off, uint32_t kbase,
-                              const char **srclane)
+/* The source lane of move m for each lane, as a register: the shuffle's
+ * own operand when it has one, else computed. */
+static const char *move_srclane(Px *p, const LMove *m)
 {
-	RegClass c = px_class(e);
-	bool same = true, dist = true, xr = true, aff = true;
-	int first = -1, second = -1, dc = 0, xc = 0, a = 0, b = 0;
-	for (int l = 0; l < 32; l++) {
-		if (!(g->lanes >> l & 1))
-			continue;
-		int sl = g->src[l];
-		if (first < 0) {
-			first = l, dc = sl - l, xc = sl ^ l;
-		} else {
-			if (second < 0) {
-				second = l;
-				if ((sl - g->src[first]) % (l - first))
-					aff = false;
-				else
-					a = (sl - g->src[first]) / (l - first);
-				b = g->src[first] - a * first;
-			}
-			if (sl - l != dc)
-				dist = false;
-			if ((sl ^ l) != xc)
-				xr = false;
-		}
-		if (sl != l)
-			same = false;
-		if (second >= 0 && sl != a * l + b)
-			aff = false;
-	}
-	if (second < 0)
-		a = 0, b = g->src[first];
-	if (same) {
-		mov(p, c, e, d, s);
-		*srclane = "%lane";
-		return "free";
-	}
-	if (dist) {
-		const char *by = arena_printf(p->arena, "%d", dc > 0 ? dc : -dc);
-		px_shfl(p, dc > 0 ? "down" : "up", c, d, s, by);
-		const char *t = px_tmp(p, RC_B32);
-		px_ins(p, "add.s32 %s, %%lane, %d", t, dc);
-		*srclane = t;
-		return dc > 0 ? "down" : "up";
-	}
-	if (xr) {
-		px_shfl(p, "bfly", c, d, s, arena_printf(p->arena, "%d", xc));
-		const char *t = px_tmp(p, RC_B32);
-		px_ins(p, "xor.b32 %s, %%lane, %d", t, xc);
-		*srclane = t;
-		return "bfly";
-	}
 	const char *t = px_tmp(p, RC_B32);
-	if (aff) {
-		px_ins(p, "mad.lo.s32 %s, %%lane, %d, %d", t, a, b);
-	} else if (rg) {
-		rg_formula(p, *rg, kbase, t);
-		px_ins(p, "add.s32 %s, %s, %d", t, t, rg->offset - slot_off);
-		px_ins(p, "and.b32 %s, %s, 31", t, t);
-	} else {
-		const char *name = arena_printf(p->arena, "%s_lanes%u", p->f->name, p->ntab++);
-		buf_printf(p->globals, ".global .align 4 .b8 %s[32] = {", name);
-		for (int l = 0; l < 32; l++)
-			buf_printf(p->globals, "%s%d", l ? ", " : "", g->lanes >> l & 1 ? g->src[l] : 0);
-		buf_puts(p->globals, "};\n");
-		const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
-		px_ins(p, "mov.u64 %s, %s", a, name);
-		px_ins(p, "cvt.u64.u32 %s, %%lane", o);
-		px_ins(p, "add.u64 %s, %s, %s", a, a, o);
-		px_ins(p, "ld.global.nc.u8 %s, [%s]", t, a);
+	switch (m->kind) {
+	case LM_FREE: return "%lane";
+	case LM_DOWN: px_ins(p, "add.s32 %s, %%lane, %d", t, m->b); return t;
+	case LM_UP: px_ins(p, "add.s32 %s, %%lane, %d", t, -m->b); return t;
+	case LM_BFLY: px_ins(p, "xor.b32 %s, %%lane, %d", t, m->b); return t;
+	default: die("move_srclane: an index move keeps its lane register");
 	}
-	px_shfl(p, "idx", c, d, s, t);
-	*srclane = t;
-	return "idx";
 }
 
-/* The predicate "lane is in the constant set bits". */
+/* One move of a plan: register s's lanes m->src into d.  rg (canonical
+ * layouts only): a general index is computed by the region's formula for
+ * destination register dreg; else it is loaded from a lane table.
+ * *srclane (when asked) gets the source lane of each lane. */
+static void emit_move(Px *p, Elem e, const char *d, const char *s, const LMove *m,
+                      const IrRegion *rg, uint32_t dreg, const char **srclane)
+{
+	RegClass c = px_class(e);
+	const char *t;
+	switch (m->kind) {
+	case LM_FREE:
+		mov(p, c, e, d, s);
+		break;
+	case LM_DOWN:
+	case LM_UP:
+	case LM_BFLY:
+		px_shfl(p, m->kind == LM_DOWN ? "down" : m->kind == LM_UP ? "up" : "bfly", c, d, s,
+		        arena_printf(p->arena, "%d", m->b));
+		break;
+	default:
+		t = px_tmp(p, RC_B32);
+		if (m->kind == LM_AFFINE) {
+			px_ins(p, "mad.lo.s32 %s, %%lane, %d, %d", t, m->a, m->b);
+		} else if (rg) {
+			rg_formula(p, *rg, dreg * 32, t);
+			px_ins(p, "add.s32 %s, %s, %d", t, t, rg->offset - (int32_t)m->sreg * 32);
+			px_ins(p, "and.b32 %s, %s, 31", t, t);
+		} else {
+			const char *name = arena_printf(p->arena, "%s_lanes%u", p->f->name, p->ntab++);
+			buf_printf(p->globals, ".global .align 4 .b8 %s[32] = {", name);
+			for (int l = 0; l < 32; l++)
+				buf_printf(p->globals, "%s%d", l ? ", " : "",
+				           m->lanes >> l & 1 ? m->src[l] : 0);
+			buf_puts(p->globals, "};\n");
+			const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
+			px_ins(p, "mov.u64 %s, %s", a, name);
+			px_ins(p, "cvt.u64.u32 %s, %%lane", o);
+			px_ins(p, "add.u64 %s, %s, %s", a, a, o);
+			px_ins(p, "ld.global.nc.u8 %s, [%s]", t, a);
+		}
+		px_shfl(p, "idx", c, d, s, t);
+		if (srclane)
+			*srclane = t;
+		return;
+	}
+	if (srclane)
+		*srclane = move_srclane(p, m);
+}
+
+/* The predicate "lane is in the constant set bits": one compare for a
+ * range that starts at lane 0 or ends at lane 31, else a bit test. */
 static const char *lanes_pred(Px *p, uint32_t bits)
 {
-	const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+	const char *q = px_tmp(p, RC_PRED);
+	if (bits && !(bits & (bits + 1))) {          /* lanes 0 .. k-1 */
+		px_ins(p, "setp.lt.u32 %s, %%lane, %d", q, 32 - __builtin_clz(bits));
+		return q;
+	}
+	if (bits && !((~bits) & ((~bits) + 1)) && (bits >> 31)) { /* lanes k .. 31 */
+		px_ins(p, "setp.ge.u32 %s, %%lane, %d", q, __builtin_ctz(bits));
+		return q;
+	}
+	const char *t = px_tmp(p, RC_B32);
 	px_ins(p, "shr.b32 %s, %u, %%lane", t, bits);
 	px_ins(p, "and.b32 %s, %s, 1", t, t);
 	px_ins(p, "setp.ne.u32 %s, %s, 0", q, t);
 	return q;
+}
+
+void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
+                  const LPlan *pl, bool keep, const IrRegion *rg)
+{
+	for (uint32_t r = 0; r < pl->nregs; r++) {
+		const LRegPlan *rp = &pl->r[r];
+		bool placed = keep;
+		for (uint32_t k = 0; k < rp->nmoves; k++) {
+			const LMove *m = &rp->m[k];
+			if (!placed || m->lanes == rp->valid) {
+				emit_move(p, e, d[r], s[m->sreg], m, rg, r, NULL);
+				placed = true;
+				continue;
+			}
+			const char *t = px_tmp(p, px_class(e));
+			emit_move(p, e, t, s[m->sreg], m, rg, r, NULL);
+			selp(p, e, d[r], t, d[r], lanes_pred(p, m->lanes));
+		}
+		if (!placed)            /* only padding: a defined value */
+			mov(p, px_class(e), e, d[r], zero_of(e));
+	}
+}
+
+/* The register names of v in layout l (own or a copy). */
+static const char **regs_in(Px *p, const Inst *v, const Layout *l)
+{
+	const char **r = NEWN(p->arena, const char *, l->nregs ? l->nregs : 1);
+	for (uint32_t k = 0; k < l->nregs; k++)
+		r[k] = px_reg_in(p, v, l, k);
+	return r;
+}
+
+/* A short description of layout l for the -S notes. */
+static const char *lay_text(Px *p, const Layout *l)
+{
+	if (l->canon)
+		return "canonical";
+	int64_t a = l->n > 1 ? (int64_t)l->pos[1] - l->pos[0] : 1, b = l->pos[0];
+	for (uint32_t e = 0; e < l->n; e++)
+		if ((int64_t)l->pos[e] != a * e + b)
+			return arena_printf(p->arena, "%u regs, by table", l->nregs);
+	return arena_printf(p->arena, "%u regs, element e at %lld*e%+lld", l->nregs,
+	                    (long long)a, (long long)b);
+}
+
+void px_emit_copies(Px *p, const Inst *v)
+{
+	const PxVal *pv = v->ty.n > 1 && p->val ? &p->val[v->id] : NULL;
+	for (uint32_t k = 0; pv && k < pv->ncopies; k++) {
+		const Layout *l = pv->copy[k];
+		const char **d = regs_in(p, v, l);
+		if (v->op == Oconst && ir_const_is_splat(v)) {
+			for (uint32_t r = 0; r < l->nregs; r++)
+				mov(p, px_class(v->ty.elem), v->ty.elem, d[r], px_own(p, v, 0));
+			continue;
+		}
+		uint32_t s0 = p->nshfl, l0 = p->nselp;
+		LPlan *pl = lay_plan(p->arena, l, pv->lay, NULL);
+		px_emit_plan(p, v->ty.elem, d, regs_in(p, v, pv->lay), pl, false, NULL);
+		px_comment(p, "layout: %%%u (%s) as %s: %u shfl + %u selp", v->id,
+		           lay_text(p, pv->lay), lay_text(p, l), p->nshfl - s0, p->nselp - l0);
+	}
 }
 
 static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0)
@@ -233,36 +282,37 @@ static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0)
 		px_comment(p, "%s%s: %u shfl + %u selp", what, rg, ns, nl);
 }
 
-/* Output slot ds of a constant rdregion. */
-static void rd_slot(Px *p, Inst *i, uint32_t ds)
+/* The layout a vector value lives in (canonical before assignment). */
+static const Layout *lay_of(Px *p, const Inst *v)
+{
+	const Layout *l = p->val ? p->val[v->id].lay : NULL;
+	return l ? l : lay_canonical(p->arena, v->ty.n);
+}
+
+/* A constant rdregion: in place (assign.c gave the result the pullback of
+ * its source's layout: each register is a source register, renamed), or
+ * moved by a plan from the source's layout into the result's. */
+static void rd_const(Px *p, Inst *i)
 {
 	Inst *src = i->ops[0];
-	Elem e = i->ty.elem;
-	uint32_t cnt = i->ty.n - ds * 32 < 32 ? i->ty.n - ds * 32 : 32;
-	uint32_t nss = SLOTS(src->ty.n);
-	const char *d = px_reg(p, i, ds);
-	bool placed = false;
-	for (uint32_t ss = 0; ss < nss; ss++) {
-		Group g = {0};
-		for (uint32_t l = 0; l < cnt; l++) {
-			int64_t x = rg_idx(i->rg, ds * 32 + l);
-			if (x / 32 == ss) {
-				g.lanes |= 1u << l;
-				g.src[l] = (int)(x % 32);
-			}
-		}
-		if (!g.lanes)
-			continue;
-		const char *sl;
-		if (!placed) {
-			move_group(p, e, d, px_reg(p, src, ss), &g, &i->rg, (int32_t)ss * 32, ds * 32, &sl);
-			placed = true;
-			continue;
-		}
-		const char *t = px_tmp(p, px_class(e));
-		move_group(p, e, t, px_reg(p, src, ss), &g, &i->rg, (int32_t)ss * 32, ds * 32, &sl);
-		selp(p, e, d, t, d, lanes_pred(p, g.lanes));
+	const PxVal *pv = p->val ? &p->val[i->id] : NULL;
+	const Layout *sl = lay_of(p, src), *dl = lay_of(p, i);
+	const char **s = NEWN(p->arena, const char *, sl->nregs);
+	for (uint32_t r = 0; r < sl->nregs; r++)
+		s[r] = px_own(p, src, r);
+	if (pv && pv->srcregs) {
+		for (uint32_t r = 0; r < dl->nregs; r++)
+			mov(p, px_class(i->ty.elem), i->ty.elem, px_own(p, i, r), s[pv->srcregs[r]]);
+		return;
 	}
+	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
+	for (uint32_t k = 0; k < i->ty.n; k++)
+		map[k] = (int32_t)rg_idx(i->rg, k);
+	const char **d = NEWN(p->arena, const char *, dl->nregs);
+	for (uint32_t r = 0; r < dl->nregs; r++)
+		d[r] = px_own(p, i, r);
+	px_emit_plan(p, i->ty.elem, d, s, lay_plan(p->arena, dl, sl, map), false,
+	             sl->canon && dl->canon ? &i->rg : NULL);
 }
 
 /* Element e (register pos, per lane) of src into d: one shuffle per source
@@ -344,14 +394,14 @@ static bool rdregion(Px *p, Inst *i)
 		return true;
 	}
 	if (!roff && i->ty.n == 1) {
-		int64_t x = rg_idx(i->rg, 0);
-		px_shfl(p, "idx", px_class(e), px_reg(p, i, 0), px_reg(p, src, (uint32_t)(x / 32)),
-		        arena_printf(p->arena, "%d", (int)(x % 32)));
+		/* one element, read where the source's layout keeps it */
+		uint32_t x = lay_of(p, src)->pos[rg_idx(i->rg, 0)];
+		px_shfl(p, "idx", px_class(e), px_reg(p, i, 0), px_own(p, src, x / 32),
+		        arena_printf(p->arena, "%u", x % 32));
 		return true;
 	}
 	if (!roff) {
-		for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++)
-			rd_slot(p, i, ds);
+		rd_const(p, i);
 		return true;
 	}
 	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
@@ -409,54 +459,77 @@ static const char **ballots(Px *p, Inst *mask)
 	return b;
 }
 
-/* Output slot ds of a constant wrregion: lanes written by new's elements
- * take them, the rest keep old. */
-static void wr_slot(Px *p, Inst *i, uint32_t ds, const int32_t *inv, const char **bal)
+/* Register r of a constant wrregion (in its destination's layout): lanes
+ * written by new's elements take them by the moves of rp (new's registers
+ * ns), the rest keep old.  A scalar new (ns[0]) is one move of the lanes
+ * in rp->m[0].lanes.  A per-element mask is read with new in the
+ * canonical layout (assign.c), so a move's source register and lane are
+ * the mask element's ballot word and bit. */
+static void wr_reg(Px *p, Inst *i, uint32_t r, const LRegPlan *rp, const char *const *ns,
+                   const char **bal)
 {
-	Inst *old = i->ops[0], *nw = i->ops[1], *mask = ir_mask(i);
+	Inst *nw = i->ops[1], *mask = ir_mask(i);
 	Elem e = i->ty.elem;
-	uint32_t cnt = i->ty.n - ds * 32 < 32 ? i->ty.n - ds * 32 : 32;
-	const char *d = px_reg(p, i, ds);
-	mov(p, px_class(e), e, d, px_reg(p, old, ds));
-	for (uint32_t ks = 0; ks < SLOTS(nw->ty.n); ks++) {
-		Group g = {0};
-		for (uint32_t l = 0; l < cnt; l++) {
-			int32_t k = inv[ds * 32 + l];
-			if (k >= 0 && (uint32_t)k / 32 == ks) {
-				g.lanes |= 1u << l;
-				g.src[l] = k % 32;
-			}
+	const char *d = px_own(p, i, r);
+	mov(p, px_class(e), e, d, px_own(p, i->ops[0], r));
+	for (uint32_t k = 0; k < rp->nmoves; k++) {
+		const LMove *m = &rp->m[k];
+		const char *t = ns[0], *sl = "0";
+		if (nw->ty.n > 1) {
+			t = px_tmp(p, px_class(e));
+			emit_move(p, e, t, ns[m->sreg], m, NULL, r, mask && mask->ty.n > 1 ? &sl : NULL);
 		}
-		if (!g.lanes)
-			continue;
-		const char *t = px_tmp(p, px_class(e)), *sl;
-		if (nw->ty.n == 1) {
-			t = px_reg(p, nw, 0);
-			sl = "0";
-		} else {
-			/* no region formula for the inverse map: move_group
-			 * falls back to a per-lane table */
-			move_group(p, e, t, px_reg(p, nw, ks), &g, NULL, 0, 0, &sl);
-		}
-		uint32_t full = cnt == 32 ? 0xffffffffu : (1u << cnt) - 1;
-		const char *q = g.lanes == full ? NULL : lanes_pred(p, g.lanes);
-		if (mask && mask->ty.n == 1) {
-			const char *m = px_reg(p, mask, 0);
-			if (q)
-				px_ins(p, "and.pred %s, %s, %s", q, q, m);
-			else
-				q = m;
-		} else if (mask) {
-			const char *m = mask_bit(p, bal, ks, sl);
-			if (q)
-				px_ins(p, "and.pred %s, %s, %s", q, q, m);
-			else
-				q = m;
-		}
+		const char *q = m->lanes == rp->valid ? NULL : lanes_pred(p, m->lanes);
+		const char *mq = !mask ? NULL : mask->ty.n == 1 ? px_reg(p, mask, 0)
+		               : mask_bit(p, bal, nw->ty.n > 1 ? m->sreg : 0, sl);
+		if (q && mq)
+			px_ins(p, "and.pred %s, %s, %s", q, q, mq);
+		else if (mq)
+			q = mq;
 		if (q)
 			selp(p, e, d, t, d, q);
 		else
 			mov(p, px_class(e), e, d, t);
+	}
+}
+
+/* The moves of a constant wrregion: per register of the destination's
+ * layout, new element inv[x] into the lane of destination element x. */
+static void wr_const(Px *p, Inst *i, const int32_t *inv, const char **bal)
+{
+	Inst *nw = i->ops[1];
+	const Layout *dl = lay_of(p, i);
+	if (nw->ty.n > 1) {
+		const Layout *nl = p->val && p->val[nw->id].lay ? lay_of(p, nw) : NULL;
+		/* new is read in its own layout unless a user asked for a copy */
+		const Layout *rl = ir_mask(i) && ir_mask(i)->ty.n > 1
+		                           ? lay_canonical(p->arena, nw->ty.n) : nl;
+		if (!rl)
+			rl = lay_canonical(p->arena, nw->ty.n);
+		const char **ns = NEWN(p->arena, const char *, rl->nregs);
+		for (uint32_t r = 0; r < rl->nregs; r++)
+			ns[r] = px_reg_in(p, nw, rl, r);
+		LPlan *pl = lay_plan(p->arena, dl, rl, inv);
+		for (uint32_t r = 0; r < dl->nregs; r++)
+			wr_reg(p, i, r, &pl->r[r], ns, bal);
+		return;
+	}
+	const int32_t *de = lay_elems(p->arena, dl);
+	const char *ns[1] = {px_reg(p, nw, 0)};
+	for (uint32_t r = 0; r < dl->nregs; r++) {
+		LMove m = {.kind = LM_FREE};
+		LRegPlan rp = {.nmoves = 1, .m = &m};
+		for (uint32_t l = 0; l < 32; l++) {
+			int32_t x = de[r * 32 + l];
+			if (x < 0)
+				continue;
+			rp.valid |= 1u << l;
+			if (inv[x] >= 0)
+				m.lanes |= 1u << l;
+		}
+		if (!m.lanes)
+			rp.nmoves = 0;
+		wr_reg(p, i, r, &rp, ns, bal);
 	}
 }
 
@@ -567,8 +640,7 @@ static bool wrregion(Px *p, Inst *i)
 		if (x >= 0 && x < (int64_t)i->ty.n)
 			inv[x] = (int32_t)k;
 	}
-	for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++)
-		wr_slot(p, i, ds, inv, bal);
+	wr_const(p, i, inv, bal);
 	return true;
 }
 

@@ -1,0 +1,221 @@
+/* assign.c — layout assignment: which layout (layout.c) each vector value
+ * of a kernel lives in, and which other layouts its users read it in.
+ *
+ * requires: ir_renumber'd kernel (ids index p->val); runs before emission.
+ * changes: nothing in the IR; fills p->val.
+ *
+ * One forward sweep over the blocks in order, greedy, like Triton's
+ * layout propagation from anchors:
+ *   - rdregion with a constant offset takes the pullback of its source's
+ *     layout (the region becomes a register rename), unless that layout
+ *     would take more than twice the registers of the canonical one (a
+ *     column of a wide matrix: one register per element);
+ *   - wrregion takes the layout of the value it writes into (in place);
+ *   - an element-wise instruction picks, among canonical and its vector
+ *     operands' layouts, the one of least cost: the conversions of its
+ *     operands into it, one issue slot per register it computes, and the
+ *     conversions its known users will need (a wrregion user wants the
+ *     pullback of its destination; any other instruction the canonical
+ *     layout);
+ *   - everything else (memory, votes, phis, arguments, constants, runtime
+ *     regions) is canonical.
+ * Then every use that reads an operand in a layout other than the
+ * operand's own records a copy; emit.c emits each copy once, right after
+ * the definition (so it dominates every use, and is hoisted out of the
+ * loops its users are in).  Splat constants are materialized in any
+ * layout for free.  Scalars are uniform and have no layout.
+ *
+ * With -fptx-layout=canonical every value is canonical and no copy exists:
+ * the output is the model of ptx.h's top comment.
+ */
+#include <string.h>
+
+#include "target/ptx/ptx.h"
+
+/* A use: instruction u reads its operand k. */
+typedef struct Use {
+	Inst *u;
+	uint32_t k;
+	struct Use *next;
+} Use;
+
+static bool is_vector(const Inst *v)
+{
+	return v && v->ty.elem != E_VOID && v->ty.n > 1;
+}
+
+static bool const_region(const Inst *i)
+{
+	return (i->op == Ordregion || i->op == Owrregion) && !ir_roff(i);
+}
+
+static bool elementwise(const Inst *i)
+{
+	return (ir_ops[i->op].flags & IRF_ELEMWISE) && !(ir_ops[i->op].flags & IRF_MEM);
+}
+
+static Layout *own(Px *p, const Inst *v)
+{
+	return is_vector(v) ? p->val[v->id].lay : NULL;
+}
+
+static const Layout *canon_of(Px *p, uint32_t n)
+{
+	if (!p->canon[n])
+		p->canon[n] = lay_canonical(p->arena, n);
+	return p->canon[n];
+}
+
+/* The layout in which u reads its operand k (NULL: the operand's own). */
+static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
+{
+	Inst *v = u->ops[k];
+	if (!is_vector(v))
+		return NULL;
+	if (u->op == Ordregion && !ir_roff(u) && k == 0)
+		return NULL;
+	if (u->op == Owrregion && !ir_roff(u) && is_vector(u)) {
+		Inst *m = ir_mask(u);
+		if (k == 0 || (k == 1 && !is_vector(m)))
+			return NULL;
+		/* a per-element mask is indexed by the new value's canonical slot */
+	}
+	if (elementwise(u) && is_vector(u) && k < (uint32_t)ir_ops[u->op].nops)
+		return own(p, u);
+	return canon_of(p, v->ty.n);
+}
+
+/* The cost of converting a value of element type e from layout a to b. */
+static uint32_t conv_cost(Px *p, Elem e, const Layout *a, const Layout *b)
+{
+	if (!a || !b || lay_equal(a, b))
+		return 0;
+	return lay_cost(lay_plan(p->arena, b, a, NULL), (uint32_t)ir_elem_bytes[e]);
+}
+
+/* The layout a wrregion user wants for the value it writes: its
+ * destination's own layout pulled back through the region. */
+static const Layout *wanted_by_write(Px *p, const Inst *u, const Inst *v)
+{
+	if (u->op != Owrregion || ir_roff(u) || !is_vector(u) || u->ops[1] != v ||
+	    is_vector(ir_mask(u)))
+		return NULL;
+	const Layout *d = own(p, u->ops[0]);
+	return d ? lay_pullback(p->arena, d, u->rg, v->ty.n, NULL) : NULL;
+}
+
+/* The cost of computing element-wise i in layout l. */
+static uint32_t ew_cost(Px *p, Inst *i, const Layout *l, const Use *uses)
+{
+	uint32_t w = ir_elem_bytes[i->ty.elem] == 8 ? 2 : 1;
+	uint32_t c = l->nregs * w;
+	for (uint32_t k = 0; k < (uint32_t)ir_ops[i->op].nops; k++) {
+		Inst *o = i->ops[k];
+		if (!is_vector(o) || (o->op == Oconst && ir_const_is_splat(o)))
+			continue;
+		c += conv_cost(p, o->ty.elem, own(p, o), l);
+	}
+	bool canon_use = false;
+	for (const Use *s = uses; s; s = s->next) {
+		const Layout *want = wanted_by_write(p, s->u, i);
+		if (want)
+			c += conv_cost(p, i->ty.elem, l, want);
+		else if (!elementwise(s->u) && !const_region(s->u))
+			canon_use = true;
+	}
+	if (canon_use)
+		c += conv_cost(p, i->ty.elem, l, canon_of(p, i->ty.n));
+	return c;
+}
+
+static void assign_ew(Px *p, Inst *i, const Use *uses)
+{
+	const Layout *best = canon_of(p, i->ty.n);
+	uint32_t bc = ew_cost(p, i, best, uses);
+	for (uint32_t k = 0; k < (uint32_t)ir_ops[i->op].nops; k++) {
+		const Layout *l = own(p, i->ops[k]);
+		if (!l || l->n != i->ty.n || lay_equal(l, best))
+			continue;
+		uint32_t c = ew_cost(p, i, l, uses);
+		if (c < bc)
+			best = l, bc = c;
+	}
+	p->val[i->id].lay = (Layout *)best;
+}
+
+static void assign_rd(Px *p, Inst *i)
+{
+	PxVal *v = &p->val[i->id];
+	const Layout *src = own(p, i->ops[0]);
+	uint32_t *regs = NULL;
+	Layout *l = src ? lay_pullback(p->arena, src, i->rg, i->ty.n, &regs) : NULL;
+	if (l && l->nregs <= 2 * SLOTS(i->ty.n)) {
+		v->lay = l->canon ? (Layout *)canon_of(p, i->ty.n) : l;
+		v->srcregs = regs;
+		return;
+	}
+	v->lay = (Layout *)canon_of(p, i->ty.n);
+}
+
+/* Records that v is read in layout l by some user. */
+static void need_copy(Px *p, Inst *v, const Layout *l)
+{
+	PxVal *pv = &p->val[v->id];
+	if (!l || lay_equal(l, pv->lay))
+		return;
+	for (uint32_t k = 0; k < pv->ncopies; k++)
+		if (lay_equal(pv->copy[k], l))
+			return;
+	if (pv->ncopies == PX_MAX_COPIES)
+		die("value %%%u is read in more than %d layouts", v->id, PX_MAX_COPIES);
+	pv->copy[pv->ncopies++] = l;
+}
+
+static Use **use_lists(Px *p, Func *f)
+{
+	Use **uses = NEWN(p->arena, Use *, f->nextid + 1);
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++) {
+				Inst *v = i->ops[k];
+				if (!is_vector(v))
+					continue;
+				Use *s = NEW(p->arena, Use);
+				*s = (Use){i, k, uses[v->id]};
+				uses[v->id] = s;
+			}
+	return uses;
+}
+
+void px_assign(Px *p)
+{
+	Func *f = p->f;
+	uint32_t maxn = 1;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (i->ty.n > maxn)
+				maxn = i->ty.n;
+	p->val = NEWN(p->arena, PxVal, f->nextid + 1);
+	p->canon = NEWN(p->arena, const Layout *, maxn + 1);
+	Use **uses = p->o->ptx_canonical ? NULL : use_lists(p, f);
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (!is_vector(i))
+				continue;
+			if (!uses)
+				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);
+			else if (i->op == Ordregion && !ir_roff(i) && is_vector(i->ops[0]))
+				assign_rd(p, i);
+			else if (i->op == Owrregion && !ir_roff(i))
+				p->val[i->id].lay = own(p, i->ops[0]);
+			else if (elementwise(i))
+				assign_ew(p, i, uses[i->id]);
+			else
+				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);
+		}
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++)
+				if (is_vector(i->ops[k]))
+					need_copy(p, i->ops[k], use_layout(p, i, k));
+}
