@@ -1,11 +1,14 @@
 #!/bin/sh
 # gpu.sh — the GPU half of the benchmarks, in one call on the GPU machine:
 #   bench/gpu.sh OUTDIR [PART] [SIZE]
-#   PART  all (default) | vendor | simt | ocl | cuda-simt | cm
+#   PART  all (default) | vendor | simt | ocl | cuda-simt | cm | cm-ab
 #         vendor: CUB/cuBLAS/cuSPARSE/NPP baselines, copy bandwidth, FMA peak
 #         simt:   the SIMT baselines, through NVIDIA's OpenCL when it is there,
 #                 else through their CUDA ports (bench/cuda/simt.cu)
 #         ocl:    only the OpenCL SIMT baselines; cuda-simt: only the ports
+#         cm-ab:  the CM kernels twice, with the default PTX layouts
+#                 (gpu-cm.csv) and with -fptx-layout=canonical
+#                 (gpu-cm-canonical.csv), for A/B comparisons
 #   SIZE  full (default) | small
 # It only builds (when no binary is there) and runs; it writes CSV files and
 # gpu-info.txt into OUTDIR.  Report generation happens elsewhere: copy
@@ -85,6 +88,11 @@ ocl) run gpu-ocl "$ocl_bin" -s "$size" -k simt ;;
 cuda-simt) run gpu-cuda-simt "$cuda_bin" -m simt -s "$size" ;;
 esac
 case $part in	# CM kernels (bench/cm), once build/cmbench exists
-all|cm) [ -x build/cmbench ] && run gpu-cm build/cmbench -d cuda -s "$size" ;;
+all|cm|cm-ab) [ -x build/cmbench ] && run gpu-cm build/cmbench -d cuda -s "$size" ;;
+esac
+case $part in	# the same kernels with every value in the canonical PTX layout
+cm-ab) [ -x build/cmbench ] &&
+	CMBENCH_OPTS="-O2 -fno-bounds-check -fptx-layout=canonical" \
+	run gpu-cm-canonical build/cmbench -d cuda -s "$size" ;;
 esac
 ls -l "$out"

@@ -122,11 +122,17 @@
  *   //@cmetal abi 3
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
+ *                [scratch BYTES]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
  * are the CMK_ARG_*, CMK_ELEM_*, CMK_SURF_* numbers of cmk_abi.h; shuffles
- * is the static count of shfl.sync in the kernel).  One "printf" line per
+ * is the static count of shfl.sync in the kernel; scratch, when present, is
+ * the per-warp SLM scratch of the PTX back end's shared-memory layouts: the
+ * runtime launches with scratch * (warps per CTA) bytes of dynamic shared
+ * memory, and warp w of a CTA owns bytes [w * scratch, (w + 1) * scratch)
+ * of the kernel's `.extern .shared` array cmetal_scratch, w counting tid.x
+ * / 32 fastest, then tid.y, then tid.z; at most CUDA_MAX_SCRATCH).  One "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;
  * "-" when there is none), FORMAT is the format text with \\, \", \n, \t
@@ -138,6 +144,7 @@
 #include <stdint.h>
 
 #define CUDA_ABI_VERSION 3
+#define CUDA_MAX_SCRATCH 4096   /* per-warp scratch bytes (32 warps: 128 KB) */
 
 enum { CUDA_LAUNCH_WALKER = 0, CUDA_LAUNCH_GROUPS = 1 };
 enum { CUDA_MAX_DEPS = 8 };

@@ -30,6 +30,47 @@ TEST(gather1_to_element)
 		h_near_f32(h, "out", o, w, N * 16, 1e-6f);
 }
 
+/* The reference of rt_reads for thread t (see gpu_regress.cm). */
+static void r_rt_reads(const uint32_t *a, uint32_t t, int k, uint32_t *out)
+{
+	uint32_t v[80];
+	memcpy(v, a + t * 80, sizeof v);
+	memset(out, 0, 64 * sizeof *out);
+	for (int it = 0; it < 3; it++) {
+		int16_t s[80];
+		uint8_t b[80];
+		double d[80];
+		for (int i = 0; i < 80; i++) {
+			s[i] = (int16_t)(v[i] - 3u * (uint32_t)it);
+			b[i] = (uint8_t)(v[i] + (uint32_t)it);
+			d[i] = v[i] * 0.5;
+			v[i] += t + (uint32_t)it;
+		}
+		int m = (int)(((uint32_t)k + 7u * (uint32_t)it + t) % 64u);
+		out[it] += v[m + 5];
+		out[3 + it] += (uint32_t)(s[m + 9] + b[m + 2]);
+		out[6 + it] += (uint32_t)d[m + 11];
+		for (int j = 0; j < 16; j++) {
+			out[16 + j] += v[m + j];
+			out[32 + 2 * j] += b[m + 1 + j];
+			out[48 + j] += v[(5 * j + m) % 80];
+		}
+	}
+}
+
+TEST(runtime_reads)
+{
+	enum { N = 8 };
+	static uint32_t a[N * 80], o[N * 64], w[N * 64];
+	for (int i = 0; i < N * 80; i++)
+		a[i] = h_rand(h) % 100000;
+	int k = h_range(h, 0, 64);
+	for (uint32_t t = 0; t < N; t++)
+		r_rt_reads(a, t, k, w + t * 64);
+	if (H_RUN(h, F, "rt_reads", GROUPS(2, 4), IN(a), OUT(o), I32(k)))
+		h_eq_u32(h, "out", o, w, N * 64);
+}
+
 const HTest exec_gpu_regress[] = {
-	T(scalar_read_uniform), T(gather1_to_element), {0},
+	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), {0},
 };

@@ -56,6 +56,7 @@ enum {                                   /* CUfunction_attribute */
 	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
 	CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
 	CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 enum { CU_LIMIT_PRINTF_FIFO_SIZE = 1 };  /* CUlimit */
 enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };  /* CUlaunchAttributeID */
@@ -144,6 +145,8 @@ typedef struct CuDriver {
 	/* CUDA 12.0 and later (cluster launches); NULL on older drivers */
 	CUresult (*LaunchKernelEx)(const CUlaunchConfig *cfg, CUfunction f, void **params,
 	                           void **extra);
+	/* to launch with more than 48 KB of dynamic shared memory; may be NULL */
+	CUresult (*FuncSetAttribute)(CUfunction f, int attr, int value);
 } CuDriver;
 
 /* Loads libcuda.so.1 and calls cuInit once per process; NULL after an
@@ -210,6 +213,9 @@ typedef struct CudaKernel {
 	int regs, local_bytes;      /* cuFuncGetAttribute, for reports */
 	int max_threads;            /* per CTA, as the kernel's registers allow */
 	bool uses_printf;           /* the kernel has printf calls */
+	uint32_t scratch;           /* per-warp SLM scratch bytes: dynamic shared
+	                               memory of scratch * warps per CTA */
+	uint32_t dyn_max;           /* dynamic shared memory the function allows */
 } CudaKernel;
 
 typedef struct CudaProgram {
@@ -222,6 +228,7 @@ typedef struct CudaProgram {
 	CudaFormat *fmts;           /* printf calls, by module-wide index */
 	uint32_t nfmts;
 	bool *prints;               /* per kernel: it has printf calls */
+	uint32_t *scratch;          /* per kernel: per-warp scratch bytes */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 	/* groups of more than 32 CM threads (rt/cuda_abi.h "Clusters") */
 	bool cluster_mode;          /* this PTX has "//@cmetal cluster 1" */

@@ -28,6 +28,7 @@ static bool resolve(void *lib)
 	CU_FUNCS(CU_RESOLVE)
 #undef CU_RESOLVE
 	*(void **)&drv.LaunchKernelEx = dlsym(lib, "cuLaunchKernelEx");  /* optional */
+	*(void **)&drv.FuncSetAttribute = dlsym(lib, "cuFuncSetAttribute");  /* optional */
 	return true;
 }
 

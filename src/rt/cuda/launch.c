@@ -347,17 +347,32 @@ static void check_fault(CudaDevice *c, RtLaunch *l)
 		c->cu->MemsetD8(c->fault_dev, 0, 4);
 }
 
+/* The dynamic shared memory of a launch: the kernel's per-warp scratch for
+ * every warp of the CTA (rt/cuda_abi.h "Metadata"), with the function's
+ * limit raised past the default 48 KB when it needs more. */
+static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k)
+{
+	unsigned bytes = k->scratch * (g->block[0] * g->block[1] * g->block[2] / 32);
+	if (bytes > 48 * 1024 && bytes > k->dyn_max && c->cu->FuncSetAttribute &&
+	    !c->cu->FuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+	                             (int)bytes))
+		k->dyn_max = bytes;
+	return bytes;
+}
+
 /* cuLaunchKernel, or cuLaunchKernelEx with the cluster dimension. */
 static CUresult launch(CudaDevice *c, const Geometry *g, CudaKernel *k)
 {
+	unsigned shmem = dyn_shared(c, g, k);
 	if (g->cluster <= 1)
 		return c->cu->LaunchKernel(k->fn, g->grid[0], g->grid[1], g->grid[2], g->block[0],
-		                           g->block[1], g->block[2], 0, c->stream, k->params, NULL);
+		                           g->block[1], g->block[2], shmem, c->stream, k->params,
+		                           NULL);
 	CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
 	at.value.clusterDim.x = g->cluster;
 	at.value.clusterDim.y = at.value.clusterDim.z = 1;
 	CUlaunchConfig cfg = {g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1],
-	                      g->block[2], 0, c->stream, &at, 1};
+	                      g->block[2], shmem, c->stream, &at, 1};
 	return c->cu->LaunchKernelEx(&cfg, k->fn, k->params, NULL);
 }
 

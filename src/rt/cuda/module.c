@@ -40,8 +40,9 @@ static const char *quoted(Arena *a, const char *s)
 	return e ? arena_strndup(a, s + 1, (size_t)(e - s - 1)) : NULL;
 }
 
-/* One "kernel" line's fields after the keyword. */
-static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k)
+/* One "kernel" line's fields after the keyword; "scratch N" at the end is
+ * optional (PTX without it needs none). */
+static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *scratch)
 {
 	char name[256];
 	unsigned slm, bar, wait, simd, shfl;
@@ -53,6 +54,11 @@ static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k)
 	k->uses_barrier = bar;
 	k->uses_wait = wait;
 	k->simd_width = simd;
+	const char *sc = strstr(s, " scratch ");
+	unsigned n = 0;
+	if (sc && (sscanf(sc, " scratch %u", &n) != 1 || n > CUDA_MAX_SCRATCH))
+		return false;
+	*scratch = n;
 	return true;
 }
 
@@ -129,6 +135,7 @@ static bool parse_printf(Arena *a, const char *s, uint32_t want, CudaFormat *f)
 typedef struct {
 	CmkKernelInfo info;
 	VEC(CmkArgInfo) args;
+	uint32_t scratch;     /* per-warp SLM scratch ("scratch N"; 0 if absent) */
 } MetaKernel;
 
 static bool finish(Arena *a, MetaKernel *mk, int n, CmkKernelInfo **infos, uint32_t *count)
@@ -181,7 +188,7 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 				cp->cluster_mode = atoi(f + 8) != 0;
 		} else if (!strncmp(f, "kernel ", 7)) {
 			MetaKernel mk = {0};
-			ok = parse_kernel(a, f + 7, &mk.info);
+			ok = parse_kernel(a, f + 7, &mk.info, &mk.scratch);
 			if (ok)
 				vec_push(&ks, mk);
 		} else if (!strncmp(f, "arg ", 4) && ks.len) {
@@ -218,6 +225,9 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		if (fmts.len)
 			memcpy(cp->fmts, fmts.data, sizeof *cp->fmts * (size_t)fmts.len);
 		cp->prints = NEWN(a, bool, ks.len + 1);
+		cp->scratch = NEWN(a, uint32_t, ks.len + 1);
+		for (int i = 0; i < ks.len; i++)
+			cp->scratch[i] = ks.data[i].scratch;
 		for (int i = 0; i < fmt_kernel.len; i++)
 			cp->prints[fmt_kernel.data[i]] = true;
 	}
@@ -293,6 +303,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 	cp->ks = NEWN(cp->arena, CudaKernel, cp->n + 1);
 	for (uint32_t i = 0; i < cp->n; i++) {
 		CudaKernel *k = &cp->ks[i];
+		k->scratch = cp->scratch ? cp->scratch[i] : 0;
 		CUresult r = cu->ModuleGetFunction(&k->fn, cp->mod, cp->infos[i].name);
 		if (r)
 			return rt_fail(CM_INVALID_PROGRAM,

@@ -30,6 +30,7 @@
  */
 #include <string.h>
 
+#include "rt/cuda_abi.h"
 #include "target/ptx/ptx.h"
 
 /* A use: instruction u reads its operand k. */
@@ -171,6 +172,31 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
 	pv->copy[pv->ncopies++] = l;
 }
 
+/* Values read at runtime positions (a runtime-offset rdregion, iselect)
+ * that span more than one register get a copy in the warp's SLM scratch
+ * (slm.c): there such a read is one load, where registers need a shuffle
+ * from every register the position may be in and a select for each.
+ * First come, first served, up to CUDA_MAX_SCRATCH bytes per warp. */
+static void assign_slm(Px *p, Func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (!((i->op == Ordregion && ir_roff(i)) || i->op == Oiselect))
+				continue;
+			Inst *v = i->ops[0];
+			uint32_t w = is_vector(v) ? px_slm_width(v->ty.elem) : 0;
+			PxVal *pv = is_vector(v) ? &p->val[v->id] : NULL;
+			if (!w || SLOTS(v->ty.n) < 2 || pv->in_slm)
+				continue;
+			uint32_t bytes = SLOTS(v->ty.n) * 32 * w;
+			if (p->scratch + bytes > CUDA_MAX_SCRATCH)
+				continue;
+			pv->in_slm = true;
+			pv->slm = p->scratch;
+			p->scratch += bytes;
+		}
+}
+
 static Use **use_lists(Px *p, Func *f)
 {
 	Use **uses = NEWN(p->arena, Use *, f->nextid + 1);
@@ -218,4 +244,6 @@ void px_assign(Px *p)
 			for (uint32_t k = 0; k < i->nops; k++)
 				if (is_vector(i->ops[k]))
 					need_copy(p, i->ops[k], use_layout(p, i, k));
+	if (uses)
+		assign_slm(p, f);
 }

@@ -29,6 +29,8 @@ typedef struct {
 	uint32_t *srcregs;    /* rdregion in place: the source register of each */
 	const struct Layout *copy[PX_MAX_COPIES]; /* layouts users read it in */
 	uint32_t ncopies;
+	bool in_slm;          /* also in the warp's SLM scratch (slm.c) ... */
+	uint32_t slm;         /* ... at this byte offset */
 } PxVal;
 
 /* The state of emitting one kernel. */
@@ -48,6 +50,10 @@ typedef struct {
 	Buf *pfmeta;          /* this kernel's "//@cmetal printf" lines */
 	uint32_t *npf;        /* printf calls of the module so far */
 	PxVal *val;           /* by value id (assign.c) */
+	uint32_t scratch;     /* SLM scratch bytes per warp (slm.c) */
+	uint32_t nlds;        /* scratch loads emitted, for the -S notes */
+	const char *scr;      /* register: this warp's scratch base */
+	const char *scr_lane[4]; /* base + lane * 1, 2, 4, 8 */
 	const struct Layout **canon; /* canonical layout of n elements, by n */
 } Px;
 
@@ -122,6 +128,13 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 
 /* assign.c: the layout of every value, the copies its users need */
 void px_assign(Px *p);
+
+/* slm.c: vectors read at runtime positions, kept in the warp's SLM scratch */
+uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */
+void px_slm_prologue(Px *p);        /* this warp's scratch base */
+void px_slm_store(Px *p, const Inst *v);  /* the copy, after v's definition */
+/* d = element pos (b32 register, per lane) of v, from its copy; 0 outside v */
+void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos);
 
 /* layout.c: where a vector's elements live (pos[e]: register * 32 + lane)
  * and plans to move them between layouts (see the file's comment) */

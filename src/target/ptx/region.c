@@ -261,18 +261,22 @@ void px_emit_copies(Px *p, const Inst *v)
 		px_comment(p, "layout: %%%u (%s) as %s: %u shfl + %u selp", v->id,
 		           lay_text(p, pv->lay), lay_text(p, l), p->nshfl - s0, p->nselp - l0);
 	}
+	if (pv && pv->in_slm)
+		px_slm_store(p, v);
 }
 
-static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0)
+static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0, uint32_t lds0)
 {
-	uint32_t ns = p->nshfl - shfl0, nl = p->nselp - selp0;
+	uint32_t ns = p->nshfl - shfl0, nl = p->nselp - selp0, nd = p->nlds - lds0;
 	const char *what = i->op == Ordregion ? "rdregion" : i->op == Owrregion ? "wrregion"
 	                 : "iselect";
 	char rg[64] = "";
 	if (i->op != Oiselect)
 		snprintf(rg, sizeof rg, " <%d;%d,%d>,%d%s", i->rg.vstride, i->rg.width,
 		         i->rg.hstride, i->rg.offset, i->has_roff ? "+r" : "");
-	if (!ns && !nl)
+	if (nd)
+		px_comment(p, "%s%s: %u ld.shared (SLM copy)", what, rg, nd);
+	else if (!ns && !nl)
 		px_comment(p, "%s%s: free", what, rg);
 	else if (!nl)
 		px_comment(p, "%s%s: %u shfl", what, rg, ns);
@@ -412,6 +416,10 @@ static bool rdregion(Px *p, Inst *i)
 			rg_formula(p, i->rg, ds * 32, pos);
 		px_ins(p, "add.s32 %s, %s, %d", pos, pos, i->rg.offset);
 		px_ins(p, "add.s32 %s, %s, %s", pos, pos, px_reg(p, roff, 0));
+		if (p->val && p->val[src->id].in_slm) {
+			px_slm_load(p, src, px_reg(p, i, ds), pos);
+			continue;
+		}
 		/* the positions of this slot span [lo, hi] + offset: only a few
 		 * source slots can be involved */
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -664,18 +672,21 @@ static bool iselect(Px *p, Inst *i)
 			px_ins(p, "cvt.u32.u64 %s, %s", t, pos);
 			pos = t;
 		}
-		gather_lanes(p, src, i->ty.elem, px_reg(p, i, ds), pos);
+		if (p->val && p->val[src->id].in_slm)
+			px_slm_load(p, src, px_reg(p, i, ds), pos);
+		else
+			gather_lanes(p, src, i->ty.elem, px_reg(p, i, ds), pos);
 	}
 	return true;
 }
 
 bool px_region(Px *p, Inst *i)
 {
-	uint32_t s0 = p->nshfl, l0 = p->nselp;
+	uint32_t s0 = p->nshfl, l0 = p->nselp, d0 = p->nlds;
 	bool ok = i->op == Ordregion ? rdregion(p, i) : i->op == Owrregion ? wrregion(p, i)
 	        : iselect(p, i);
 	if (ok)
-		annotate(p, i, s0, l0);
+		annotate(p, i, s0, l0, d0);
 	return ok;
 }
 

@@ -1,0 +1,96 @@
+/* slm.c — the shared-memory resident layout: a vector that is read at
+ * runtime positions keeps a copy in its warp's SLM scratch, and those reads
+ * become loads.
+ *
+ * requires: layouts assigned (assign.c marks the values, PxVal.slm).
+ *
+ * In the register layouts an element at a runtime position can only be
+ * reached by a shuffle from every register the position may fall in, each
+ * followed by a select (1 shfl + 15 selp for a scalar read of a 16-register
+ * vector).  A CM scalar index is the same in every lane, so from shared
+ * memory the same read is one ld.shared that all lanes serve from one
+ * address (a broadcast); a per-lane index (iselect, a vector read at a
+ * runtime offset) is one ld.shared per register.
+ *
+ * Each marked value owns a slice of the warp's scratch: register slot s of
+ * its canonical layout at bytes [s * 32 * w, (s + 1) * 32 * w) of the slice,
+ * lane l at l * w in it (w: the register width, so a value goes in and out
+ * exactly as its register holds it: 8/16-bit integers stay normalized).
+ * The copy is stored right after the definition, between two
+ * bar.warp.sync (the lanes' stores are seen by every lane; a redefinition in
+ * a loop waits for the last iteration's reads).  The scratch is the
+ * kernel's dynamic shared memory: rt/cuda_abi.h "Metadata" says how the
+ * runtime sizes it (scratch bytes per warp) and where each warp's part is.
+ */
+#include "target/ptx/ptx.h"
+
+/* Bytes of a register of e's class. */
+uint32_t px_slm_width(Elem e)
+{
+	switch (px_class(e)) {
+	case RC_B16: return 2;
+	case RC_B64: case RC_F64: return 8;
+	case RC_PRED: return 0;
+	default: return 4;
+	}
+}
+
+/* The scratch base of this warp into p->scr, and of this lane for each
+ * register width (base + lane * w), at the top of the kernel. */
+void px_slm_prologue(Px *p)
+{
+	if (!p->scratch)
+		return;
+	const char *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32);
+	p->scr = px_tmp(p, RC_B32);
+	px_ins(p, "mov.u32 %s, %%tid.z", t);
+	px_ins(p, "mov.u32 %s, %%ntid.y", u);
+	px_ins(p, "mul.lo.u32 %s, %s, %s", t, t, u);
+	px_ins(p, "mov.u32 %s, %%tid.y", u);
+	px_ins(p, "add.u32 %s, %s, %s", t, t, u);
+	px_ins(p, "mov.u32 %s, %%ntid.x", u);
+	px_ins(p, "mul.lo.u32 %s, %s, %s", t, t, u);
+	px_ins(p, "mov.u32 %s, %%tid.x", u);
+	px_ins(p, "add.u32 %s, %s, %s", t, t, u);
+	px_ins(p, "shr.u32 %s, %s, 5", t, t);
+	px_ins(p, "mov.u32 %s, cmetal_scratch", p->scr);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", p->scr, t, p->scratch, p->scr);
+	for (uint32_t k = 0; k < 4; k++) {
+		p->scr_lane[k] = px_tmp(p, RC_B32);
+		px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", p->scr_lane[k], 1u << k, p->scr);
+	}
+}
+
+static uint32_t log2w(uint32_t w)
+{
+	return w == 8 ? 3 : w == 4 ? 2 : w == 2 ? 1 : 0;
+}
+
+void px_slm_store(Px *p, const Inst *v)
+{
+	const PxVal *pv = &p->val[v->id];
+	Elem e = v->ty.elem;
+	uint32_t w = px_slm_width(e);
+	const char *a = p->scr_lane[log2w(w)];
+	px_ins(p, "bar.warp.sync -1");
+	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++)
+		px_ins(p, "st.shared.b%u [%s+%u], %s", w * 8, a, pv->slm + s * 32 * w,
+		       px_reg(p, v, s));
+	px_ins(p, "bar.warp.sync -1");
+	px_comment(p, "layout: %%%u also in SLM scratch at %u: %u st.shared", v->id, pv->slm,
+	           SLOTS(v->ty.n));
+}
+
+/* d = element pos (a b32 register, per lane) of v's scratch copy; 0 when
+ * pos is outside v. */
+void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos)
+{
+	Elem e = v->ty.elem;
+	uint32_t w = px_slm_width(e);
+	const char *a = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, v->ty.n);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, pos, w, p->scr);
+	px_ins(p, "mov.b%u %s, 0", w * 8, d);
+	px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, d, a, p->val[v->id].slm);
+	p->nlds++;
+}
