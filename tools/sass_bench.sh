@@ -1,35 +1,64 @@
 #!/bin/sh
 # sass_bench.sh — assembles every bench kernel variant that bench/cm builds
 # (same -D options) and prints per-kernel SASS counts and registers:
-#   tools/sass_bench.sh CMETAL [cmetal flags...]
-# Needs ptxas (CUDA toolkit) and nvdisasm (PATH, or NVDISASM=path; PyPI's
-# nvidia-cuda-nvdisasm has one).  No GPU needed.
+#   tools/sass_bench.sh [-o DIR] CMETAL [cmetal flags...]
+# -o DIR keeps, per variant, NAME.ptx, NAME.cubin, NAME.log (ptxas -v) and
+# NAME.sass (nvdisasm -c) there: tests/sass reads them.
+# Needs ptxas (CUDA toolkit) and nvdisasm (NVDISASM=path, else
+# tools/get-nvdisasm.sh finds or installs PyPI's nvidia-cuda-nvdisasm).
+# No GPU needed.
 set -eu
-cm=${1:?usage: sass_bench.sh CMETAL [flags]}
-shift
 here=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cmetal-sass-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-nvd=${NVDISASM:-nvdisasm}
-variant() {	# name file.cm defs...
+keep=
+if [ "${1:-}" = -o ]; then
+	keep=${2:?-o needs a directory}
+	shift 2
+fi
+cm=${1:?usage: sass_bench.sh [-o DIR] CMETAL [flags]}
+shift
+if [ -n "$keep" ]; then
+	mkdir -p "$keep"
+	tmp=$(cd "$keep" && pwd)
+else
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cmetal-sass-XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+fi
+nvd=${NVDISASM:-$("$here/tools/get-nvdisasm.sh")}
+
+# variant NAME FILE.cm [options]: PTX, cubin, ptxas log and SASS text
+variant() {
 	name=$1 src=$2
 	shift 2
 	CMETAL_NO_PTXAS=1 "$cm" -S -t ptx "$@" "$src" -o "$tmp/$name.ptx"
-	ptxas -arch=sm_90 -v "$tmp/$name.ptx" -o "$tmp/$name.cubin" 2>"$tmp/$name.log"
-	python3 "$here/tools/sass_stats.py" --nvdisasm "$nvd" "$tmp/$name.cubin" |
-	sed 1d | while read -r k rest; do
-		regs=$(awk -v k="$k" '/Compiling entry function/ { cur = ($0 ~ "'"'"'" k "'"'"'") }
-			cur && /Used [0-9]+ registers/ { sub(/.*Used /, ""); print $1; exit }' "$tmp/$name.log")
-		echo "$name:$k $rest ${regs:-?}"
-	done
+	ptxas -arch=sm_90 -v "$tmp/$name.ptx" -o "$tmp/$name.cubin" 2>"$tmp/$name.log" ||
+		{ echo "ptxas failed on $name:" >&2; cat "$tmp/$name.log" >&2; return 1; }
+	"$nvd" -c "$tmp/$name.cubin" >"$tmp/$name.sass"
 }
-echo "kernel sass fallback shfl sel prmt ldg ldg_wide stg bra_div warpsync regs"
+
+# the variants, two at a time (CI machines have 2 cores)
 b=$here/bench/cm
-for f in bitonic gemm histogram linear spmv transpose; do
-	variant $f "$b/$f.cm" "$@"
-done
-variant scan_u32 "$b/scan.cm" -DT=uint "$@"
-variant scan_f32 "$b/scan.cm" -DT=float "$@"
-for d in 4 16; do for k in 16 64; do
-	variant kmeans_D${d}K$k "$b/kmeans.cm" -DK=$k -DD=$d "$@"
-done; done
+variants() {
+	for f in bitonic gemm histogram linear spmv transpose; do
+		echo "$f $f.cm"
+	done
+	echo "scan_u32 scan.cm -DT=uint"
+	echo "scan_f32 scan.cm -DT=float"
+	for d in 4 16; do for k in 16 64; do
+		echo "kmeans_D${d}K$k kmeans.cm -DK=$k -DD=$d"
+	done; done
+}
+names= pending= fail=0
+variants > "$tmp/variants"
+while read -r name src defs; do
+	names="$names $name.sass"
+	# shellcheck disable=SC2086
+	variant "$name" "$b/$src" $defs "$@" </dev/null &
+	this=$!
+	[ -z "$pending" ] || wait "$pending" || fail=1
+	pending=$this
+done < "$tmp/variants"
+wait "$pending" || fail=1
+[ $fail = 0 ] || exit 1
+rm -f "$tmp/variants"
+# shellcheck disable=SC2086
+cd "$tmp" && python3 "$here/tools/sass_stats.py" $names
