@@ -172,6 +172,48 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
 	pv->copy[pv->ncopies++] = l;
 }
 
+/* Loop depth per block.  The lowering lays loops out in order, so a jump
+ * to an earlier (or the same) block closes a loop over the blocks between. */
+static uint32_t *loop_depths(Px *p, Func *f)
+{
+	uint32_t *d = NEWN(p->arena, uint32_t, f->nblocks + 1);
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (int k = 0; k < 2; k++) {
+			Block *to = f->blocks[b]->jmp.to[k];
+			if (f->blocks[b]->jmp.kind != J_RET && to && to->id <= b)
+				for (uint32_t x = to->id; x <= b; x++)
+					d[x]++;
+		}
+	return d;
+}
+
+static bool runtime_read(const Inst *i)
+{
+	return ((i->op == Ordregion && ir_roff(i)) || i->op == Oiselect) && is_vector(i->ops[0]);
+}
+
+/* Where v's SLM copy is stored: right before its reads when they are all
+ * in one block of v's loop depth (so a path that never reads v, like a
+ * stencil's interior tiles that skip the edge code, never stores it), else
+ * right after v's definition (hoisted out of the loops its reads are in). */
+static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
+{
+	Inst *first = NULL;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (!runtime_read(i) || i->ops[0] != v)
+				continue;
+			if (first && first->block != i->block)
+				return;
+			if (!first)
+				first = i;
+		}
+	if (first && first->block != v->block && depth[first->block->id] == depth[v->block->id])
+		p->val[first->id].store_before = v;
+	else
+		p->val[v->id].store_after = true;
+}
+
 /* Values read at runtime positions (a runtime-offset rdregion, iselect)
  * that span more than one register get a copy in the warp's SLM scratch
  * (slm.c): there such a read is one load, where registers need a shuffle
@@ -179,13 +221,14 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
  * First come, first served, up to CUDA_MAX_SCRATCH bytes per warp. */
 static void assign_slm(Px *p, Func *f)
 {
+	uint32_t *depth = NULL;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			if (!((i->op == Ordregion && ir_roff(i)) || i->op == Oiselect))
+			if (!runtime_read(i))
 				continue;
 			Inst *v = i->ops[0];
-			uint32_t w = is_vector(v) ? px_slm_width(v->ty.elem) : 0;
-			PxVal *pv = is_vector(v) ? &p->val[v->id] : NULL;
+			uint32_t w = px_slm_width(v->ty.elem);
+			PxVal *pv = &p->val[v->id];
 			if (!w || SLOTS(v->ty.n) < 2 || pv->in_slm)
 				continue;
 			uint32_t bytes = SLOTS(v->ty.n) * 32 * w;
@@ -194,6 +237,9 @@ static void assign_slm(Px *p, Func *f)
 			pv->in_slm = true;
 			pv->slm = p->scratch;
 			p->scratch += bytes;
+			if (!depth)
+				depth = loop_depths(p, f);
+			place_slm(p, f, v, depth);
 		}
 }
 

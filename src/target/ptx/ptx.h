@@ -30,7 +30,10 @@ typedef struct {
 	const struct Layout *copy[PX_MAX_COPIES]; /* layouts users read it in */
 	uint32_t ncopies;
 	bool in_slm;          /* also in the warp's SLM scratch (slm.c) ... */
-	uint32_t slm;         /* ... at this byte offset */
+	uint32_t slm;         /* ... at this byte offset, stored ... */
+	bool store_after;     /* ... right after its definition, or ... */
+	const struct Inst *store_before; /* (on a reader) this value, before it */
+	const char *scr;      /* register: the warp's scratch base, once stored */
 } PxVal;
 
 /* The state of emitting one kernel. */
@@ -52,8 +55,6 @@ typedef struct {
 	PxVal *val;           /* by value id (assign.c) */
 	uint32_t scratch;     /* SLM scratch bytes per warp (slm.c) */
 	uint32_t nlds;        /* scratch loads emitted, for the -S notes */
-	const char *scr;      /* register: this warp's scratch base */
-	const char *scr_lane[4]; /* base + lane * 1, 2, 4, 8 */
 	const struct Layout **canon; /* canonical layout of n elements, by n */
 } Px;
 
@@ -131,7 +132,6 @@ void px_assign(Px *p);
 
 /* slm.c: vectors read at runtime positions, kept in the warp's SLM scratch */
 uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */
-void px_slm_prologue(Px *p);        /* this warp's scratch base */
 void px_slm_store(Px *p, const Inst *v);  /* the copy, after v's definition */
 /* d = element pos (b32 register, per lane) of v, from its copy; 0 outside v */
 void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos);

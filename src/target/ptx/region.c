@@ -261,7 +261,7 @@ void px_emit_copies(Px *p, const Inst *v)
 		px_comment(p, "layout: %%%u (%s) as %s: %u shfl + %u selp", v->id,
 		           lay_text(p, pv->lay), lay_text(p, l), p->nshfl - s0, p->nselp - l0);
 	}
-	if (pv && pv->in_slm)
+	if (pv && pv->in_slm && pv->store_after)
 		px_slm_store(p, v);
 }
 

@@ -35,14 +35,13 @@ uint32_t px_slm_width(Elem e)
 	}
 }
 
-/* The scratch base of this warp into p->scr, and of this lane for each
- * register width (base + lane * w), at the top of the kernel. */
-void px_slm_prologue(Px *p)
+/* The scratch base of this warp, computed where a copy is stored (not at
+ * the top of the kernel: a stencil's interior tiles may never store one).
+ * The store dominates the copy's loads, which use the same register where
+ * they come after it in the text. */
+static const char *scratch_base(Px *p)
 {
-	if (!p->scratch)
-		return;
-	const char *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32);
-	p->scr = px_tmp(p, RC_B32);
+	const char *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32), *b = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %%tid.z", t);
 	px_ins(p, "mov.u32 %s, %%ntid.y", u);
 	px_ins(p, "mul.lo.u32 %s, %s, %s", t, t, u);
@@ -53,25 +52,19 @@ void px_slm_prologue(Px *p)
 	px_ins(p, "mov.u32 %s, %%tid.x", u);
 	px_ins(p, "add.u32 %s, %s, %s", t, t, u);
 	px_ins(p, "shr.u32 %s, %s, 5", t, t);
-	px_ins(p, "mov.u32 %s, cmetal_scratch", p->scr);
-	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", p->scr, t, p->scratch, p->scr);
-	for (uint32_t k = 0; k < 4; k++) {
-		p->scr_lane[k] = px_tmp(p, RC_B32);
-		px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", p->scr_lane[k], 1u << k, p->scr);
-	}
-}
-
-static uint32_t log2w(uint32_t w)
-{
-	return w == 8 ? 3 : w == 4 ? 2 : w == 2 ? 1 : 0;
+	px_ins(p, "mov.u32 %s, cmetal_scratch", b);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", b, t, p->scratch, b);
+	return b;
 }
 
 void px_slm_store(Px *p, const Inst *v)
 {
-	const PxVal *pv = &p->val[v->id];
+	PxVal *pv = &p->val[v->id];
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e);
-	const char *a = p->scr_lane[log2w(w)];
+	const char *a = px_tmp(p, RC_B32);
+	pv->scr = scratch_base(p);
+	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", a, w, pv->scr);
 	px_ins(p, "bar.warp.sync -1");
 	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++)
 		px_ins(p, "st.shared.b%u [%s+%u], %s", w * 8, a, pv->slm + s * 32 * w,
@@ -88,8 +81,11 @@ void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos)
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e);
 	const char *a = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+	/* the store's register when it comes first in the text (the store
+	 * dominates every load; a loop's blocks may come before it, though) */
+	const char *base = p->val[v->id].scr ? p->val[v->id].scr : scratch_base(p);
 	px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, v->ty.n);
-	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, pos, w, p->scr);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, pos, w, base);
 	px_ins(p, "mov.b%u %s, 0", w * 8, d);
 	px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, d, a, p->val[v->id].slm);
 	p->nlds++;
