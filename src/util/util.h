@@ -65,6 +65,11 @@ void buf_free(Buf *b);
 const char *intern(const char *s, size_t n);
 const char *intern_cstr(const char *s);
 uint64_t hash_bytes(const void *p, size_t n);      /* FNV-1a 64 */
+uint64_t hash_more(uint64_t h, const void *p, size_t n); /* continues hash_bytes' h */
+/* One line of a dependency list (PPOptions.deps): "<hash_bytes of text, 16
+ * hex digits> <path>\n", or "- <path>\n" when text is NULL (looked for,
+ * not there). */
+void dep_line(Buf *b, const char *path, const char *text, size_t len);
 char *xstrdup(const char *s);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
