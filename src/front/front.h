@@ -158,6 +158,9 @@ typedef struct {
 	const char **undefs;          /* -U NAME */
 	int n_undefs;
 	const char *march;            /* persona for CM_GENX etc.; NULL: "SKL" */
+	Buf *deps;                    /* when set: each file #include looked for, in
+	                               * order, as dep_line() writes it (its hash or
+	                               * "-" when absent); not the built-in headers */
 } PPOptions;
 
 /* Reads and preprocesses `path` (or, if text is non-NULL, that text under

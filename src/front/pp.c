@@ -914,6 +914,8 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 	for (int i = 0; i < cands.len; i++) {
 		size_t len;
 		char *text = read_file(cands.data[i], &len);
+		if (pp->opt->deps)
+			dep_line(pp->opt->deps, cands.data[i], text, text ? len : 0);
 		if (!text)
 			continue;
 		const char *path = cands.data[i];

@@ -1310,8 +1310,30 @@ static bool ck_half_cvt(BiCall *c)
 	return true;
 }
 
-/* printf: a literal format under 128 bytes, at most 64 scalar arguments,
- * no %p or %n. */
+/* A printf argument for conversion text (len bytes): an integer, a double
+ * or (%s) a string literal, as fmt_scan says; false after an error. */
+static bool ck_printf_arg(BiCall *c, int i, const char *text, int len, const FmtConv *fc,
+                          bool star)
+{
+	Node *e = c->a[i];
+	bool str = e->kind == ND_STR_LIT, fl = !str && ty_is_float(e->ty);
+	bool fits = star ? !str && !fl : fc->kind == FMT_STR ? str : !str && fmt_fits(fc, fl);
+	if (fits)
+		return true;
+	const char *want = star ? "an integer" : fc->kind == FMT_STR ? "a string literal"
+	                   : fc->kind == FMT_FLOAT ? "a floating-point" : "an integer";
+	if (str)
+		bi_error(c, e, "%sformat '%.*s' expects %s argument, but argument %d is a string "
+		         "literal", star ? "'*' in " : "", len, text, want, i + 1);
+	else
+		bi_error(c, e, "%sformat '%.*s' expects %s argument, but argument %d has type '%s'",
+		         star ? "'*' in " : "", len, text, want, i + 1, ty_str(e->ty));
+	return false;
+}
+
+/* printf: a literal format under 128 bytes, at most 64 scalar or string
+ * literal arguments, each conversion of the format given an argument of
+ * its kind (format.c); more arguments than it uses are a warning. */
 static bool ck_printf(BiCall *c)
 {
 	Node *f = c->a[0];
@@ -1325,18 +1347,6 @@ static bool ck_printf(BiCall *c)
 		         c->na - 1);
 		return false;
 	}
-	for (int i = 0; i + 1 < f->str_len; i++) {
-		if (f->str[i] != '%')
-			continue;
-		int j = i + 1;
-		while (j < f->str_len && strchr("-+ #0123456789.lhzjt", f->str[j]))
-			j++;
-		if (j < f->str_len && (f->str[j] == 'p' || f->str[j] == 'n')) {
-			bi_error(c, f, "'%%%c' is not supported in a format", f->str[j]);
-			return false;
-		}
-		i = j;
-	}
 	for (int i = 1; i < c->na; i++) {
 		Node *e = c->a[i];
 		if (!ty_is_scalar(e->ty) && e->kind != ND_STR_LIT) {
@@ -1345,6 +1355,42 @@ static bool ck_printf(BiCall *c)
 			return false;
 		}
 	}
+	int next = 1;
+	for (const char *s = f->str, *end = f->str + f->str_len; s < end; ) {
+		const char *pc = memchr(s, '%', (size_t)(end - s));
+		if (!pc)
+			break;
+		FmtConv fc;
+		s = pc + fmt_scan(pc, &fc);
+		int len = (int)fc.len;
+		if (fc.kind == FMT_INCOMPLETE) {
+			bi_error(c, f, "the format ends in an incomplete conversion '%.*s'", len, pc);
+			return false;
+		}
+		if (fc.kind == FMT_UNSUPPORTED || fc.kind == FMT_UNKNOWN) {
+			bi_error(c, f, fc.kind == FMT_UNSUPPORTED ? "'%.*s' is not supported in a format"
+			         : "unknown conversion '%.*s' in the format", len, pc);
+			return false;
+		}
+		if (fc.kind == FMT_STR && (fc.width_star || fc.prec_star)) {
+			bi_error(c, f, "'*' is not supported with %%s (in '%.*s')", len, pc);
+			return false;
+		}
+		int need = fmt_nargs(&fc);
+		if (next + need > c->na) {
+			bi_error(c, f, "format '%.*s' expects a matching argument (the call has %d "
+			         "after the format)", len, pc, c->na - 1);
+			return false;
+		}
+		for (int k = 0; k < need; k++)
+			if (!ck_printf_arg(c, next + k, pc, len, &fc, k < need - 1))
+				return false;
+		next += need;
+	}
+	if (next < c->na)
+		diag_at(DIAG_WARNING, c->a[next]->loc, c->a[next]->len > 0 ? c->a[next]->len : 1,
+		        "'printf' (formatted output): too many arguments for the format (it uses %d, "
+		        "the call has %d)", next - 1, c->na - 1);
 	return true;
 }
 

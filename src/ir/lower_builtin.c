@@ -8,6 +8,8 @@
  * tuple operations (dp4, line, ...) expand into regions and arithmetic.
  * Thread-id combinations (linear ids) are arithmetic on Otid values.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/lower.h"
@@ -623,27 +625,80 @@ static Inst *cmtl(L *l, Node *c)
 	}
 }
 
+/* printf's format with each %s replaced by its string literal, formatted
+ * now (sema gave every %s one); keep gets the indices of the arguments
+ * still printed.  The text stops where its literal part alone passes the
+ * FMT_TEXT_MAX bytes a call prints. */
+static const char *fold_strings(Node *c, int *keep, uint32_t *nkeep)
+{
+	Node *f = A(c, 0);
+	Buf b = {0};
+	int next = 1;
+	size_t shown = 0;
+	*nkeep = 0;
+	for (const char *s = f->str, *end = s + f->str_len; s < end && shown <= FMT_TEXT_MAX; ) {
+		const char *pc = memchr(s, '%', (size_t)(end - s));
+		size_t lit = pc ? (size_t)(pc - s) : (size_t)(end - s);
+		buf_putn(&b, s, lit);
+		shown += lit;
+		s += lit;
+		if (!pc)
+			break;
+		FmtConv fc;
+		s += fmt_scan(pc, &fc);
+		int need = fmt_nargs(&fc);
+		Node *a = A(c, next);
+		if (fc.kind == FMT_STR && need == 1 && a && a->kind == ND_STR_LIT) {
+			char spec[FMT_SPEC_MAX];
+			fmt_spec(&fc, spec);
+			int n = snprintf(NULL, 0, spec, a->str);
+			char *t = xmalloc((size_t)n + 1);
+			snprintf(t, (size_t)n + 1, spec, a->str);
+			for (const char *p = t; *p; p++)
+				buf_puts(&b, *p == '%' ? "%%" : (char[2]){*p, 0});
+			shown += (size_t)n;
+			free(t);
+		} else {
+			buf_putn(&b, pc, fc.len);
+			for (int k = 0; k < need && next + k < c->args.len; k++)
+				keep[(*nkeep)++] = next + k;
+		}
+		next += need;
+	}
+	const char *r = intern(b.data ? b.data : "", b.len);
+	buf_free(&b);
+	return r;
+}
+
 static Inst *printf_call(L *l, Node *c)
 {
 	Node *f = A(c, 0);
-	uint32_t n = (uint32_t)c->args.len - 1;
-	Inst *i = ir_inst_new(l->f, Oprintf, ir_type(E_VOID, 0), n, l->B.loc);
-	for (uint32_t k = 0; k < n; k++) {
-		Inst *v = ex(l, c, (int)k + 1);
+	int nargs = c->args.len - 1;
+	Inst **vals = xcalloc((size_t)nargs + 1, sizeof *vals);
+	for (int k = 0; k < nargs; k++) {        /* every argument is evaluated */
+		Inst *v = ex(l, c, k + 1);
 		if (!v) {
 			v = lw_int(l, E_I32, 0);
 		} else if (v->ty.n != 1) {
-			error_at(A(c, (int)k + 1)->loc, "printf takes scalar arguments");
+			error_at(A(c, k + 1)->loc, "printf takes scalar arguments");
 			v = lw_int(l, E_I32, 0);
 		}
 		if (v->ty.elem == E_F32 || v->ty.elem == E_F16)
 			v = lw_conv_elem(l, v, E_F64, false);
 		else if (v->ty.elem == E_I1 || (ir_is_int(v->ty.elem) && ir_elem_bytes[v->ty.elem] < 4))
 			v = lw_conv_elem(l, v, E_I32, false);
-		i->ops[k] = v;
+		vals[k] = v;
 	}
-	i->str = f && f->str ? intern(f->str, (size_t)f->str_len) : intern_cstr("");
+	int *keep = xcalloc((size_t)nargs + 1, sizeof *keep);
+	uint32_t n = 0;
+	const char *fmt = f && f->str ? fold_strings(c, keep, &n) : intern_cstr("");
+	Inst *i = ir_inst_new(l->f, Oprintf, ir_type(E_VOID, 0), n, l->B.loc);
+	for (uint32_t k = 0; k < n; k++)
+		i->ops[k] = vals[keep[k] - 1];
+	i->str = fmt;
 	ir_append(l->B.b, i);
+	free(keep);
+	free(vals);
 	return lw_int(l, E_I32, f && f->str ? f->str_len : 0);
 }
 

@@ -1,15 +1,42 @@
-/* cache.c — run-time builds through an on-disk cache.
+/* cache.c — run-time builds through an on-disk cache that no other user
+ * can write to and that damage cannot break.
  *
- * The key is a 64-bit hash of the CM source, the build options, the C
- * compiler command ($CC, default cc), the kernel ABI version, the runtime's
- * version and the identity (path, size, mtime) of the binary holding the
- * compiler; the kernel library is <dir>/cm-<key>.so with
- * dir = $CMETAL_CACHE_DIR or ~/.cache/cmetal.  A hit costs a stat.  A miss
- * translates CM to C in process, writes the C next to a temporary name,
- * runs `$CC -O2 -march=native -shared -fPIC [-g] ... -lm`, and renames the result
- * into place, so concurrent builders never see a partial file. */
+ * Directory.  $CMETAL_CACHE_DIR, else ~/.cache/cmetal, else (no HOME)
+ * /tmp/cmetal-cache-<uid>; created with mode 0700.  Before every use its
+ * canonical path is checked (dir_trusted): the directory must be owned by
+ * this user and writable by no one else, and each directory above it must
+ * be owned by root or this user and not writable by others unless sticky
+ * (as /tmp is), so no other user can add, replace or rename anything on
+ * the way.  A directory that fails is not used: the build goes to a fresh
+ * private directory (mkdtemp) removed after the load, and the build log
+ * says which directory was refused and why.
+ *
+ * Keys.  key1 hashes the CM source, the build options, the C compiler
+ * command ($CC, default cc), the kernel ABI version, the cache version and
+ * the identity (path, size, mtime) of the binary holding the compiler.
+ * cm-<key1>.dep holds the files the source #included when it was last
+ * built, each with the hash of its contents (PPOptions.deps).  The kernel
+ * library is cm-<key2>.so, key2 = hash(key1, that list recomputed from the
+ * files as they are now): a changed, added or removed header is a miss.
+ *
+ * Entries.  Each file ends with a trailer naming its key and a hash of the
+ * key and of every byte before the trailer, written by the build that made
+ * the file (seal).  A hit opens the file without following links, checks
+ * that it is a regular file of this user writable by no one else, reads
+ * it and checks the trailer before dlopen.  An entry that fails (truncated,
+ * garbled, another key's file copied over it, or one that does not load)
+ * is rebuilt, with a note in the build log.  A miss translates CM to C in
+ * process, writes the C, runs `$CC -O2 -march=native -shared -fPIC [-g]
+ * ... -lm`, seals the result and renames it into place: every file is
+ * written under a temporary name and renamed, so concurrent builders never
+ * see a partial file.
+ *
+ * The hash (FNV-1a 64) catches accidents and a same-user tool writing the
+ * wrong file; it does not stop a same-user attacker, who can run code as
+ * the user anyway.  Other users are kept out by the directory checks. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +47,14 @@
 
 #include "rt/rt.h"
 
-#define RT_CACHE_VERSION "cmetal-rt-cache 1"
+#define RT_CACHE_VERSION "cmetal-rt-cache 2"
+#define TRAILER_MAGIC "\n#cmetal-cache-entry key "
 
 extern char **environ;
 
-/* mkdir -p; returns false with errno set on failure. */
+/* ---- the directory */
+
+/* mkdir -p, the last component with mode 0700; false with errno set. */
 static bool make_dirs(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
@@ -36,10 +66,10 @@ static bool make_dirs(char *path)
 		if (r && errno != EEXIST)
 			return false;
 	}
-	return mkdir(path, 0755) == 0 || errno == EEXIST;
+	return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
-static char *cache_dir(void)
+static char *cache_dir_path(void)
 {
 	const char *env = getenv("CMETAL_CACHE_DIR");
 	if (env && *env)
@@ -52,6 +82,96 @@ static char *cache_dir(void)
 		buf_printf(&b, "/tmp/cmetal-cache-%d", (int)getuid());
 	return buf_cstr(&b);
 }
+
+static const char *writers(mode_t m)
+{
+	return (m & 022) == 022 ? "group and others" : (m & 020) ? "its group" : "others";
+}
+
+/* True when only this user (and root) can change what the canonical path
+ * real names; else why says what is wrong. */
+static bool dir_trusted(const char *real, Buf *why)
+{
+	uid_t me = geteuid();
+	struct stat st;
+	if (lstat(real, &st) != 0) {
+		buf_printf(why, "cannot stat it: %s", strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		buf_puts(why, "it is not a directory");
+		return false;
+	}
+	if (st.st_uid != me) {
+		buf_printf(why, "it is owned by uid %d, not by this user (uid %d)", (int)st.st_uid,
+		           (int)me);
+		return false;
+	}
+	if (st.st_mode & 022) {
+		buf_printf(why, "it is writable by %s (mode %04o; it must not be)",
+		           writers(st.st_mode), (unsigned)(st.st_mode & 07777));
+		return false;
+	}
+	char *p = xstrdup(real);
+	bool ok = true;
+	for (char *slash; ok && (slash = strrchr(p, '/')) && p[1]; ) {
+		slash[slash == p] = '\0';              /* "/a/b" -> "/a"; "/a" -> "/" */
+		if (lstat(p, &st) != 0) {
+			buf_printf(why, "cannot stat %s above it: %s", p, strerror(errno));
+			ok = false;
+		} else if (st.st_uid != 0 && st.st_uid != me) {
+			buf_printf(why, "%s above it is owned by uid %d", p, (int)st.st_uid);
+			ok = false;
+		} else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+			buf_printf(why, "%s above it is writable by %s and not sticky (mode %04o)", p,
+			           writers(st.st_mode), (unsigned)(st.st_mode & 07777));
+			ok = false;
+		}
+	}
+	free(p);
+	return ok;
+}
+
+/* The cache directory's canonical path, created if needed, or NULL with
+ * why set when it cannot be made or is not trusted. */
+static char *open_cache_dir(const char *dir, Buf *why)
+{
+	char *copy = xstrdup(dir);
+	bool made = make_dirs(copy);
+	free(copy);
+	char *real = made ? realpath(dir, NULL) : NULL;
+	if (!real) {
+		buf_printf(why, "cannot create it: %s", strerror(errno));
+		return NULL;
+	}
+	if (!dir_trusted(real, why)) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+/* A fresh private directory for a build that cannot use the cache. */
+static char *private_dir(Buf *why)
+{
+	const char *tmp = getenv("TMPDIR");
+	Buf b = {0};
+	buf_printf(&b, "%s/cmetal-build-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *real = NULL;
+	if (!mkdtemp(buf_cstr(&b)))
+		buf_printf(why, "cannot create %s: %s", buf_cstr(&b), strerror(errno));
+	else if (!(real = realpath(buf_cstr(&b), NULL)))
+		buf_printf(why, "cannot resolve %s: %s", buf_cstr(&b), strerror(errno));
+	else if (!dir_trusted(real, why)) {
+		rmdir(real);
+		free(real);
+		real = NULL;
+	}
+	buf_free(&b);
+	return real;
+}
+
+/* ---- keys */
 
 static const char *cc_command(void)
 {
@@ -84,7 +204,7 @@ static void put_compiler_identity(Buf *b)
 		           (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 }
 
-static uint64_t cache_key(const char *source, const char *options, const char *cc)
+static uint64_t source_key(const char *source, const char *options, const char *cc)
 {
 	Buf b = {0};
 	buf_printf(&b, "%s\n%d\n%s\n%s\n", RT_CACHE_VERSION, CMK_ABI_VERSION, cc, options);
@@ -94,6 +214,167 @@ static uint64_t cache_key(const char *source, const char *options, const char *c
 	buf_free(&b);
 	return h;
 }
+
+/* key2: key1 and the included files' list with their hashes. */
+static uint64_t library_key(uint64_t key1, const Buf *deps)
+{
+	return hash_more(hash_bytes(&key1, sizeof key1), deps->data ? deps->data : "", deps->len);
+}
+
+/* The list of a manifest again, from the files as they are now. */
+static void deps_now(const char *manifest, size_t len, Buf *out)
+{
+	const char *end = manifest + len;
+	for (const char *s = manifest; s < end; ) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *sp = memchr(s, ' ', (size_t)((nl ? nl : end) - s));
+		if (!nl || !sp)
+			break;
+		char *path = xmalloc((size_t)(nl - sp));
+		memcpy(path, sp + 1, (size_t)(nl - sp - 1));
+		path[nl - sp - 1] = '\0';
+		size_t n = 0;
+		char *text = read_file(path, &n);
+		dep_line(out, path, text, n);
+		free(text);
+		free(path);
+		s = nl + 1;
+	}
+}
+
+/* ---- sealed files */
+
+/* Appends the trailer of data[0..n) for key to out. */
+static void put_trailer(Buf *out, uint64_t key, const char *data, size_t n)
+{
+	uint64_t sum = hash_more(hash_bytes(&key, sizeof key), data, n);
+	buf_printf(out, TRAILER_MAGIC "%016llx size %016llx sum %016llx\n",
+	           (unsigned long long)key, (unsigned long long)n, (unsigned long long)sum);
+}
+
+static size_t trailer_len(void)
+{
+	Buf b = {0};
+	put_trailer(&b, 0, "", 0);
+	size_t n = b.len;
+	buf_free(&b);
+	return n;
+}
+
+/* Checks that f (a whole file) is sealed for key; returns its contents'
+ * length, or -1 with why set. */
+static long long check_seal(const Buf *f, uint64_t key, const char **why)
+{
+	size_t tl = trailer_len();
+	if (f->len < tl || memcmp(f->data + f->len - tl, TRAILER_MAGIC, strlen(TRAILER_MAGIC))) {
+		*why = "it has no cmetal trailer (truncated, or not written by cmetal)";
+		return -1;
+	}
+	size_t n = f->len - tl;
+	Buf want = {0};
+	put_trailer(&want, key, f->data, n);
+	bool ok = !memcmp(want.data, f->data + n, tl);
+	size_t keyed = strlen(TRAILER_MAGIC) + 16;
+	if (!ok)
+		*why = memcmp(want.data, f->data + n, keyed) ? "it is the entry of another key"
+		                                            : "its contents do not match their hash";
+	buf_free(&want);
+	return ok ? (long long)n : -1;
+}
+
+/* Reads path into f when it is a regular file of this user that only this
+ * user can write.  false with why set (NULL: the file does not exist). */
+static bool read_own_file(const char *path, Buf *f, const char **why)
+{
+	*why = NULL;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			*why = errno == ELOOP ? "it is a symbolic link" : "it cannot be opened";
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		*why = "it is not a regular file";
+	else if (st.st_uid != geteuid())
+		*why = "it is owned by another user";
+	else if (st.st_mode & 022)
+		*why = "it is writable by other users";
+	char tmp[65536];
+	ssize_t r = 0;
+	while (!*why && (r = read(fd, tmp, sizeof tmp)) > 0)
+		buf_putn(f, tmp, (size_t)r);
+	if (!*why && r < 0)
+		*why = "it cannot be read";
+	close(fd);
+	return *why == NULL;
+}
+
+/* Reads a sealed file; false with why set (NULL: it does not exist). */
+static bool read_sealed(const char *path, uint64_t key, Buf *f, const char **why)
+{
+	if (!read_own_file(path, f, why))
+		return false;
+	long long n = check_seal(f, key, why);
+	if (n < 0)
+		return false;
+	f->len = (size_t)n;
+	return true;
+}
+
+/* A temporary name beside path, unique to this thread. */
+static char *temp_name(const char *path, const char *suffix)
+{
+	Buf b = {0};
+	buf_printf(&b, "%s.%d.%lx%s", path, (int)getpid(), (unsigned long)pthread_self(), suffix);
+	return buf_cstr(&b);
+}
+
+static bool write_file(const char *path, const char *data, size_t n, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
+	if (fd < 0)
+		return false;
+	bool ok = true;
+	for (size_t done = 0; ok && done < n; ) {
+		ssize_t w = write(fd, data + done, n - done);
+		ok = w > 0;
+		done += ok ? (size_t)w : 0;
+	}
+	return close(fd) == 0 && ok;
+}
+
+/* Writes data sealed for key to path through a temporary name. */
+static bool write_sealed(const char *path, uint64_t key, const char *data, size_t n)
+{
+	Buf b = {0};
+	buf_putn(&b, data, n);
+	put_trailer(&b, key, data, n);
+	char *tmp = temp_name(path, ".tmp");
+	bool ok = write_file(tmp, b.data, b.len, O_TRUNC) && rename(tmp, path) == 0;
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	buf_free(&b);
+	return ok;
+}
+
+/* Appends the trailer for key to the file the C compiler wrote. */
+static bool seal_file(const char *path, uint64_t key)
+{
+	size_t n = 0;
+	char *data = read_file(path, &n);
+	if (!data)
+		return false;
+	Buf t = {0};
+	put_trailer(&t, key, data, n);
+	bool ok = write_file(path, t.data, t.len, O_APPEND);
+	buf_free(&t);
+	free(data);
+	return ok;
+}
+
+/* ---- building */
 
 /* Appends path to b in single quotes for sh. */
 static void put_quoted(Buf *b, const char *path)
@@ -120,15 +401,6 @@ static int run_shell(const char *cmd)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static bool write_text(const char *path, const char *text, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	bool ok = fwrite(text, 1, n, f) == n;
-	return fclose(f) == 0 && ok;
 }
 
 /* Compiles c_path into so_path with the C compiler; log gets its output. */
@@ -159,75 +431,161 @@ static cm_status run_cc(const char *cc, const char *c_path, const char *so_path,
 	return s;
 }
 
-/* A cache miss: CM -> C -> .so, renamed to final at the end. */
-static cm_status build_into(cmetal_device *dev, const char *source, const char *options,
-                            const char *stem, const char *final, Buf *log)
+/* Compiles the C text c into <stem>.so, sealed for key, through temporary
+ * names; <stem>.c is kept for debugging. */
+static cm_status build_library(const Buf *c, const char *stem, uint64_t key, bool debug,
+                               Buf *log)
 {
-	Buf c = {0}, tmp = {0};
-	if (!dev->translate(source, options, &c, log)) {
-		buf_free(&c);
-		bool missing = dev->translate == rt_translate_cm && !rt_compiler_available();
-		return missing ? CM_COMPILER_UNAVAILABLE : CM_BUILD_FAILED;
-	}
-	buf_printf(&tmp, "%s.%d.%lx", stem, (int)getpid(), (unsigned long)pthread_self());
-	char *base = buf_cstr(&tmp);
-	Buf cp = {0}, sp = {0}, lp = {0}, cf = {0};
+	char *base = temp_name(stem, "");
+	Buf cp = {0}, sp = {0}, lp = {0}, cf = {0}, so = {0};
 	buf_printf(&cp, "%s.c", base);
 	buf_printf(&sp, "%s.so", base);
 	buf_printf(&lp, "%s.log", base);
 	buf_printf(&cf, "%s.c", stem);
+	buf_printf(&so, "%s.so", stem);
 	cm_status s = CM_SUCCESS;
-	if (!write_text(buf_cstr(&cp), c.data ? c.data : "", c.len)) {
+	if (!write_file(buf_cstr(&cp), c->data ? c->data : "", c->len, O_TRUNC)) {
 		buf_printf(log, "cannot write %s: %s\n", buf_cstr(&cp), strerror(errno));
 		s = CM_IO_ERROR;
 	}
 	if (!s)
-		s = run_cc(cc_command(), buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp),
-		           wants_debug(options), log);
-	if (!s && rename(buf_cstr(&sp), final) != 0) {
-		buf_printf(log, "cannot rename %s to %s: %s\n", buf_cstr(&sp), final, strerror(errno));
+		s = run_cc(cc_command(), buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), debug, log);
+	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
+		buf_printf(log, "cannot write %s: %s\n", buf_cstr(&so), strerror(errno));
 		s = CM_IO_ERROR;
 	}
 	if (!s)
-		rename(buf_cstr(&cp), buf_cstr(&cf));  /* kept for debugging */
+		rename(buf_cstr(&cp), buf_cstr(&cf));
 	unlink(buf_cstr(&cp));
 	unlink(buf_cstr(&sp));
-	buf_free(&c);
-	buf_free(&tmp);
+	free(base);
 	buf_free(&cp);
 	buf_free(&sp);
 	buf_free(&lp);
 	buf_free(&cf);
+	buf_free(&so);
 	return s;
 }
 
-cm_status rt_cache_build(cmetal_device *dev, const char *source, const char *options,
-                         char **so_path, Buf *log)
+/* One build: where it goes and what it is. */
+typedef struct {
+	cmetal_device *dev;
+	cmetal_program *p;
+	const char *source, *options;
+	RtLoadFn load;
+	char *dir;                  /* canonical path of the directory used */
+	bool cached;                /* dir is the cache; else a private one */
+	bool load_failed;           /* the loader failed and said why */
+	uint64_t key1;
+	Buf *log;
+} Build;
+
+static char *entry_path(const Build *b, uint64_t key, const char *ext)
 {
-	*so_path = NULL;
-	char *dir = cache_dir();
-	if (!make_dirs(dir)) {
-		cm_status s = rt_fail(CM_IO_ERROR, "cannot create the cache directory %s: %s",
-		                      dir, strerror(errno));
+	Buf p = {0};
+	buf_printf(&p, "%s/cm-%016llx%s", b->dir, (unsigned long long)key, ext);
+	return buf_cstr(&p);
+}
+
+/* A hit: the manifest and the library check out and the library loads.
+ * A damaged file gets a note in the log (a missing one is a plain miss). */
+static bool try_hit(Build *b)
+{
+	char *dep = entry_path(b, b->key1, ".dep"), *so = NULL;
+	Buf man = {0}, now = {0}, lib = {0};
+	const char *why = NULL;
+	bool hit = false;
+	if (read_sealed(dep, b->key1, &man, &why)) {
+		deps_now(man.data ? man.data : "", man.len, &now);
+		uint64_t key2 = library_key(b->key1, &now);
+		so = entry_path(b, key2, ".so");
+		if (read_sealed(so, key2, &lib, &why)) {
+			hit = b->load(b->dev, b->p, so) == CM_SUCCESS;
+			if (!hit)
+				buf_printf(b->log, "note: the cached kernel library %s does not load "
+				           "(%s); rebuilding it\n", so, cmetal_last_error());
+		}
+	}
+	if (why)
+		buf_printf(b->log, "note: the cache entry %s is damaged (%s); rebuilding it\n",
+		           so ? so : dep, why);
+	free(dep);
+	free(so);
+	buf_free(&man);
+	buf_free(&now);
+	buf_free(&lib);
+	return hit;
+}
+
+/* A miss: CM -> C (with the list of included files) -> sealed library,
+ * then the manifest, then the load. */
+static cm_status build_and_load(Build *b)
+{
+	Buf c = {0}, deps = {0};
+	cmetal_device *dev = b->dev;
+	if (!dev->translate(b->source, b->options, &c, &deps, b->log)) {
+		buf_free(&c);
+		buf_free(&deps);
+		bool missing = dev->translate == rt_translate_cm && !rt_compiler_available();
+		return missing ? CM_COMPILER_UNAVAILABLE : CM_BUILD_FAILED;
+	}
+	uint64_t key2 = library_key(b->key1, &deps);
+	char *stem = entry_path(b, key2, "");
+	char *so = entry_path(b, key2, ".so");
+	char *dep = entry_path(b, b->key1, ".dep");
+	cm_status s = build_library(&c, stem, key2, wants_debug(b->options), b->log);
+	if (!s && b->cached && !write_sealed(dep, b->key1, deps.data ? deps.data : "", deps.len))
+		buf_printf(b->log, "note: cannot write %s: %s\n", dep, strerror(errno));
+	if (!s)
+		b->load_failed = (s = b->load(dev, b->p, so)) != CM_SUCCESS;
+	if (!b->cached) {                  /* a private directory: nothing stays */
+		Buf cf = {0};
+		buf_printf(&cf, "%s.c", stem);
+		unlink(so);
+		unlink(buf_cstr(&cf));
+		buf_free(&cf);
+	}
+	free(stem);
+	free(so);
+	free(dep);
+	buf_free(&c);
+	buf_free(&deps);
+	return s;
+}
+
+cm_status rt_cache_build(cmetal_device *dev, cmetal_program *p, const char *source,
+                         const char *options, RtLoadFn load, Buf *log)
+{
+	Build b = {dev, p, source, options, load, .log = log};
+	char *dir = cache_dir_path();
+	Buf why = {0};
+	b.dir = open_cache_dir(dir, &why);
+	b.cached = b.dir != NULL;
+	if (!b.cached) {
+		buf_printf(log, "warning: the kernel cache directory %s is not used: %s; "
+		           "building without the cache\n", dir, buf_cstr(&why));
+		why.len = 0;
+		b.dir = private_dir(&why);
+	}
+	if (!b.dir) {
+		cm_status s = rt_fail(CM_IO_ERROR, "no directory to build in: %s", buf_cstr(&why));
 		free(dir);
+		buf_free(&why);
 		return s;
 	}
-	const char *cc = cc_command();
-	Buf stem = {0}, final = {0};
-	buf_printf(&stem, "%s/cm-%016llx", dir,
-	           (unsigned long long)cache_key(source, options, cc));
-	buf_printf(&final, "%s.so", buf_cstr(&stem));
 	free(dir);
-	struct stat st;
+	buf_free(&why);
+	b.key1 = source_key(source, options, cc_command());
 	cm_status s = CM_SUCCESS;
-	if (stat(buf_cstr(&final), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		s = build_into(dev, source, options, buf_cstr(&stem), buf_cstr(&final), log);
-	buf_free(&stem);
-	if (s) {
-		buf_free(&final);
+	if (!b.cached || !try_hit(&b))
+		s = build_and_load(&b);
+	if (!b.cached)
+		rmdir(b.dir);
+	free(b.dir);
+	if (b.load_failed)
+		return s;                      /* the loader said why */
+	if (s)
 		return rt_fail(s, "%s:\n%s", s == CM_COMPILER_UNAVAILABLE ? "cannot build" : "build failed",
 		               log->len ? buf_cstr(log) : "(no diagnostics)\n");
-	}
-	*so_path = buf_cstr(&final);
 	return CM_SUCCESS;
 }

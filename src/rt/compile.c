@@ -112,14 +112,24 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 	return ok;
 }
 
-bool rt_translate_cm(const char *source, const char *options, Buf *c_out, Buf *log)
+static bool compile_cm(const char *source, const char *options, const char *target,
+                       Buf *out, Buf *deps, Buf *log);
+
+bool rt_translate_cm(const char *source, const char *options, Buf *c_out, Buf *deps,
+                     Buf *log)
 {
-	return rt_compile_cm(source, options, "c", c_out, log);
+	return compile_cm(source, options, "c", c_out, deps, log);
 }
 
 /* (cuda) The same with the target named: the CUDA device builds "ptx". */
 bool rt_compile_cm(const char *source, const char *options, const char *target, Buf *out,
                    Buf *log)
+{
+	return compile_cm(source, options, target, out, NULL, log);
+}
+
+static bool compile_cm(const char *source, const char *options, const char *target,
+                       Buf *out, Buf *deps, Buf *log)
 {
 	DiagState saved = diag_state;
 	diag_state = (DiagState){.capture = log};
@@ -131,6 +141,7 @@ bool rt_compile_cm(const char *source, const char *options, const char *target, 
 	volatile bool ok = false;
 	if (setjmp(trap.jb) == 0) {
 		die_trap = &trap;
+		co.fo.pp.deps = deps;
 		ok = parse_options(options, &co, &l, log) &&
 		     compile_to("program.cm", source, &co, target, out);
 	} else {

@@ -36,9 +36,11 @@ cm_status rt_fail(cm_status s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 typedef struct RtDeviceOps RtDeviceOps;
 
 /* Turns CM source into C (the in-process compiler); tests may replace it
- * per device.  Returns false with diagnostics in log on failure. */
+ * per device.  deps gets the files the source #included (PPOptions.deps),
+ * which the cache key covers.  Returns false with diagnostics in log on
+ * failure. */
 typedef bool (*RtTranslateFn)(const char *source, const char *options,
-                              Buf *c_out, Buf *log);
+                              Buf *c_out, Buf *deps, Buf *log);
 
 struct cmetal_device {
 	uint32_t magic;
@@ -165,7 +167,7 @@ cm_status rt_check_kernel(cmetal_kernel *k);
 /* The default translator: compile_to(..., "c") when the compiler is linked
  * in, else a CM_COMPILER_UNAVAILABLE-style failure. */
 bool rt_translate_cm(const char *source, const char *options, Buf *c_out,
-                     Buf *log);
+                     Buf *deps, Buf *log);
 bool rt_compiler_available(void);
 /* (cuda) rt_translate_cm for any target of compile_to ("c", "ptx"). */
 bool rt_compile_cm(const char *source, const char *options, const char *target, Buf *out,
@@ -174,10 +176,14 @@ bool rt_compile_cm(const char *source, const char *options, const char *target, 
 void rt_device_set_translator(cmetal_device *dev, RtTranslateFn fn);
 
 /* cache.c */
-/* Builds CM source into a kernel library through the cache directory:
- * on a hit sets *so_path without compiling.  log gets diagnostics. */
-cm_status rt_cache_build(cmetal_device *dev, const char *source,
-                         const char *options, char **so_path, Buf *log);
+/* Loads the kernel library at path into p (the device's program_load). */
+typedef cm_status (*RtLoadFn)(cmetal_device *dev, cmetal_program *p, const char *path);
+/* Builds CM source into a kernel library through the cache directory and
+ * loads it with load: a hit compiles nothing; a damaged entry is rebuilt;
+ * an untrusted directory is not used (see cache.c).  log gets diagnostics
+ * and notes. */
+cm_status rt_cache_build(cmetal_device *dev, cmetal_program *p, const char *source,
+                         const char *options, RtLoadFn load, Buf *log);
 
 /* cpu/cpu.c */
 cm_status rt_cpu_open(cmetal_device *dev);

@@ -39,13 +39,25 @@ char *xstrdup(const char *s)
 	return p;
 }
 
-uint64_t hash_bytes(const void *p, size_t n)
+uint64_t hash_more(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ s[i]) * 1099511628211ull;
 	return h;
+}
+
+uint64_t hash_bytes(const void *p, size_t n)
+{
+	return hash_more(1469598103934665603ull, p, n);
+}
+
+void dep_line(Buf *b, const char *path, const char *text, size_t len)
+{
+	if (text)
+		buf_printf(b, "%016llx %s\n", (unsigned long long)hash_bytes(text, len), path);
+	else
+		buf_printf(b, "- %s\n", path);
 }
 
 typedef struct {

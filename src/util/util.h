@@ -65,11 +65,57 @@ void buf_free(Buf *b);
 const char *intern(const char *s, size_t n);
 const char *intern_cstr(const char *s);
 uint64_t hash_bytes(const void *p, size_t n);      /* FNV-1a 64 */
+uint64_t hash_more(uint64_t h, const void *p, size_t n); /* continues hash_bytes' h */
+/* One line of a dependency list (PPOptions.deps): "<hash_bytes of text, 16
+ * hex digits> <path>\n", or "- <path>\n" when text is NULL (looked for,
+ * not there). */
+void dep_line(Buf *b, const char *path, const char *text, size_t len);
 char *xstrdup(const char *s);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *read_file(const char *path, size_t *len);    /* malloc'd, NUL-ended; NULL on error */
+
+/* format.c: kernel printf formats (sema, lowering, C back end, CUDA) */
+#define FMT_MAX_NUM 4096          /* widths and precisions are capped here */
+#define FMT_TEXT_MAX 1023         /* the bytes one printf call prints, at most */
+#define FMT_SPEC_MAX 40
+typedef enum {
+	FMT_INT,                  /* d i: an integer, printed signed */
+	FMT_UINT,                 /* u o x X */
+	FMT_CHAR,                 /* c: an integer */
+	FMT_FLOAT,                /* f F e E g G a A: a double */
+	FMT_STR,                  /* s: a string literal (folded in by the lowering) */
+	FMT_PERCENT,              /* %% */
+	FMT_UNSUPPORTED,          /* p n */
+	FMT_UNKNOWN,              /* any other letter */
+	FMT_INCOMPLETE,           /* the format ends inside the conversion */
+} FmtKind;
+typedef struct {
+	size_t len;               /* characters from the '%' */
+	FmtKind kind;
+	char conv;                /* the letter; 0 when incomplete */
+	unsigned flags;           /* bit i: "-+ #0'"[i] */
+	bool has_width, width_star, has_prec, prec_star;
+	int width, prec;          /* when given as digits */
+	bool wide;                /* l ll j z t q L: the value is 64-bit */
+	int nh;                   /* h or hh on an integer */
+} FmtConv;
+typedef enum { FMT_MISSING, FMT_WRONG_TYPE, FMT_NOT_PRINTABLE } FmtProblem;
+/* Reads the conversion at s[0] == '%'; returns its length. */
+size_t fmt_scan(const char *s, FmtConv *c);
+/* Arguments it reads: its '*'s (ints), then its value (none for %% and an
+ * incomplete one). */
+int fmt_nargs(const FmtConv *c);
+/* Replaces the '*'s with the values given (a negative width is '-'). */
+void fmt_resolve(FmtConv *c, long long width, long long prec);
+/* The canonical snprintf spec of a printable conversion. */
+void fmt_spec(const FmtConv *c, char out[FMT_SPEC_MAX]);
+/* True when a value (a double when is_float, else an integer) fits it. */
+bool fmt_fits(const FmtConv *c, bool is_float);
+/* What a conversion that cannot be printed prints: "<%d: missing argument>"
+ * with text the conversion as written. */
+void fmt_marker(Buf *out, const char *text, const FmtConv *c, FmtProblem p);
 
 /* map.c */
 /* Hash map from interned string (pointer identity) to void*. */

@@ -142,11 +142,7 @@ static cm_status cpu_program_build(cmetal_device *dev, cmetal_program *p, const 
                                    const char *options)
 {
 	Buf log = {0};
-	char *so = NULL;
-	cm_status s = rt_cache_build(dev, source, options, &so, &log);
-	if (!s)
-		s = cpu_program_load(dev, p, so);
-	free(so);
+	cm_status s = rt_cache_build(dev, p, source, options, cpu_program_load, &log);
 	p->log = xstrdup(log.len ? buf_cstr(&log) : "");
 	buf_free(&log);
 	return s;

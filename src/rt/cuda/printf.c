@@ -7,21 +7,24 @@
  * is the CPU device's byte for byte.
  *
  * The CPU device formats with one snprintf(buf[1024], fmt, args...) whose
- * arguments are the C values the kernel passed (int, unsigned, int64_t,
- * uint64_t, double: the lowering widens smaller ones).  Here a format is
- * cut into its conversions and each one is given to snprintf alone with its
- * argument as that C type, which prints the same text; a record's text is
- * cut at 1023 bytes as the CPU's buffer cuts it.  Where the C call is
- * undefined (an argument kind that does not match its conversion, missing
- * arguments) the value is converted to what the conversion reads.
+ * format and arguments the C back end made well-typed (util/format.c:
+ * canonical specs, each argument cast to what its conversion reads, a
+ * marker where a conversion has no fitting argument).  Here a format is cut
+ * into its conversions the same way and each one is given to snprintf
+ * alone with its argument, which prints the same text; a record's text is
+ * cut at FMT_TEXT_MAX bytes as the CPU's buffer cuts it.
+ *
+ * Nothing here trusts its input: the formats and kinds come from the
+ * module's metadata (a .ptx file may be anything) and the records from GPU
+ * memory.  A record is only read within the bytes the GPU claimed, an
+ * argument only within its record, and a conversion without an argument of
+ * its kind prints fmt_marker's text.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt/cuda/cuda.h"
-
-#define PRINTF_TEXT_MAX 1023  /* the CPU device's per-call buffer, less the NUL */
 
 /* The argument slots of one record and how many were consumed. */
 typedef struct {
@@ -30,39 +33,9 @@ typedef struct {
 	uint32_t next;
 } ArgCursor;
 
-/* The next argument as a 64-bit integer (0 when there is none). */
-static int64_t next_int(ArgCursor *c)
+static bool kind_is_float(char kind)
 {
-	if (c->next >= c->f->nargs)
-		return 0;
-	uint32_t k = c->next++;
-	const unsigned char *a = c->args + 8 * k;
-	if (c->f->kinds[k] == CUDA_PF_F64) {
-		double d;
-		memcpy(&d, a, 8);
-		return (int64_t)d;
-	}
-	int64_t v;
-	memcpy(&v, a, 8);
-	return v;
-}
-
-/* The next argument as a double. */
-static double next_double(ArgCursor *c)
-{
-	if (c->next >= c->f->nargs)
-		return 0.0;
-	uint32_t k = c->next++;
-	const unsigned char *a = c->args + 8 * k;
-	char kind = c->f->kinds[k];
-	if (kind == CUDA_PF_F64) {
-		double d;
-		memcpy(&d, a, 8);
-		return d;
-	}
-	int64_t v;
-	memcpy(&v, a, 8);
-	return kind == CUDA_PF_U64 ? (double)(uint64_t)v : (double)v;
+	return kind == CUDA_PF_F64;
 }
 
 /* Appends snprintf(spec, value) to out; spec is one conversion. */
@@ -82,94 +55,85 @@ static double next_double(ArgCursor *c)
 		}                                                                    \
 	} while (0)
 
+/* The problem of conversion fc with the arguments left (-1: none), as the
+ * C back end's printf_conv_ok decides it; moves c->next past what it reads. */
+static int conv_problem(const FmtConv *fc, ArgCursor *c)
+{
+	uint32_t need = (uint32_t)fmt_nargs(fc), at = c->next, n = c->f->nargs;
+	c->next = at + need > n ? n : at + need;
+	if (fc->kind == FMT_STR || fc->kind == FMT_UNSUPPORTED || fc->kind == FMT_UNKNOWN ||
+	    fc->kind == FMT_INCOMPLETE)
+		return FMT_NOT_PRINTABLE;
+	if (at + need > n)
+		return FMT_MISSING;
+	for (uint32_t k = 0; k < need; k++) {
+		bool fl = kind_is_float(c->f->kinds[at + k]);
+		if (k + 1 < need ? fl : !fmt_fits(fc, fl))
+			return FMT_WRONG_TYPE;
+	}
+	return -1;
+}
+
+static int64_t slot(const ArgCursor *c, uint32_t k)
+{
+	int64_t v;
+	memcpy(&v, c->args + 8 * (size_t)k, 8);
+	return v;
+}
+
 /* One conversion starting at s[0] == '%': appends its text, returns the
  * characters it spans. */
 static size_t conversion(const char *s, ArgCursor *c, Buf *out)
 {
-	char spec[96];
-	size_t n = 0, i = 1;
-	spec[n++] = '%';
-	while (s[i] && strchr("-+ #0'", s[i]) && n < 16)
-		spec[n++] = s[i++];
-	for (int part = 0; part < 2; part++) {        /* width, then precision */
-		if (part == 1) {
-			if (s[i] != '.')
-				break;
-			spec[n++] = s[i++];
-		}
-		if (s[i] == '*') {
-			int v = (int)next_int(c);
-			if (part == 1 && v < 0)
-				n--;                   /* a negative precision is none */
-			else
-				n += (size_t)snprintf(spec + n, 24, "%d", v);
-			i++;
-		} else {
-			while (s[i] >= '0' && s[i] <= '9' && n < 60)
-				spec[n++] = s[i++];
-		}
-	}
-	bool wide = false;                             /* l, ll, j, z, t, q, L */
-	size_t nh = 0;                                 /* h, hh: kept */
-	while (s[i] && strchr("hljztqL", s[i])) {
-		if (s[i] != 'h')
-			wide = true;
-		else if (nh < 2)
-			spec[n + nh++] = 'h';
-		i++;
-	}
-	if (!wide && strchr("diuoxX", s[i]))
-		n += nh;
-	char conv = s[i];
-	if (!conv)
-		return i;                              /* a dangling '%': nothing */
-	i++;
-	switch (conv) {
-	case 'd': case 'i':
-		if (wide) {
-			memcpy(spec + n, "ll", 2), n += 2;
-			spec[n++] = conv, spec[n] = '\0';
-			APPEND_FORMATTED(out, spec, (long long)next_int(c));
-		} else {
-			spec[n++] = conv, spec[n] = '\0';
-			APPEND_FORMATTED(out, spec, (int)next_int(c));
-		}
-		break;
-	case 'u': case 'o': case 'x': case 'X':
-		if (wide) {
-			memcpy(spec + n, "ll", 2), n += 2;
-			spec[n++] = conv, spec[n] = '\0';
-			APPEND_FORMATTED(out, spec, (unsigned long long)next_int(c));
-		} else {
-			spec[n++] = conv, spec[n] = '\0';
-			APPEND_FORMATTED(out, spec, (unsigned)next_int(c));
-		}
-		break;
-	case 'c':
-		spec[n++] = conv, spec[n] = '\0';
-		APPEND_FORMATTED(out, spec, (int)next_int(c));
-		break;
-	case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
-		spec[n++] = conv, spec[n] = '\0';
-		APPEND_FORMATTED(out, spec, next_double(c));
-		break;
-	case '%':
+	FmtConv fc;
+	size_t len = fmt_scan(s, &fc);
+	if (fc.kind == FMT_PERCENT) {
 		buf_putc(out, '%');
+		return len;
+	}
+	uint32_t at = c->next;
+	int bad = conv_problem(&fc, c);
+	if (bad >= 0) {
+		fmt_marker(out, s, &fc, (FmtProblem)bad);
+		return len;
+	}
+	long long w = fc.width_star ? (int)slot(c, at++) : 0;
+	long long p = fc.prec_star ? (int)slot(c, at++) : 0;
+	fmt_resolve(&fc, w, p);
+	char spec[FMT_SPEC_MAX];
+	fmt_spec(&fc, spec);
+	int64_t v = slot(c, at);
+	switch (fc.kind) {
+	case FMT_INT:
+		if (fc.wide)
+			APPEND_FORMATTED(out, spec, (long long)v);
+		else
+			APPEND_FORMATTED(out, spec, (int)v);
 		break;
-	default:
-		/* %s, %p, %n have no argument a CM kernel can pass (sema rejects
-		 * %p and %n): the value is consumed and nothing printed */
-		next_int(c);
+	case FMT_UINT:
+		if (fc.wide)
+			APPEND_FORMATTED(out, spec, (unsigned long long)v);
+		else
+			APPEND_FORMATTED(out, spec, (unsigned)v);
+		break;
+	case FMT_CHAR:
+		APPEND_FORMATTED(out, spec, (int)v);
+		break;
+	default: {                                     /* FMT_FLOAT */
+		double d;
+		memcpy(&d, &v, 8);
+		APPEND_FORMATTED(out, spec, d);
 		break;
 	}
-	return i;
+	}
+	return len;
 }
 
 void cuda_printf_one(const CudaFormat *f, const unsigned char *args, Buf *out)
 {
 	size_t start = out->len;
 	ArgCursor c = {f, args, 0};
-	for (const char *s = f->text; *s; ) {
+	for (const char *s = f->text; *s && out->len - start <= FMT_TEXT_MAX; ) {
 		const char *pc = strchr(s, '%');
 		size_t lit = pc ? (size_t)(pc - s) : strlen(s);
 		buf_putn(out, s, lit);
@@ -177,8 +141,8 @@ void cuda_printf_one(const CudaFormat *f, const unsigned char *args, Buf *out)
 		if (pc)
 			s += conversion(s, &c, out);
 	}
-	if (out->len - start > PRINTF_TEXT_MAX)
-		out->len = start + PRINTF_TEXT_MAX;
+	if (out->len - start > FMT_TEXT_MAX)
+		out->len = start + FMT_TEXT_MAX;
 }
 
 /* A record's place: its thread and where it was claimed. */

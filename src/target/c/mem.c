@@ -359,22 +359,85 @@ static const char *const tid_expr[TID_COUNT_] = {
 	[TID_GROUP_COUNT_Z] = "t->group_count[2]",
 };
 
+/* What conversion fc of a printf prints with the arguments ops[*next..n):
+ * FMT_OK (-1) or the problem; *next moves past what it reads. */
+static int printf_conv_ok(const FmtConv *fc, Inst *const *ops, uint32_t n, uint32_t *next)
+{
+	int need = fmt_nargs(fc);
+	uint32_t at = *next;
+	*next = at + (uint32_t)need > n ? n : at + (uint32_t)need;
+	if (fc->kind == FMT_STR || fc->kind == FMT_UNSUPPORTED || fc->kind == FMT_UNKNOWN ||
+	    fc->kind == FMT_INCOMPLETE)
+		return FMT_NOT_PRINTABLE;
+	if (at + (uint32_t)need > n)
+		return FMT_MISSING;
+	for (int k = 0; k < need; k++) {
+		bool fl = ir_is_float(ops[at + (uint32_t)k]->ty.elem);
+		if (k < need - 1 ? fl : !fmt_fits(fc, fl))
+			return FMT_WRONG_TYPE;
+	}
+	return -1;
+}
+
+/* The C type a printable conversion reads, as a cast. */
+static const char *printf_cast(const FmtConv *fc)
+{
+	switch (fc->kind) {
+	case FMT_INT: return fc->wide ? "(long long)" : "(int)";
+	case FMT_UINT: return fc->wide ? "(unsigned long long)" : "(unsigned)";
+	case FMT_FLOAT: return "(double)";
+	default: return "(int)";
+	}
+}
+
+/* printf: one snprintf whose format is the IR's with each conversion made
+ * canonical (format.c) and each argument cast to the C type its conversion
+ * reads, so the call is well-defined whatever the IR holds; a conversion
+ * without a fitting argument prints fmt_marker's text instead. */
 static bool printf_op(CGen *g, const Inst *i)
 {
-	Buf *o = g->out;
-	buf_puts(o, "\t{\n\t\tchar b[1024];\n\t\tint n = snprintf(b, sizeof b, ");
-	ir_print_string(o, i->str ? i->str : "");
-	for (uint32_t k = 0; k < i->nops; k++) {
-		const Inst *a = i->ops[k];
-		buf_puts(o, ", ");
-		if (a->ty.elem == E_F16 || a->ty.elem == E_F32)
-			buf_puts(o, "(double)");
-		else if (a->ty.elem == E_I1)
-			buf_puts(o, "(int)");
-		c_rd(g, a, "0");
+	Buf fmt = {0}, args = {0}, *o = g->out;
+	uint32_t next = 0;
+	for (const char *s = i->str ? i->str : ""; *s; ) {
+		const char *pc = strchr(s, '%');
+		size_t lit = pc ? (size_t)(pc - s) : strlen(s);
+		buf_putn(&fmt, s, lit);
+		s += lit;
+		if (!pc)
+			break;
+		FmtConv fc;
+		s += fmt_scan(pc, &fc);
+		if (fc.kind == FMT_PERCENT) {
+			buf_puts(&fmt, "%%");
+			continue;
+		}
+		uint32_t at = next;
+		int bad = printf_conv_ok(&fc, i->ops, i->nops, &next);
+		if (bad >= 0) {
+			Buf m = {0};
+			fmt_marker(&m, pc, &fc, (FmtProblem)bad);
+			for (size_t k = 0; k < m.len; k++)
+				buf_puts(&fmt, m.data[k] == '%' ? "%%" : (char[2]){m.data[k], 0});
+			buf_free(&m);
+			continue;
+		}
+		char spec[FMT_SPEC_MAX];
+		fmt_spec(&fc, spec);
+		buf_puts(&fmt, spec);
+		g->out = &args;
+		for (; at < next; at++) {
+			buf_printf(&args, ", %s", at + 1 < next ? "(int)" : printf_cast(&fc));
+			c_rd(g, i->ops[at], "0");
+		}
+		g->out = o;
 	}
+	buf_puts(o, "\t{\n\t\tchar b[1024];\n\t\tint n = snprintf(b, sizeof b, ");
+	ir_print_string(o, buf_cstr(&fmt));
+	buf_putn(o, args.data ? args.data : "", args.len);
 	buf_puts(o, ");\n\t\tif (n > (int)sizeof b - 1) n = (int)sizeof b - 1;\n"
 	            "\t\tif (n > 0 && t->svc && t->svc->print) t->svc->print(t, b, (uint32_t)n);\n\t}\n");
+	buf_free(&fmt);
+	buf_free(&args);
 	return true;
 }
 
