@@ -33,10 +33,20 @@ TEST(gather1_to_element)
 /* The reference of rt_reads for thread t (see gpu_regress.cm). */
 static void r_rt_reads(const uint32_t *a, uint32_t t, int k, uint32_t *out)
 {
-	uint32_t v[80];
+	uint32_t v[80], c0[80];
+	double c1[40];
+	uint16_t c2[48];
 	memcpy(v, a + t * 80, sizeof v);
+	memcpy(c0, v, sizeof c0);
+	for (int i = 0; i < 40; i++)
+		c1[i] = v[1 + 2 * i] * 0.25;
+	for (int i = 0; i < 48; i++)
+		c2[i] = (uint16_t)v[7 + i];
 	memset(out, 0, 64 * sizeof *out);
 	for (int it = 0; it < 3; it++) {
+		out[9] += c0[0] + c0[1] + c0[2] + c0[3] + c0[5] + c0[47] + c0[79];
+		out[10] += (uint32_t)(c1[0] + c1[1] + c1[6] + c1[39]) + c0[33];
+		out[11] += (uint32_t)(c2[0] + c2[3] + c2[4] + c2[8] + c2[9] + c2[47] + c2[46]);
 		int16_t s[80];
 		uint8_t b[80];
 		double d[80];

@@ -192,6 +192,31 @@ static bool runtime_read(const Inst *i)
 	return ((i->op == Ordregion && ir_roff(i)) || i->op == Oiselect) && is_vector(i->ops[0]);
 }
 
+/* One element at a constant position: a broadcast of one lane's register. */
+static bool const_extract(const Inst *i)
+{
+	return i->op == Ordregion && !ir_roff(i) && i->ty.n == 1 && is_vector(i->ops[0]);
+}
+
+/* Whether v's constant extracts are cheaper from an SLM copy: each is a
+ * shuffle in registers, at most one load (a quarter of a 16-byte
+ * broadcast load when its neighbours are read too) from SLM, and the copy
+ * costs a store per register and two warp barriers per definition.  Only
+ * extracts in a deeper loop than v count: a value redefined as often as
+ * it is read (gemm's A panel, 128 extracts per k step) gained nothing
+ * measurable, and ptxas hoisted all 128 loads to the top of the step (96
+ * -> 165 registers, so the 16-warp CTA could not launch; with .maxnreg
+ * 128 it spilled). */
+static bool extracts_pay(Func *f, const Inst *v, const uint32_t *depth)
+{
+	uint32_t n = 0, dv = depth[v->block->id];
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (const_extract(i) && i->ops[0] == v && depth[b] > dv)
+				n++;
+	return n >= SLOTS(v->ty.n) + 4;
+}
+
 /* Where v's SLM copy is stored: right before its reads when they are all
  * in one block of v's loop depth (so a path that never reads v, like a
  * stencil's interior tiles that skip the edge code, never stores it), else
@@ -201,10 +226,12 @@ static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 	Inst *first = NULL;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			if (!runtime_read(i) || i->ops[0] != v)
+			if (!(runtime_read(i) || const_extract(i)) || i->ops[0] != v)
 				continue;
-			if (first && first->block != i->block)
+			if (first && first->block != i->block) {
+				p->val[v->id].store_after = p->val[v->id].placed = true;
 				return;
+			}
 			if (!first)
 				first = i;
 		}
@@ -212,24 +239,47 @@ static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 		p->val[first->id].store_before = v;
 	else
 		p->val[v->id].store_after = true;
+	p->val[v->id].placed = true;
+}
+
+/* Marks the constant extracts of SLM copies that share their 16-byte
+ * group with another extract of the same block: one vector load serves
+ * them (slm.c); a lone extract loads its element alone, so the load holds
+ * no registers it does not use. */
+static void group_extracts(Px *p, Func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (!const_extract(i) || !p->val[i->ops[0]->id].in_slm)
+				continue;
+			uint32_t per = 16 / px_slm_width(i->ops[0]->ty.elem);
+			int64_t g = lay_region_index(i->rg, 0) / per;
+			for (Inst *j = f->blocks[b]->first; j; j = j->next)
+				if (j != i && const_extract(j) && j->ops[0] == i->ops[0] &&
+				    lay_region_index(j->rg, 0) / per == g)
+					p->val[i->id].grouped = true;
+		}
 }
 
 /* Values read at runtime positions (a runtime-offset rdregion, iselect)
  * that span more than one register get a copy in the warp's SLM scratch
  * (slm.c): there such a read is one load, where registers need a shuffle
- * from every register the position may be in and a select for each.
- * First come, first served, up to CUDA_MAX_SCRATCH bytes per warp. */
+ * from every register the position may be in and a select for each.  So
+ * do values with many constant extracts (extracts_pay).  First come,
+ * first served, up to CUDA_MAX_SCRATCH bytes per warp. */
 static void assign_slm(Px *p, Func *f)
 {
-	uint32_t *depth = NULL;
+	uint32_t *depth = loop_depths(p, f);
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			if (!runtime_read(i))
+			if (!runtime_read(i) && !const_extract(i))
 				continue;
 			Inst *v = i->ops[0];
 			uint32_t w = px_slm_width(v->ty.elem);
 			PxVal *pv = &p->val[v->id];
-			if (!w || SLOTS(v->ty.n) < 2 || pv->in_slm)
+			if (!w || pv->in_slm)
+				continue;
+			if (runtime_read(i) ? SLOTS(v->ty.n) < 2 : !extracts_pay(f, v, depth))
 				continue;
 			uint32_t bytes = SLOTS(v->ty.n) * 32 * w;
 			if (p->scratch + bytes > CUDA_MAX_SCRATCH)
@@ -237,10 +287,10 @@ static void assign_slm(Px *p, Func *f)
 			pv->in_slm = true;
 			pv->slm = p->scratch;
 			p->scratch += bytes;
-			if (!depth)
-				depth = loop_depths(p, f);
+			need_copy(p, v, canon_of(p, v->ty.n));	/* what is stored */
 			place_slm(p, f, v, depth);
 		}
+	group_extracts(p, f);
 }
 
 static Use **use_lists(Px *p, Func *f)

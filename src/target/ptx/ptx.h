@@ -32,6 +32,9 @@ typedef struct {
 	bool in_slm;          /* also in the warp's SLM scratch (slm.c) ... */
 	uint32_t slm;         /* ... at this byte offset, stored ... */
 	bool store_after;     /* ... right after its definition, or ... */
+	bool placed;          /* (the store is placed: one of the two) */
+	bool grouped;         /* (a constant extract) a 16-byte load serves it
+	                         and another extract of its block */
 	const struct Inst *store_before; /* (on a reader) this value, before it */
 	const char *scr;      /* register: the warp's scratch base, once stored */
 } PxVal;
@@ -55,6 +58,7 @@ typedef struct {
 	PxVal *val;           /* by value id (assign.c) */
 	uint32_t scratch;     /* SLM scratch bytes per warp (slm.c) */
 	uint32_t nlds;        /* scratch loads emitted, for the -S notes */
+	struct PxGroup *groups; /* slm.c: 16-byte groups loaded in this block */
 	const struct Layout **canon; /* canonical layout of n elements, by n */
 } Px;
 
@@ -135,6 +139,9 @@ uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */
 void px_slm_store(Px *p, const Inst *v);  /* the copy, after v's definition */
 /* d = element pos (b32 register, per lane) of v, from its copy; 0 outside v */
 void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos);
+/* d = element k of v for reader i, by a 16-byte broadcast load shared with
+ * the other extracts of its block */
+void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char *d);
 
 /* layout.c: where a vector's elements live (pos[e]: register * 32 + lane)
  * and plans to move them between layouts (see the file's comment) */

@@ -397,6 +397,10 @@ static bool rdregion(Px *p, Inst *i)
 			mov(p, px_class(e), e, px_reg(p, i, ds), px_reg(p, src, 0));
 		return true;
 	}
+	if (!roff && i->ty.n == 1 && p->val && p->val[src->id].in_slm) {
+		px_slm_extract(p, i, src, (uint32_t)rg_idx(i->rg, 0), px_reg(p, i, 0));
+		return true;
+	}
 	if (!roff && i->ty.n == 1) {
 		/* one element, read where the source's layout keeps it */
 		uint32_t x = lay_of(p, src)->pos[rg_idx(i->rg, 0)];

@@ -74,10 +74,63 @@ void px_slm_store(Px *p, const Inst *v)
 	           SLOTS(v->ty.n));
 }
 
+/* A 16-byte group of a copy, loaded once per block: its elements'
+ * registers. */
+typedef struct PxGroup {
+	const Inst *v;
+	uint32_t first;       /* element index of regs[0] */
+	const Block *blk;
+	const char *regs[8];
+	struct PxGroup *next;
+} PxGroup;
+
+void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char *d)
+{
+	Elem e = v->ty.elem;
+	uint32_t w = px_slm_width(e), per = p->val[i->id].grouped ? 16 / w : 1;
+	uint32_t first = k / per * per;
+	if (!p->val[v->id].placed)
+		die("%%%u is read from SLM but never stored there", v->id);
+	PxGroup *g = p->groups;
+	while (g && !(g->v == v && g->first == first && g->blk == i->block))
+		g = g->next;
+	if (!g) {
+		g = NEW(p->arena, PxGroup);
+		*g = (PxGroup){v, first, i->block, {0}, p->groups};
+		p->groups = g;
+		const PxVal *pv = &p->val[v->id];
+		const char *base = pv->scr ? pv->scr : scratch_base(p);
+		Buf r = {0};
+		for (uint32_t j = 0; j < per; j++) {
+			g->regs[j] = px_tmp(p, px_class(e));
+			buf_printf(&r, "%s%s", j ? ", " : "", g->regs[j]);
+		}
+		/* 8- and 16-bit elements: one b32 or b16 register each, 16 / w
+		 * of them; ld.shared.v8 does not exist, so b16 goes as v4 twice */
+		if (per == 1) {
+			px_ins(p, "ld.shared.b%u %s, [%s+%u]", w * 8, g->regs[0], base,
+			       pv->slm + first * w);
+		} else if (per == 8) {
+			px_ins(p, "ld.shared.v4.b16 {%s, %s, %s, %s}, [%s+%u]", g->regs[0], g->regs[1],
+			       g->regs[2], g->regs[3], base, pv->slm + first * w);
+			px_ins(p, "ld.shared.v4.b16 {%s, %s, %s, %s}, [%s+%u]", g->regs[4], g->regs[5],
+			       g->regs[6], g->regs[7], base, pv->slm + first * w + 8);
+		} else {
+			px_ins(p, "ld.shared.v%u.b%u {%s}, [%s+%u]", per, w * 8, buf_cstr(&r), base,
+			       pv->slm + first * w);
+		}
+		buf_free(&r);
+		p->nlds++;
+	}
+	px_ins(p, "mov.b%u %s, %s", w * 8, d, g->regs[k - first]);
+}
+
 /* d = element pos (a b32 register, per lane) of v's scratch copy; 0 when
  * pos is outside v. */
 void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos)
 {
+	if (!p->val[v->id].placed)
+		die("%%%u is read from SLM but never stored there", v->id);
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e);
 	const char *a = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
