@@ -55,6 +55,17 @@ TEST(layout_order)
 		h_eq_i32(h, "out", o, w, 96);
 }
 
+TEST(svm_scatter_absolute)
+{
+	uint32_t in[32], o[36] = {0}, w[36] = {0};
+	for (int k = 0; k < 32; k++)
+		in[k] = h_rand(h);
+	for (int k = 0; k < 32; k++)
+		w[4 + (k * 5) % 32] = in[k];
+	if (H_RUN(h, F, "svm_scatter_const", WALK(1, 1), SVM_IN(in), SVM_OUT(o)))
+		h_eq_u32(h, "out", o, w, 36);
+}
+
 const HTest exec_diff_regress[] = {
-	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), {0},
+	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute), {0},
 };
