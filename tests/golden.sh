@@ -7,6 +7,9 @@
 #   NAME.pp    `cmetal -E` (stdout)
 #   NAME.ir    `cmetal -S -t ir` (stdout)
 #   NAME.c / NAME.ptx   `cmetal -S -t c|ptx` (stdout)
+#              (for .ir/.c/.ptx: stdout and stderr; an expected file with
+#              an error in it expects exit status 1, a compile that fails
+#              after the front end and must not crash)
 #   none       `cmetal -fsyntax-only` must succeed silently
 # A line `// FLAGS: ...` in the source adds options.  With UPDATE=1 the
 # expected files are rewritten from the actual output (review the diff!).
@@ -39,7 +42,10 @@ for src in *.cm *.ir; do
 		err)
 			if grep -q ': error: ' "$name.err" && [ $rc -ne 1 ]; then ok=0; why="expected status 1, got $rc"; fi
 			if ! grep -q ': error: ' "$name.err" && [ $rc -ne 0 ]; then ok=0; why="expected status 0, got $rc"; fi ;;
-		*) if [ $rc -ne 0 ]; then ok=0; why="status $rc"; fi ;;
+		*)
+			want=0
+			grep -q ': error: ' "$name.$mode" 2>/dev/null && want=1
+			if [ $rc -ne $want ]; then ok=0; why="status $rc"; fi ;;
 		esac
 	fi
 	if [ "$UPDATE" = 1 ] && [ $mode != none ] && [ $ok = 1 ] || { [ "$UPDATE" = 1 ] && [ $mode = err ]; }; then

@@ -323,6 +323,51 @@ static Node *parse_c_cast(Parser *p)
 	return n;
 }
 
+/* After '(' and the start of a type: a C cast `(T)x`, or a parenthesized
+ * expression that starts with a functional cast, `(T(x) - 1)` or
+ * `(vector<int, 4>(v) & 7)`?  A cast when the first '(', '{' or ')' outside
+ * template arguments is the closing ')'. */
+static bool paren_is_cast(Parser *p)
+{
+	int angle = 0, paren = 0;
+	for (int k = 1;; k++) {
+		Token *t = peek_n(p, k);
+		if (t->kind == TK_EOF)
+			return true;
+		if (t->kind != TK_PUNCT)
+			continue;
+		switch (t->id) {
+		case P_LPAREN:
+			if (paren == 0 && angle <= 0)
+				return false;
+			paren++;
+			break;
+		case P_RPAREN:
+			if (paren == 0)
+				return true;
+			paren--;
+			break;
+		case P_LBRACE:
+			if (paren == 0 && angle <= 0)
+				return false;
+			break;
+		case P_SEMI:
+			return true;
+		case P_LT:
+			angle += paren == 0;
+			break;
+		case P_GT:
+			angle -= paren == 0;
+			break;
+		case P_RSHIFT:
+			angle -= paren == 0 ? 2 : 0;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 /* unary := ('+' | '-' | '!' | '~' | '++' | '--' | '&' | '*') unary
  *        | sizeof_expr | cast | postfix */
 static Node *unary_inner(Parser *p)
@@ -338,7 +383,7 @@ static Node *unary_inner(Parser *p)
 			return n;
 		}
 		case P_LPAREN:
-			if (ps_starts_type_at(p, 1))
+			if (ps_starts_type_at(p, 1) && paren_is_cast(p))
 				return parse_c_cast(p);
 			break;
 		}

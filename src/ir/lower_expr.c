@@ -829,6 +829,8 @@ static Inst *replicate(L *l, Node *e)
 static Inst *merge_mask(L *l, Node *m, uint32_t n)
 {
 	Inst *v = lw_expr(l, m);
+	if (!v)
+		return NULL;
 	if (v->ty.n == 1 && v->ty.elem != E_I1) {
 		v = lw_conv_elem(l, v, E_U32, false);
 		if (n <= 32)
@@ -852,16 +854,22 @@ static void merge(L *l, Node *e)
 		return;
 	}
 	IrType t = lw_lref_type(&r);
-	Inst *a = lw_coerce(l, lw_expr(l, arg(e, 0)), t, false), *b;
-	Inst *m;
+	/* a source or mask that failed to lower has been reported */
+	Inst *a = lw_expr(l, arg(e, 0)), *b = NULL, *m;
+	if (!a)
+		return;
+	a = lw_coerce(l, a, t, false);
 	if (e->args.len >= 3) {
-		b = lw_coerce(l, lw_expr(l, arg(e, 1)), t, false);
+		if (!(b = lw_expr(l, arg(e, 1))))
+			return;
+		b = lw_coerce(l, b, t, false);
 		m = merge_mask(l, arg(e, 2), t.n);
 	} else {
 		m = merge_mask(l, arg(e, 1), t.n);
 		b = lw_lref_read(l, &r);
 	}
-	lw_lref_write(l, &r, irb_op(&l->B, Osel, t, m, a, b));
+	if (m)
+		lw_lref_write(l, &r, irb_op(&l->B, Osel, t, m, a, b));
 }
 
 /* x.any() / x.all(); inside SIMD control flow inactive channels are

@@ -120,7 +120,7 @@ static void gather_lane(CGen *g, const Inst *i, const Inst *v, uint32_t sz, bool
 	if (load) {
 		buf_puts(g->out, "&");
 		c_lv(g, v, el);
-		buf_printf(g->out, ", m.p + a, %u);\n", sz);
+		buf_printf(g->out, ", CMK_AT(m, a), %u);\n", sz);
 		if (checked) {
 			buf_puts(g->out, "\t\t\telse { ");
 			c_lv(g, v, el);
@@ -128,7 +128,7 @@ static void gather_lane(CGen *g, const Inst *i, const Inst *v, uint32_t sz, bool
 			           chk(g), g->line);
 		}
 	} else {
-		buf_puts(g->out, "m.p + a, &");
+		buf_puts(g->out, "CMK_AT(m, a), &");
 		c_lv(g, v, el);
 		buf_printf(g->out, ", %u);\n", sz);
 		if (checked)
@@ -186,9 +186,9 @@ static bool gather_op(CGen *g, const Inst *i)
 		} else {
 			buf_puts(g->out, "\t\t\tmemcpy(");
 			if (load)
-				addr_of(g, v), buf_puts(g->out, ", m.p + a0");
+				addr_of(g, v), buf_puts(g->out, ", CMK_AT(m, a0)");
 			else
-				buf_puts(g->out, "m.p + a0, "), addr_of(g, v);
+				buf_puts(g->out, "CMK_AT(m, a0), "), addr_of(g, v);
 			buf_printf(g->out, ", %u);\n", n * sz);
 		}
 	} else {
@@ -248,9 +248,9 @@ static bool gather4_op(CGen *g, const Inst *i)
 		if (load) {
 			buf_putc(g->out, '&');
 			c_lv(g, v, el);
-			buf_printf(g->out, ", m.p + a + %d, 4);\n", 4 * c);
+			buf_printf(g->out, ", CMK_AT(m, a + %d), 4);\n", 4 * c);
 		} else {
-			buf_printf(g->out, "m.p + a + %d, &", 4 * c);
+			buf_printf(g->out, "CMK_AT(m, a + %d), &", 4 * c);
 			c_lv(g, v, el);
 			buf_puts(g->out, ", 4);\n");
 		}
@@ -329,11 +329,11 @@ static bool atomic_op(CGen *g, const Inst *i)
 	mem_base(g, i, i->ops[0]);
 	lane_loop(g, i, n);
 	lane_addr(g, i, sz);
-	buf_printf(o, "\t\t\tif (!cmk_in(m, a, %u) || (uintptr_t)(m.p + a) %% %u) "
+	buf_printf(o, "\t\t\tif (!cmk_in(m, a, %u) || (uintptr_t)CMK_AT(m, a) %% %u) "
 	              "{ cmk_fault(t, %d, \"atomic out of bounds\", %d); continue; }\n\t\t\t",
 	           sz, sz, chk(g), g->line);
 	c_lv(g, i, "k");
-	buf_printf(o, " = cmk_at_%s_%s((%s *)(m.p + a), ", ir_atomic_name[i->aop], ir_elem_name[e],
+	buf_printf(o, " = cmk_at_%s_%s((%s *)CMK_AT(m, a), ", ir_atomic_name[i->aop], ir_elem_name[e],
 	           c_type(e));
 	for (int s = 0; s < 2; s++) {
 		if (s < ns)

@@ -481,7 +481,9 @@ static bool reduce(CGen *g, const Inst *i)
 		return true;
 	}
 	if (i->op == Ounpack) {
-		assign(g, i, STR("(uint8_t)((%s >> k) & 1)", rd(g, s, "0")));
+		/* one element (a merge into a 1-element region) has no loop */
+		assign(g, i, STR(i->ty.n == 1 ? "(uint8_t)(%s & 1)" : "(uint8_t)((%s >> k) & 1)",
+		                 rd(g, s, "0")));
 		return true;
 	}
 	const char *init = i->op == Orprod ? "1" : "0";

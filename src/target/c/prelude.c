@@ -76,18 +76,21 @@ const char c_prelude_text[] =
 "CMK_INL CmkMem cmk_surf(CmkThread *t, uint64_t i) { CmkMem m = {0, 0}; if (i < t->nsurfaces) { m.p = t->surfaces[i].base; m.size = t->surfaces[i].size; } return m; }\n"
 "CMK_INL CmkMem cmk_slm(CmkThread *t, uint64_t off) { CmkMem m = {0, 0}; if (off <= t->slm_size) { m.p = t->slm + off; m.size = t->slm_size - off; } return m; }\n"
 "CMK_INL CmkMem cmk_svm(uint64_t a) { CmkMem m; m.p = (unsigned char *)(uintptr_t)a; m.size = UINT64_MAX; return m; }\n"
+/* the byte at offset a: integer arithmetic, since an SVM space has a NULL
+ * base and absolute offsets (NULL + a is undefined; cc -O2 dropped stores) */
+"#define CMK_AT(m, a) ((unsigned char *)((uintptr_t)(m).p + (uintptr_t)(a)))\n"
 "CMK_INL int cmk_in(CmkMem m, uint64_t a, uint64_t n) { return (m.p || m.size == UINT64_MAX) && a <= m.size && n <= m.size - a; }\n"
 "CMK_INL void cmk_fault(CmkThread *t, int check, const char *what, int line) { if (check && t->svc && t->svc->fault) t->svc->fault(t, what, line); }\n"
 /* block read/write: out-of-range bytes read 0 and are not written */
 "CMK_INL void cmk_bload(CmkThread *t, CmkMem m, uint64_t a, void *d, uint64_t n, int chk, int line) {\n"
-"	if (cmk_in(m, a, n)) { memcpy(d, m.p + a, n); return; }\n"
+"	if (cmk_in(m, a, n)) { memcpy(d, CMK_AT(m, a), n); return; }\n"
 "	cmk_fault(t, chk, \"block read out of bounds\", line);\n"
-"	for (uint64_t i = 0; i < n; i++) ((unsigned char *)d)[i] = cmk_in(m, a + i, 1) ? m.p[a + i] : 0;\n"
+"	for (uint64_t i = 0; i < n; i++) ((unsigned char *)d)[i] = cmk_in(m, a + i, 1) ? *CMK_AT(m, a + i) : 0;\n"
 "}\n"
 "CMK_INL void cmk_bstore(CmkThread *t, CmkMem m, uint64_t a, const void *s, uint64_t n, int chk, int line) {\n"
-"	if (cmk_in(m, a, n)) { memcpy(m.p + a, s, n); return; }\n"
+"	if (cmk_in(m, a, n)) { memcpy(CMK_AT(m, a), s, n); return; }\n"
 "	cmk_fault(t, chk, \"block write out of bounds\", line);\n"
-"	for (uint64_t i = 0; i < n; i++) if (cmk_in(m, a + i, 1)) m.p[a + i] = ((const unsigned char *)s)[i];\n"
+"	for (uint64_t i = 0; i < n; i++) if (cmk_in(m, a + i, 1)) *CMK_AT(m, a + i) = ((const unsigned char *)s)[i];\n"
 "}\n"
 /* 2D media block: reads clamp to the edge pixel, writes outside are dropped */
 "CMK_INL void cmk_mgeom(CmkThread *t, uint64_t s, CmkSurface *g) {\n"

@@ -320,15 +320,28 @@ void px_assign(Px *p)
 	p->val = NEWN(p->arena, PxVal, f->nextid + 1);
 	p->canon = NEWN(p->arena, const Layout *, maxn + 1);
 	Use **uses = p->o->ptx_canonical ? NULL : use_lists(p, f);
+	/* The sweep goes in reverse postorder (ir_preds), so a definition is
+	 * seen before its uses other than phis' (a block that comes later in
+	 * layout order may dominate an earlier one: a wrregion there took the
+	 * not yet assigned, NULL, layout of its destination); unreachable
+	 * blocks go last. */
+	Block **order = NEWN(p->arena, Block *, f->nblocks ? f->nblocks : 1);
+	uint32_t nr = 0;
 	for (uint32_t b = 0; b < f->nblocks; b++)
-		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+		if (f->blocks[b]->rpo != UINT32_MAX)
+			order[f->blocks[b]->rpo] = f->blocks[b], nr++;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		if (f->blocks[b]->rpo == UINT32_MAX)
+			order[nr++] = f->blocks[b];
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = order[b]->first; i; i = i->next) {
 			if (!is_vector(i))
 				continue;
 			if (!uses)
 				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);
 			else if (i->op == Ordregion && !ir_roff(i) && is_vector(i->ops[0]))
 				assign_rd(p, i);
-			else if (i->op == Owrregion && !ir_roff(i))
+			else if (i->op == Owrregion && !ir_roff(i) && own(p, i->ops[0]))
 				p->val[i->id].lay = own(p, i->ops[0]);
 			else if (elementwise(i))
 				assign_ew(p, i, uses[i->id]);

@@ -749,10 +749,16 @@ static void from_bits(Px *p, Elem e, const char *d, const char *bits, bool w64)
 		px_ins(p, "mov.b64 %s, %s", d, bits);
 		return;
 	default:
-		if (w64)
+		if (w64 && px_class(e) == RC_F32) {
+			/* cvt cannot write an f32 register */
+			const char *u = px_tmp(p, RC_B32);
+			px_ins(p, "cvt.u32.u64 %s, %s", u, bits);
+			px_ins(p, "mov.b32 %s, %s", d, u);
+		} else if (w64) {
 			px_ins(p, "cvt.u32.u64 %s, %s", d, bits);
-		else
+		} else {
 			px_ins(p, "mov.b32 %s, %s", d, bits);
+		}
 		px_normalize(p, e, d);
 	}
 }
