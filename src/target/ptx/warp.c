@@ -281,9 +281,25 @@ static void combine(Px *p, Op op, Elem e, const char *d, const char *a, const ch
 	}
 }
 
-/* Reductions: slots combine lane-wise, then a butterfly tree over the
- * lanes in use, then lane 0's result is broadcast when the tree did not
- * span the warp. */
+/* The redux.sync form of a reduction over the lanes (sm_80: 32-bit
+ * integer add, min and max, the result in every lane), or NULL. */
+static const char *redux_op(Op op, Elem e)
+{
+	if (ir_is_float(e) || px_class(e) != RC_B32 || e == E_I1)
+		return NULL;
+	const char *s = ir_is_signed(e) ? "s32" : "u32";
+	switch (op) {
+	case Orsum: return "add.u32";    /* wraps alike signed or not */
+	case Ormin: return ir_is_signed(e) ? "min.s32" : "min.u32";
+	case Ormax: return ir_is_signed(e) ? "max.s32" : "max.u32";
+	default: (void)s; return NULL;
+	}
+}
+
+/* Reductions: slots combine lane-wise (lanes past the vector hold the
+ * identity), then one redux.sync for 32-bit integer sums, minima and
+ * maxima, else a butterfly tree over the lanes in use and, when that did
+ * not span the warp, a broadcast of lane 0's result. */
 static bool reduce(Px *p, Inst *i)
 {
 	Inst *v = i->ops[0];
@@ -310,6 +326,16 @@ static bool reduce(Px *p, Inst *i)
 			px_ins(p, "mov.%s %s, %s", px_bits(e), acc, x);
 		else
 			combine(p, i->op, e, acc, acc, x);
+	}
+	const char *rx = redux_op(i->op, e);
+	if (rx) {
+		/* 8- and 16-bit values are normalized in b32 registers: the
+		 * 32-bit sum wraps to the same result once re-normalized */
+		px_ins(p, "redux.sync.%s %s, %s, -1", rx, acc, acc);
+		px_comment(p, "%s of %u: 1 redux.sync", ir_ops[i->op].name, v->ty.n);
+		px_ins(p, "mov.%s %s, %s", px_bits(e), d, acc);
+		px_normalize(p, e, d);
+		return true;
 	}
 	uint32_t span = v->ty.n >= 32 ? 32 : 1;
 	while (span < v->ty.n && span < 32)
