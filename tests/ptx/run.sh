@@ -5,7 +5,9 @@
 #  - NAME.ptx (if present): the exact text, compiled with CMETAL_NO_PTXAS=1
 #    so it does not depend on the ptxas version;
 #  - NAME.cost (if present): the region cost comments ("// rdregion ...")
-#    must match it line for line;
+#    and the layout notes ("// layout: ...": a value's layout when not
+#    canonical, each conversion and SLM copy with its cost) must match it
+#    line for line;
 #  - regs.txt records "NAME KERNEL REGS SPILL_STORES SPILL_LOADS" from the
 #    ptxas header; a kernel fails when it starts spilling or its register
 #    count grows by more than 20%.  UPDATE=1 rewrites regs.txt, .ptx, .cost;
@@ -69,7 +71,7 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 		fi
 	fi
 	if [ -z "$why" ] && [ -e "$DIR/$name.cost" -o "$UPDATE" = 1 ]; then
-		grep -E '^	// (rdregion|wrregion|iselect|bitcast|rsum|rprod|rmin|rmax)' "$out" > "$tmp/cost"
+		grep -E '^	// (rdregion|wrregion|iselect|bitcast|rsum|rprod|rmin|rmax|layout)' "$out" > "$tmp/cost"
 		case $src in "$DIR"/*)
 			if [ "$UPDATE" = 1 ] && [ -s "$tmp/cost" ]; then cp "$tmp/cost" "$DIR/$name.cost"; fi ;;
 		esac

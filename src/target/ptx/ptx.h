@@ -103,7 +103,8 @@ void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
  * formula, not loaded from a lane table). */
 void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
                   const struct LPlan *pl, bool keep, const IrRegion *rg);
-/* The copies of v in other layouts (assign.c), after its definition. */
+/* After v's definition: a note of its layout when not canonical, its
+ * copies in other layouts (assign.c), its SLM copy (slm.c). */
 void px_emit_copies(Px *p, const Inst *v);
 /* Reinterprets the bytes of a value (Obitcast). */
 bool px_bitcast(Px *p, Inst *i);

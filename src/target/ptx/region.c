@@ -247,6 +247,9 @@ static const char *lay_text(Px *p, const Layout *l)
 void px_emit_copies(Px *p, const Inst *v)
 {
 	const PxVal *pv = v->ty.n > 1 && p->val ? &p->val[v->id] : NULL;
+	if (pv && pv->lay && !pv->lay->canon)
+		px_comment(p, "layout: %%%u in %s%s", v->id, lay_text(p, pv->lay),
+		           pv->srcregs ? " (the source's registers)" : "");
 	for (uint32_t k = 0; pv && k < pv->ncopies; k++) {
 		const Layout *l = pv->copy[k];
 		const char **d = regs_in(p, v, l);
