@@ -170,6 +170,19 @@ static void fake_metadata(void)
 	ok = cuda_parse_metadata(a, "//@cmetal abi 3\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_bad_line", !ok && strstr(buf_cstr(&err), "line 2"),
 	      buf_cstr(&err));
+	/* the per-warp SLM scratch of the PTX back end's shared-memory layouts */
+	err.len = 0;
+	CudaProgram sp = {0};
+	ok = cuda_parse_metadata(a, "//@cmetal abi 3\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	                         "simd 0 shuffles 2 scratch 2048\n//@cmetal kernel y slm 0 "
+	                         "barrier 0 wait 0 simd 0 shuffles 0\n", &ki, &n, &sp, &err);
+	check("gpu/fake_metadata_scratch", ok && n == 2 && sp.scratch && sp.scratch[0] == 2048 &&
+	      sp.scratch[1] == 0, ok ? "values" : buf_cstr(&err));
+	err.len = 0;
+	ok = cuda_parse_metadata(a, "//@cmetal abi 3\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	                         "simd 0 shuffles 2 scratch 99999\n", &ki, &n, NULL, &err);
+	check("gpu/fake_metadata_scratch_too_big", !ok && strstr(buf_cstr(&err), "line 2"),
+	      buf_cstr(&err));
 	buf_free(&err);
 	arena_free(a);
 }
