@@ -81,6 +81,61 @@ TEST(runtime_reads)
 		h_eq_u32(h, "out", o, w, N * 64);
 }
 
+/* One shifted<T, N, AT> of shifted_reads: 96 elements of T, 7 + 1 except
+ * N elements from byte `from` of a (0 past its end) at AT, plus 1. */
+static void r_shifted(const uint8_t *a, size_t abytes, size_t from, uint8_t *out, int size,
+                      int n, int at, int is_float)
+{
+	for (int k = 0; k < 96; k++) {
+		uint8_t x[8] = {0};
+		int64_t iv = 7;
+		double dv = 7;
+		if (k >= at && k < at + n) {
+			size_t b = from + (size_t)(k - at) * (size_t)size;
+			if (b + (size_t)size <= abytes)
+				memcpy(x, a + b, (size_t)size);
+			if (is_float) {
+				memcpy(&dv, x, 8);
+			} else if (size == 4) {
+				uint32_t u; memcpy(&u, x, 4); iv = u;
+			} else if (size == 2) {
+				int16_t u; memcpy(&u, x, 2); iv = u;
+			} else {
+				iv = x[0];
+			}
+		}
+		if (is_float) {
+			dv += 1;
+			memcpy(out + k * size, &dv, 8);
+		} else {
+			iv += 1;
+			memcpy(out + k * size, &iv, (size_t)size);   /* little endian: low bytes */
+		}
+	}
+}
+
+TEST(shifted_block_reads)
+{
+	enum { N = 4, ABYTES = 4096, OBYTES = N * 2048 };
+	static uint8_t a[ABYTES], o[OBYTES], w[OBYTES];
+	for (int i = 0; i < ABYTES; i++)
+		a[i] = (uint8_t)h_rand(h);
+	uint32_t near_end = ABYTES - 48;	/* 16-byte aligned, most of each block past the end */
+	memset(w, 0, sizeof w);
+	for (int t = 0; t < N; t++) {
+		size_t base = t == 3 ? near_end : (size_t)t * 512, ob = (size_t)t * 2048;
+		r_shifted(a, ABYTES, base, w + ob, 4, 32, 48, 0);
+		r_shifted(a, ABYTES, base, w + ob + 384, 8, 16, 16, 1);
+		r_shifted(a, ABYTES, base, w + ob + 384 + 768, 1, 64, 20, 0);
+		r_shifted(a, ABYTES, base, w + ob + 384 + 768 + 96, 2, 16, 40, 0);
+	}
+	/* reads past the end are legal CM (they give 0): no checking mode */
+	HShape s = GROUPS(2, 2);
+	s.options = "-fno-bounds-check";
+	if (H_RUN(h, F, "shifted_reads", s, IN(a), OUT(o), U32(near_end)))
+		h_eq_u8(h, "out", o, w, OBYTES);
+}
+
 const HTest exec_gpu_regress[] = {
-	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), {0},
+	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads), {0},
 };

@@ -144,6 +144,28 @@ static void assign_ew(Px *p, Inst *i, const Use *uses)
 	p->val[i->id].lay = (Layout *)best;
 }
 
+/* A block load whose one user writes it into a vector at an offset that is
+ * not a multiple of 32 elements (a row of 48, the second half of a
+ * register) is loaded straight into the lanes that write wants: its
+ * layout is a shift of the canonical one (mem.c block_shifted), and the
+ * write costs no shuffle.  Only for 32-bit offsets (the per-lane address
+ * form mem.c shifts). */
+static bool assign_load(Px *p, Inst *i, const Use *uses)
+{
+	if (i->op != Obload || !uses || uses->next || px_class(i->ops[1]->ty.elem) != RC_B32 ||
+	    i->ty.elem == E_I1)
+		return false;
+	const Layout *want = wanted_by_write(p, uses->u, i);
+	if (!want || want->canon || want->pos[0] == 0 || want->pos[0] >= 32 ||
+	    want->nregs > SLOTS(i->ty.n) + 1)
+		return false;
+	for (uint32_t e = 0; e < i->ty.n; e++)
+		if (want->pos[e] != e + want->pos[0])
+			return false;
+	p->val[i->id].lay = (Layout *)want;
+	return true;
+}
+
 static void assign_rd(Px *p, Inst *i)
 {
 	PxVal *v = &p->val[i->id];
@@ -345,6 +367,8 @@ void px_assign(Px *p)
 				p->val[i->id].lay = own(p, i->ops[0]);
 			else if (elementwise(i))
 				assign_ew(p, i, uses[i->id]);
+			else if (assign_load(p, i, uses[i->id]))
+				;
 			else
 				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);
 		}

@@ -144,6 +144,13 @@ const char *px_lane_lt(Px *p, uint32_t n)
 	return q;
 }
 
+const char *px_lane_ge(Px *p, uint32_t n)
+{
+	const char *q = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.ge.u32 %s, %%lane, %u", q, n);
+	return q;
+}
+
 const char *px_mem_ty(Elem e)
 {
 	static const char *const t[E_COUNT_] = {

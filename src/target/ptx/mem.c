@@ -361,6 +361,35 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 	}
 }
 
+/* A block load in a shifted layout (assign.c: element e in lane e + sh of
+ * the registers, as the wrregion it feeds wants it): lane l of register r
+ * loads element 32 r + l - sh, lanes outside the block load nothing.  So a
+ * block written at an offset that is not a multiple of 32 elements needs
+ * no shuffle.  x is off + lane * eb, lim the bounds limit (NULL: none). */
+static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const char *a,
+                          const char *lim, uint32_t sh)
+{
+	Elem e = i->ty.elem;
+	int eb = ir_elem_bytes[e];
+	const Layout *l = p->val[i->id].lay;
+	for (uint32_t r = 0; r < l->nregs; r++) {
+		/* element 32 r + lane - sh: at byte 32 r eb - sh eb from x */
+		int32_t d = (int32_t)(32 * r - sh) * eb;
+		const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
+		px_ins(p, "add.u32 %s, %s, %d", t, x, d);
+		if (lim)
+			px_ins(p, "setp.lt.u32 %s, %s, %s", q, t, lim);
+		else
+			px_ins(p, "setp.eq.u32 %s, 0, 0", q);
+		int64_t lo = (int64_t)sh - 32 * (int64_t)r, hi = (int64_t)i->ty.n + sh - 32 * r;
+		if (lo > 0)
+			and_pred(p, &q, px_lane_ge(p, (uint32_t)lo));
+		if (hi < 32)
+			and_pred(p, &q, px_lane_lt(p, (uint32_t)hi));
+		access(p, w, false, e, px_own(p, i, r), arena_printf(p->arena, "%s+%d", a, d), q);
+	}
+}
+
 /* A 32-bit offset: one address (base + off + lane * eb) for every slot,
  * slot s at an immediate offset, its check one 32-bit add and compare
  * against the per-instruction limit (no branch, so ptxas keeps loads of
@@ -393,6 +422,11 @@ static bool block(Px *p, Inst *i)
 	if (off) {
 		const char *ok;
 		a = address32(p, &w, x, 1, NULL, &ok);
+		const Layout *l = !st && !uni && p->val ? p->val[i->id].lay : NULL;
+		if (l && !l->canon) {
+			block_shifted(p, i, &w, x, a, lim, l->pos[0]);
+			return true;
+		}
 	} else {
 		/* SVM with a 64-bit offset: unchecked */
 		a = px_tmp(p, RC_B64);

@@ -83,6 +83,7 @@ const char *px_mem_ty(Elem e);  /* ld/st type: s8 u8 s16 u16 u32 b64 b16 f32 f64
 /* The register holding the lane id (0..31), and lane < n as a predicate. */
 const char *px_lane(Px *p);
 const char *px_lane_lt(Px *p, uint32_t n);
+const char *px_lane_ge(Px *p, uint32_t n);
 bool px_unsupported(Px *p, const Inst *i, const char *what);
 
 /* alu.c: element-wise arithmetic, compares, select, conversions, math */
