@@ -223,7 +223,12 @@ struct Type {
 	int nparams;
 	Sym *tag;           /* struct/enum declaration */
 	Type *unqual;       /* type.c: const variant of a struct/enum -> the plain one */
+	int nest;           /* struct: how deep structs nest in it, itself included */
 };
+
+/* Struct limits: lowering walks a struct's fields recursively and gives
+ * every scalar, vector and matrix inside it a variable. */
+enum { MAX_STRUCT_NEST = 256, MAX_STRUCT_BYTES = 1 << 20 };
 
 /* type.c — types are hash-consed: equal types are the same pointer. */
 Type *ty_void(void);
@@ -535,6 +540,7 @@ bool sema_unit(Arena *a, Node *unit, const SemaOptions *opt);
  * initialization forms) and sema_builtin.c (the builtin library). */
 typedef struct Sema Sema;                 /* defined in sema.h */
 Node *sema_expr(Sema *S, Node *e);        /* checks e; returns it or its replacement */
+Node *sema_expr_node(Sema *S, Node *e);   /* sema_expr's work (sema.c counts the depth) */
 Node *sema_rvalue(Sema *S, Node *e);      /* sema_expr, then refs decay to values */
 /* Converts e to `to`, inserting an implicit (or explicit) ND_CAST; `what`
  * names the context in messages ("argument 2 of cm_add"). */

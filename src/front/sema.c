@@ -179,6 +179,18 @@ static bool check_elem(Sema *S, TypeSpec *ts, Type *el)
 	return true;
 }
 
+/* Every expression is checked through here: the depth it counts bounds the
+ * nesting of template instantiations (sema_template.c). */
+Node *sema_expr(Sema *S, Node *e)
+{
+	if (!e || e->ty)
+		return e;
+	S->depth++;
+	e = sema_expr_node(S, e);
+	S->depth--;
+	return e;
+}
+
 bool sema_check_dim(Sema *S, Node *d, const char *what, int *out)
 {
 	int64_t v;
