@@ -555,6 +555,10 @@ bool sema_targ_int(Sema *S, TemplArg *ta, const char *what, int64_t *out);
 Type *sema_common_elem(Type *a, Type *b);
 int sema_simd_width(Sema *S);             /* 0 outside SIMD control flow */
 Arena *sema_arena(Sema *S);
+int sema_max_vm_bytes(Sema *S);           /* vectors and matrices are smaller */
+/* The elements a select or replicate may span (offset of its last element
+ * from its first): bounds region arithmetic everywhere after sema. */
+enum { MAX_REGION_SPAN = 1 << 20 };
 Sym *sema_lookup(Sema *S, const char *name);      /* sema.c: visible declaration or NULL */
 Node *sema_call(Sema *S, Node *call, Sym *fn);    /* sema_template.c: call of a user function/template */
 /* sema_cm.c */
