@@ -226,7 +226,12 @@ struct Type {
 	int nparams;
 	Sym *tag;           /* struct/enum declaration */
 	Type *unqual;       /* type.c: const variant of a struct/enum -> the plain one */
+	int nest;           /* struct: how deep structs nest in it, itself included */
 };
+
+/* Struct limits: lowering walks a struct's fields recursively and gives
+ * every scalar, vector and matrix inside it a variable. */
+enum { MAX_STRUCT_NEST = 256, MAX_STRUCT_BYTES = 1 << 20 };
 
 /* type.c — types are hash-consed: equal types are the same pointer. */
 Type *ty_void(void);
@@ -538,6 +543,7 @@ bool sema_unit(Arena *a, Node *unit, const SemaOptions *opt);
  * initialization forms) and sema_builtin.c (the builtin library). */
 typedef struct Sema Sema;                 /* defined in sema.h */
 Node *sema_expr(Sema *S, Node *e);        /* checks e; returns it or its replacement */
+Node *sema_expr_node(Sema *S, Node *e);   /* sema_expr's work (sema.c counts the depth) */
 Node *sema_rvalue(Sema *S, Node *e);      /* sema_expr, then refs decay to values */
 /* Converts e to `to`, inserting an implicit (or explicit) ND_CAST; `what`
  * names the context in messages ("argument 2 of cm_add"). */
@@ -552,6 +558,10 @@ bool sema_targ_int(Sema *S, TemplArg *ta, const char *what, int64_t *out);
 Type *sema_common_elem(Type *a, Type *b);
 int sema_simd_width(Sema *S);             /* 0 outside SIMD control flow */
 Arena *sema_arena(Sema *S);
+int sema_max_vm_bytes(Sema *S);           /* vectors and matrices are smaller */
+/* The elements a select or replicate may span (offset of its last element
+ * from its first): bounds region arithmetic everywhere after sema. */
+enum { MAX_REGION_SPAN = 1 << 20 };
 Sym *sema_lookup(Sema *S, const char *name);      /* sema.c: visible declaration or NULL */
 Node *sema_call(Sema *S, Node *call, Sym *fn);    /* sema_template.c: call of a user function/template */
 /* sema_cm.c */

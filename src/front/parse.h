@@ -25,7 +25,7 @@
 
 #include "front.h"
 
-enum { MAX_DEPTH = 256 };
+enum { MAX_DEPTH = 512 };
 enum { NAME_TYPE = 1, NAME_VALUE = 2 };
 
 typedef struct Scope Scope;
@@ -101,7 +101,11 @@ static inline bool accept_kw(Parser *p, Keyword k)
 
 /* --------------------------------------------- recursion guard and nodes */
 
-/* Recursion guard: every recursive rule enters and leaves. */
+/* Recursion guard: every recursive rule enters and leaves.  A loop that
+ * builds a left-deep tree (binary operators, commas, postfix operators)
+ * enters once per node it adds and leaves them all at its end, so depth
+ * bounds the tree's depth as well as the parser's recursion: every later
+ * walk over the tree recurses at most about MAX_DEPTH times. */
 static inline bool enter(Parser *p)
 {
 	if (++p->depth <= MAX_DEPTH)

@@ -263,7 +263,8 @@ static Node *parse_member(Parser *p, Node *e)
 /* postfix := primary ('(' args ')' | '[' expr ']' | member | '++' | '--')* */
 static Node *parse_postfix(Parser *p, Node *e)
 {
-	for (;;) {
+	int depth = p->depth;
+	for (;; enter(p)) {
 		Token *t = peek(p);
 		if (tok_is(t, P_LPAREN)) {
 			Node *c = mk(p, ND_CALL, t);
@@ -286,6 +287,7 @@ static Node *parse_postfix(Parser *p, Node *e)
 			n->lhs = e;
 			e = n;
 		} else {
+			p->depth = depth;
 			return e;
 		}
 	}
@@ -429,12 +431,15 @@ static int binary_prec(Parser *p, const Token *t)
 /* binary := unary (binop unary)*, by precedence climbing; left-assoc */
 static Node *parse_binary(Parser *p, int minprec)
 {
+	int depth = p->depth;
 	Node *lhs = parse_unary(p);
 	for (;;) {
 		Token *t = peek(p);
 		int prec = binary_prec(p, t);
-		if (!prec || prec < minprec)
+		if (!prec || prec < minprec || !enter(p)) {
+			p->depth = depth;
 			return lhs;
+		}
 		next(p);
 		Node *n = mk(p, ND_BINARY, t);
 		n->op = t->id;
@@ -474,7 +479,7 @@ static bool is_assign_op(int id)
 }
 
 /* assign_expr := cond_expr [assign_op assign_expr]   (right-assoc) */
-Node *ps_assign(Parser *p)
+static Node *assign_inner(Parser *p)
 {
 	Node *lhs = ps_cond(p);
 	Token *t = peek(p);
@@ -491,16 +496,25 @@ Node *ps_assign(Parser *p)
 	return n;
 }
 
+Node *ps_assign(Parser *p)
+{
+	Node *n = enter(p) ? assign_inner(p) : ps_err_expr(p);
+	leave(p);
+	return n;
+}
+
 /* expr := assign_expr (',' assign_expr)* */
 Node *ps_expr(Parser *p)
 {
+	int depth = p->depth;
 	Node *e = ps_assign(p);
-	while (at(p, P_COMMA)) {
+	while (at(p, P_COMMA) && enter(p)) {
 		Node *c = mk(p, ND_COMMA, next(p));
 		c->lhs = e;
 		c->rhs = ps_assign(p);
 		e = c;
 	}
+	p->depth = depth;
 	return e;
 }
 

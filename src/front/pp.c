@@ -28,10 +28,14 @@
 #include "front.h"
 
 #define MAX_INCLUDE_DEPTH 200
+#define MAX_EXPAND_DEPTH 200
+#define MAX_EXPAND_TOKENS (1 << 20)
 
 typedef struct HideSet {
 	const char *name;
 	struct HideSet *next;
+	struct HideSet *jump;    /* a list further down, for tail_at (Myers' skew lists) */
+	int len;
 } HideSet;
 
 typedef enum { PPB_NONE, PPB_FILE, PPB_LINE, PPB_COUNTER } BuiltinMacro;
@@ -73,6 +77,9 @@ typedef struct {
 	Map once;                /* #pragma once keys */
 	int counter;
 	int depth;               /* include nesting */
+	int expand_depth;        /* expand_list calls on the C stack */
+	int expand_live;         /* the tokens they expand */
+	bool expand_too_deep;    /* reported */
 } PP;
 
 static Token expand_next(PP *pp);
@@ -97,6 +104,8 @@ static bool hs_has(const HideSet *h, const char *name)
 	return false;
 }
 
+static int hs_len(const HideSet *h) { return h ? h->len : 0; }
+
 static HideSet *hs_add(PP *pp, HideSet *h, const char *name)
 {
 	if (hs_has(h, name))
@@ -104,11 +113,32 @@ static HideSet *hs_add(PP *pp, HideSet *h, const char *name)
 	HideSet *n = NEW(pp->a, HideSet);
 	n->name = name;
 	n->next = h;
+	n->len = hs_len(h) + 1;
+	n->jump = h;
+	if (h && h->jump && hs_len(h) - hs_len(h->jump) == hs_len(h->jump) - hs_len(h->jump->jump))
+		n->jump = h->jump->jump;
 	return n;
 }
 
+/* The tail of h that is len names long, in O(log) steps. */
+static const HideSet *tail_at(const HideSet *h, int len)
+{
+	while (hs_len(h) > len)
+		h = h->jump && hs_len(h->jump) >= len ? h->jump : h->next;
+	return h;
+}
+
+/* Hide sets are immutable lists that share tails, and within a chain of
+ * expansions one is usually a tail of the other (a token from an outer
+ * expansion meets the set of an inner one): then the union is the longer
+ * list, found in O(log n), where adding names one by one (each add a
+ * search) made a chain of n macros cost O(n^3). */
 static HideSet *hs_union(PP *pp, HideSet *a, HideSet *b)
 {
+	if (hs_len(b) <= hs_len(a) && tail_at(a, hs_len(b)) == b)
+		return a;
+	if (hs_len(a) < hs_len(b) && tail_at(b, hs_len(a)) == a)
+		return b;
 	for (; a; a = a->next)
 		b = hs_add(pp, b, a->name);
 	return b;
@@ -116,6 +146,8 @@ static HideSet *hs_union(PP *pp, HideSet *a, HideSet *b)
 
 static HideSet *hs_inter(PP *pp, HideSet *a, HideSet *b)
 {
+	if (a == b)   /* the name and ')' came from the same expansion */
+		return a;
 	HideSet *r = NULL;
 	for (; a; a = a->next)
 		if (hs_has(b, a->name))
@@ -124,6 +156,12 @@ static HideSet *hs_inter(PP *pp, HideSet *a, HideSet *b)
 }
 
 typedef VEC(Token) TokVec;
+
+static void push_range(TokVec *out, const Token *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		vec_push(out, t[i]);
+}
 
 /* Lexes generated text (a pasted token, a string, __LINE__) placed at loc. */
 static const Token *lex_at(PP *pp, const char *text, size_t len, Loc loc, int *n)
@@ -225,8 +263,7 @@ static Token raw_next(PP *pp)
 	}
 }
 
-/* Fully macro-expands a token list on its own. */
-static TokVec expand_list(PP *pp, const Token *t, int n)
+static TokVec expand_tokens(PP *pp, const Token *t, int n)
 {
 	Token *buf = xmalloc(sizeof(Token) * (size_t)(n + 1));
 	if (n)
@@ -242,6 +279,37 @@ static TokVec expand_list(PP *pp, const Token *t, int n)
 		vec_push(&out, x);
 	}
 	pop_frames_to(pp, depth);
+	return out;
+}
+
+/* Fully macro-expands a token list on its own.  A macro's arguments are
+ * expanded so while the call is being expanded: a recursion as deep as the
+ * calls nest in the arguments, each level holding copies of its tokens.
+ * Both are capped (MAX_EXPAND_DEPTH levels, MAX_EXPAND_TOKENS tokens in
+ * all); past a cap the list is returned unexpanded. */
+static TokVec expand_list(PP *pp, const Token *t, int n)
+{
+	if (pp->expand_depth >= MAX_EXPAND_DEPTH || pp->expand_live + n > MAX_EXPAND_TOKENS) {
+		if (!pp->expand_too_deep && n) {
+			if (pp->expand_depth >= MAX_EXPAND_DEPTH)
+				diag_at(DIAG_ERROR, t->loc, t->len ? t->len : 1,
+				        "macro arguments nest too deeply (more than %d levels)",
+				        MAX_EXPAND_DEPTH);
+			else
+				diag_at(DIAG_ERROR, t->loc, t->len ? t->len : 1,
+				        "macro arguments are too large (more than %d tokens being expanded)",
+				        MAX_EXPAND_TOKENS);
+		}
+		pp->expand_too_deep = true;
+		TokVec out = {0};
+		push_range(&out, t, n);
+		return out;
+	}
+	pp->expand_live += n;
+	pp->expand_depth++;
+	TokVec out = expand_tokens(pp, t, n);
+	pp->expand_depth--;
+	pp->expand_live -= n;
 	return out;
 }
 
@@ -309,12 +377,6 @@ static Token paste(PP *pp, const Token *l, const Token *r, Loc at, bool *ok)
 	x.bol = l->bol;
 	x.pp = l->pp;
 	return x;
-}
-
-static void push_range(TokVec *out, const Token *t, int n)
-{
-	for (int i = 0; i < n; i++)
-		vec_push(out, t[i]);
 }
 
 /* Applies b ## ... : rhs is the body token after ##. */
@@ -994,8 +1056,9 @@ static void do_include(PP *pp, const Line *l)
 /* ---- #line, #error, #pragma */
 
 /* Makes the following lines of the current file report as line `line` of
- * `name`.  The alias file's text is shifted so that diagnostics still show
- * the right source line under the reported line number. */
+ * `name`: an alias of the file's text whose lines are shifted, so that
+ * diagnostics still show the right source line under the reported number
+ * (no copy of the text: a #line costs the same whatever its number). */
 static void set_line(PP *pp, const Line *l, uint64_t line, const char *name)
 {
 	Frame *f = &vec_last(&pp->frames);
@@ -1006,19 +1069,7 @@ static void set_line(PP *pp, const Line *l, uint64_t line, const char *name)
 	const SrcFile *cur = src_get(f->alias ? f->alias : f->toks[0].loc.file);
 	if (!name)
 		name = cur->name;
-	const char *text = phys->text;
-	size_t len = phys->len;
-	if (delta > 0) {
-		char *s = arena_alloc(pp->a, len + (size_t)delta + 1);
-		memset(s, '\n', (size_t)delta);
-		memcpy(s + delta, text, len);
-		text = s;
-		len += (size_t)delta;
-	} else {
-		for (int k = 0; k < -delta && len; text++, len--)
-			k += *text == '\n';
-	}
-	f->alias = (uint32_t)src_add(name, text, len);
+	f->alias = (uint32_t)src_add_shifted(name, phys->text, phys->len, delta);
 	f->line_delta = delta;
 }
 

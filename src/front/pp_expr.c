@@ -32,8 +32,28 @@ typedef struct {
 	const Token *t;
 	int n, i;
 	int skip;      /* inside an unevaluated operand */
+	int depth;     /* ev_unary and ev_cond calls on the C stack */
 	bool err;
 } Expr;
+
+enum { MAX_PP_EXPR_DEPTH = 256 };
+
+/* The recursion guard of ev_unary and ev_cond: false (and an error) when
+ * the expression nests deeper than MAX_PP_EXPR_DEPTH. */
+static bool ev_enter(Expr *e)
+{
+	if (++e->depth <= MAX_PP_EXPR_DEPTH)
+		return true;
+	if (!e->err) {
+		const Token *t = &e->t[e->i < e->n ? e->i : e->n];
+		diag_at(DIAG_ERROR, t->loc, t->len ? t->len : 1,
+		        "preprocessor expression nests too deeply (more than %d levels)",
+		        MAX_PP_EXPR_DEPTH);
+	}
+	e->err = true;
+	e->i = e->n;
+	return false;
+}
 
 static PVal ev_cond(Expr *e);
 
@@ -90,7 +110,18 @@ static PVal ev_primary(Expr *e)
 	return (PVal){0, false};
 }
 
+static PVal unary_inner(Expr *e);
+
 static PVal ev_unary(Expr *e)
+{
+	PVal v = {0, false};
+	if (ev_enter(e))
+		v = unary_inner(e);
+	e->depth--;
+	return v;
+}
+
+static PVal unary_inner(Expr *e)
 {
 	const Token *t = ev_peek(e);
 	if (e->i < e->n && t->kind == TK_PUNCT) {
@@ -210,7 +241,18 @@ static PVal ev_binary(Expr *e, int min_prec)
 	}
 }
 
+static PVal cond_inner(Expr *e);
+
 static PVal ev_cond(Expr *e)
+{
+	PVal v = {0, false};
+	if (ev_enter(e))
+		v = cond_inner(e);
+	e->depth--;
+	return v;
+}
+
+static PVal cond_inner(Expr *e)
 {
 	PVal c = ev_binary(e, 1);
 	if (e->i >= e->n || !is_punct(ev_peek(e), P_QUESTION))

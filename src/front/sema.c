@@ -18,6 +18,8 @@
 #include "sema.h"
 
 Arena *sema_arena(Sema *S) { return S->a; }
+
+int sema_max_vm_bytes(Sema *S) { return S->opt->max_vm_bytes > 0 ? S->opt->max_vm_bytes : 4096; }
 int sema_simd_width(Sema *S) { return S->fx ? S->fx->simd_width : 0; }
 
 /* --------------------------------------------------------------- scopes */
@@ -179,6 +181,18 @@ static bool check_elem(Sema *S, TypeSpec *ts, Type *el)
 	return true;
 }
 
+/* Every expression is checked through here: the depth it counts bounds the
+ * nesting of template instantiations (sema_template.c). */
+Node *sema_expr(Sema *S, Node *e)
+{
+	if (!e || e->ty)
+		return e;
+	S->depth++;
+	e = sema_expr_node(S, e);
+	S->depth--;
+	return e;
+}
+
 bool sema_check_dim(Sema *S, Node *d, const char *what, int *out)
 {
 	int64_t v;
@@ -204,13 +218,16 @@ static Type *vm_typespec(Sema *S, TypeSpec *ts)
 		ok &= sema_check_dim(S, ts->dims[1], "matrix column count", &c);
 	if (!ok)
 		return ty_error();
-	Type *t = vec ? ty_vector(el, r) : ty_matrix(el, r, c);
-	int limit = S->opt->max_vm_bytes > 0 ? S->opt->max_vm_bytes : 4096;
-	if (t->size >= limit) {
-		error_at(ts->loc, "'%s' is %d bytes; a vector or matrix must be smaller than %d bytes",
-		         ty_str(t), t->size, limit);
+	int limit = sema_max_vm_bytes(S);
+	int64_t bytes = (int64_t)r * c * el->size;
+	if (bytes >= limit) {   /* checked before ty_matrix: rows * cols may not fit an int */
+		const char *name = vec ? arena_printf(S->a, "vector<%s,%d>", ty_str(el), r)
+		                       : arena_printf(S->a, "matrix<%s,%d,%d>", ty_str(el), r, c);
+		error_at(ts->loc, "'%s' is %lld bytes; a vector or matrix must be smaller than %d bytes",
+		         name, (long long)bytes, limit);
 		return ty_error();
 	}
+	Type *t = vec ? ty_vector(el, r) : ty_matrix(el, r, c);
 	if (ts->kind == TS_VECTOR_REF || ts->kind == TS_MATRIX_REF || ts->is_ref)
 		t = ty_as_ref(t);
 	return t;

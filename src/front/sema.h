@@ -85,7 +85,17 @@ struct Sema {
 	Map instances;            /* "id:f<args>" -> Sym* */
 	VEC(Edge) edges;
 	VEC(Scope *) kept;        /* namespace and binding scopes, freed at the end */
+	int depth;                /* sema_expr and sema_stmt calls on the C stack */
+	int inst_depth;           /* template instantiations on the C stack */
+	int max_inst_depth;       /* the deepest in the current chain (notes) */
 };
+
+/* Instantiation limits.  The parser bounds the nesting inside one function;
+ * an instantiation checks its body while the call that requested it is
+ * being checked, so the C stack grows with the sum of the nesting along a
+ * chain of instantiations: both are capped (see tests/rt/test_limits.c for
+ * the stack this takes). */
+enum { MAX_INST_DEPTH = 64, MAX_SEMA_DEPTH = 512 };
 
 #define HEADER_IDS 1000000
 

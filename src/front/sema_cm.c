@@ -95,10 +95,36 @@ static bool fold_cargs(Sema *S, Node *e, const char *const *roles, int n)
 			ok = false;
 			continue;
 		}
+		if (v < -MAX_REGION_SPAN || v > MAX_REGION_SPAN) {
+			merror(e, "%s %lld is out of range (at most %d)", what, (long long)v,
+			       MAX_REGION_SPAN);
+			ok = false;
+			continue;
+		}
 		e->cargs[i] = (int)v;
 	}
 	e->ncargs = n;
 	return ok;
+}
+
+/* A region of n elements whose last is span elements past its first, of
+ * elements elem: fewer than MAX_REGION_SPAN apart, and its result a legal
+ * vector (lowering and both back ends compute offsets in 32 bits). */
+static bool region_fits(Sema *S, Node *e, const char *form, int64_t n, int64_t span, Type *elem)
+{
+	if (span >= MAX_REGION_SPAN) {
+		merror(e, "%s spans %lld elements; a region must span fewer than %d", form,
+		       (long long)span + 1, MAX_REGION_SPAN);
+		return false;
+	}
+	int limit = sema_max_vm_bytes(S);
+	if (n * elem->size >= limit) {
+		merror(e, "%s gives %lld '%s' elements (%lld bytes); a vector or matrix must be "
+		       "smaller than %d bytes", form, (long long)n, ty_str(elem),
+		       (long long)(n * elem->size), limit);
+		return false;
+	}
+	return true;
 }
 
 static bool want_targs(Node *e, int lo, int hi, const char *form)
@@ -231,6 +257,12 @@ static Node *member_select(Sema *S, Node *e, Type *t)
 	if (!offsets(S, e, m ? 2 : 1))
 		return poison(e);
 	Type *b = ty_base(t);
+	const char *form = m ? arena_printf(sema_arena(S), "select<%d,%d,%d,%d>", c[0], c[1], c[2], c[3])
+	                     : arena_printf(sema_arena(S), "select<%d,%d>", c[0], c[1]);
+	int64_t span = m ? (int64_t)(c[0] - 1) * c[1] * b->cols + (int64_t)(c[2] - 1) * c[3]
+	                 : (int64_t)(c[0] - 1) * c[1];
+	if (!region_fits(S, e, form, m ? (int64_t)c[0] * c[2] : c[0], span, b->elem))
+		return poison(e);
 	if (!m) {
 		int64_t o = const_off(e, 0);
 		if (o >= 0 && o + (int64_t)(c[0] - 1) * c[1] >= b->n)
@@ -340,6 +372,10 @@ static Node *member_replicate(Sema *S, Node *e, Type *t)
 		return poison(e);
 	}
 	if (!offsets(S, e, m ? 2 : 1))
+		return poison(e);
+	if (!region_fits(S, e, arena_printf(sema_arena(S), "replicate<%d,%d,%d,%d>", f[0], f[1], f[2],
+	                                    f[3]), (int64_t)f[0] * f[2],
+	                 (int64_t)(f[0] - 1) * f[1] + (int64_t)(f[2] - 1) * f[3], b->elem))
 		return poison(e);
 	int64_t i = const_off(e, 0), j = m ? const_off(e, 1) : 0;
 	if (i >= 0 && j >= 0) {

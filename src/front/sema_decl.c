@@ -53,7 +53,8 @@ Type *sema_struct_decl(Sema *S, Node *d)
 	}
 	d->ty = t;
 	d->sym = s;
-	int n = d->args.len, off = 0, align = 1;
+	int n = d->args.len, align = 1, nest = 1;
+	int64_t off = 0;
 	Field *f = xcalloc((size_t)(n ? n : 1), sizeof(Field));
 	for (int i = 0; i < n; i++) {
 		Node *fd = d->args.data[i];
@@ -76,15 +77,28 @@ Type *sema_struct_decl(Sema *S, Node *d)
 				diag_at(DIAG_ERROR, name_loc(fd), nlen(fd->name), "duplicate member '%s'", fd->name);
 				note_at(f[j].loc, "previous declaration is here");
 			}
+		if (ft->kind == TY_STRUCT && ft->nest >= nest)
+			nest = ft->nest + 1;
 		off = (off + ft->align - 1) / ft->align * ft->align;
-		f[t->nfields++] = (Field){fd->name, ft, off, name_loc(fd)};
+		if (off + ft->size >= MAX_STRUCT_BYTES || nest > MAX_STRUCT_NEST) {
+			error_at(name_loc(fd), nest > MAX_STRUCT_NEST ?
+			         "struct '%s' nests structs more than %d levels deep" :
+			         "struct '%s' is too large (%d bytes or more)", d->name ? d->name : "<anonymous>",
+			         nest > MAX_STRUCT_NEST ? MAX_STRUCT_NEST : MAX_STRUCT_BYTES);
+			t->fields = f;
+			if (s)
+				s->ty = ty_error();   /* its uses are poisoned, not diagnosed again */
+			return d->ty = ty_error();
+		}
+		f[t->nfields++] = (Field){fd->name, ft, (int)off, name_loc(fd)};
 		off += ft->size;
 		if (ft->align > align)
 			align = ft->align;
 	}
 	t->fields = f;
 	t->align = align;
-	t->size = (off + align - 1) / align * align;
+	t->size = (int)((off + align - 1) / align * align);
+	t->nest = nest;
 	return t;
 }
 

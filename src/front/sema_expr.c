@@ -985,10 +985,8 @@ static Node *expr_comma(Sema *S, Node *e)
 	return e;
 }
 
-Node *sema_expr(Sema *S, Node *e)
+Node *sema_expr_node(Sema *S, Node *e)
 {
-	if (!e || e->ty)
-		return e;
 	switch (e->kind) {
 	case ND_INT_LIT:
 	case ND_FLOAT_LIT:

@@ -385,10 +385,8 @@ static void local_decl(Sema *S, Node *d)
 	}
 }
 
-void sema_stmt(Sema *S, Node *s)
+static void stmt_inner(Sema *S, Node *s)
 {
-	if (!s)
-		return;
 	FnCtx *fx = S->fx;
 	fx->seq++;
 	if (!s->ty)
@@ -435,4 +433,13 @@ void sema_stmt(Sema *S, Node *s)
 		s = sema_expr(S, s);
 		break;
 	}
+}
+
+void sema_stmt(Sema *S, Node *s)
+{
+	if (!s)
+		return;
+	S->depth++;
+	stmt_inner(S, s);
+	S->depth--;
 }

@@ -272,6 +272,18 @@ static const char *inst_name(Sema *S, Node *t, Binding *b)
 	return s;
 }
 
+/* "In instantiation of" notes: the innermost and outermost few of a deep
+ * chain, one line for those between. */
+static void inst_note(Sema *S, Node *call, const char *name)
+{
+	enum { KEEP = 3 };
+	int d = S->inst_depth, deepest = S->max_inst_depth;
+	if (d < KEEP || d >= deepest - KEEP)
+		note_at(call->loc, "in instantiation of '%s' requested here", name);
+	else if (d == deepest - KEEP - 1)
+		note_at(call->loc, "(%d instantiations not shown)", deepest - 2 * KEEP);
+}
+
 /* The instance of template c->sym for c's bindings, checked on first use. */
 static Sym *instantiate(Sema *S, Cand *c, Node *call)
 {
@@ -281,6 +293,16 @@ static Sym *instantiate(Sema *S, Cand *c, Node *call)
 	Sym *is = map_get(&S->instances, key);
 	if (is)
 		return is;
+	if (S->inst_depth >= MAX_INST_DEPTH || S->depth > MAX_SEMA_DEPTH) {
+		if (S->inst_depth >= MAX_INST_DEPTH)
+			error_at(call->loc, "instantiating '%s' exceeds the maximum template "
+			         "instantiation depth of %d", name, MAX_INST_DEPTH);
+		else
+			error_at(call->loc, "instantiating '%s' exceeds the nesting limit: the "
+			         "instantiations it is part of nest expressions and statements more than "
+			         "%d levels deep", name, MAX_SEMA_DEPTH);
+		return NULL;
+	}
 	Node *f = ast_clone(S->a, t->lhs);
 	f->inst_of = t;
 	is = sema_new_sym(S, SYM_FUNC, name, NULL, name_loc(t->lhs), f);
@@ -293,13 +315,18 @@ static Sym *instantiate(Sema *S, Cand *c, Node *call)
 	bool ret_auto;
 	is->ty = sema_func_signature(S, f, &ret_auto);
 	f->ty = is->ty;
+	if (++S->inst_depth > S->max_inst_depth)
+		S->max_inst_depth = S->inst_depth;
 	if (f->body)
 		sema_func_body(S, f, is, ret_auto);
 	else
 		error_at(name_loc(t->lhs), "function template '%s' is used but never defined", name);
+	S->inst_depth--;
 	S->scope = saved;
 	if (diag_state.errors != errs)
-		note_at(call->loc, "in instantiation of '%s' requested here", name);
+		inst_note(S, call, name);
+	if (!S->inst_depth)
+		S->max_inst_depth = 0;
 	return is;
 }
 
@@ -480,6 +507,8 @@ Node *sema_call(Sema *S, Node *call, Sym *head)
 	Sym *target = c->sym;
 	if (target->kind == SYM_TEMPLATE)
 		target = instantiate(S, c, call);
+	if (!target)
+		return call->ty = ty_error(), call;
 	for (int i = 0; i < call->args.len; i++) {
 		if (c->by_ref[i])
 			continue;

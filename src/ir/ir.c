@@ -277,13 +277,29 @@ static int nsucc(const Block *b)
 	return b->jmp.kind == J_BR ? 1 : b->jmp.kind == J_CBR ? 2 : 0;
 }
 
-static void rpo_visit(Block *b, uint32_t *n, Block **post, uint32_t *np)
+/* Depth-first from b, last successor first, appending blocks to post in
+ * postorder.  The stack is explicit: a chain of blocks is as long as the
+ * function. */
+static void rpo_visit(Arena *a, Block *b, uint32_t nblocks, Block **post, uint32_t *np)
 {
+	struct { Block *b; int s; } *st = arena_alloc(a, sizeof(*st) * (nblocks + 1));
+	int n = 0;
 	b->rpo = 1;   /* visited */
-	for (int s = nsucc(b) - 1; s >= 0; s--)
-		if (!b->jmp.to[s]->rpo)
-			rpo_visit(b->jmp.to[s], n, post, np);
-	post[(*np)++] = b;
+	st[n].b = b;
+	st[n++].s = nsucc(b) - 1;
+	while (n) {
+		Block *x = st[n - 1].b;
+		int s = st[n - 1].s--;
+		if (s < 0) {
+			post[(*np)++] = x;
+			n--;
+		} else if (!x->jmp.to[s]->rpo) {
+			Block *y = x->jmp.to[s];
+			y->rpo = 1;
+			st[n].b = y;
+			st[n++].s = nsucc(y) - 1;
+		}
+	}
 }
 
 /* Predecessor lists (in layout order) and reverse postorder numbers;
@@ -311,8 +327,8 @@ void ir_preds(Func *f)
 	if (!f->nblocks)
 		return;
 	Block **post = NEWN(a, Block *, f->nblocks);
-	uint32_t np = 0, n = 0;
-	rpo_visit(f->blocks[0], &n, post, &np);
+	uint32_t np = 0;
+	rpo_visit(a, f->blocks[0], f->nblocks, post, &np);
 	for (uint32_t i = 0; i < f->nblocks; i++)
 		f->blocks[i]->rpo = UINT32_MAX;
 	for (uint32_t i = 0; i < np; i++)

@@ -19,6 +19,7 @@
  * channel is left (branch on any), and writes of SIMD-width values inside
  * it are masked wrregions (lower_expr.c).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/lower.h"
@@ -88,22 +89,31 @@ Var *lw_var(L *l, IrType ty, const char *name)
 	return v;
 }
 
+/* v's definitions cover the block ids it was used in, [defs_base, +ndefs):
+ * a variable of an inlined call spans that call's blocks, not the kernel's
+ * (sized by the kernel, they made inlining quadratic in memory). */
 static void def_set(L *l, Var *v, Block *b, Inst *val)
 {
-	if (b->id >= v->ndefs) {
-		uint32_t nn = b->id * 2 + 8;
+	if (!v->ndefs)
+		v->defs_base = b->id;
+	if (b->id < v->defs_base || b->id - v->defs_base >= v->ndefs) {
+		uint32_t lo = b->id < v->defs_base ? b->id : v->defs_base;
+		uint32_t hi = b->id >= v->defs_base + v->ndefs ? b->id + 1 : v->defs_base + v->ndefs;
+		uint32_t nn = (hi - lo) * 2 + 8;
 		Inst **nd = NEWN(l->a, Inst *, nn);
 		if (v->ndefs)
-			memcpy(nd, v->defs, sizeof(Inst *) * v->ndefs);
+			memcpy(nd + (v->defs_base - lo), v->defs, sizeof(Inst *) * v->ndefs);
 		v->defs = nd;
+		v->defs_base = lo;
 		v->ndefs = nn;
 	}
-	v->defs[b->id] = val;
+	v->defs[b->id - v->defs_base] = val;
 }
 
 static Inst *def_get(Var *v, Block *b)
 {
-	return b->id < v->ndefs ? v->defs[b->id] : NULL;
+	return b->id >= v->defs_base && b->id - v->defs_base < v->ndefs ? v->defs[b->id - v->defs_base]
+	                                                                  : NULL;
 }
 
 static Inst *first_non_phi(Block *b)
@@ -137,50 +147,98 @@ static Inst *zero_in(L *l, Block *b, IrType ty)
 	return i;
 }
 
-static Inst *read_in(L *l, Var *v, Block *b);
-
-static void add_phi_ops(L *l, Var *v, Inst *phi, Block *b)
+/* Gives phi one operand slot per predecessor of b. */
+static void phi_init(L *l, Inst *phi, Block *b)
 {
 	LB *x = lb(b);
 	phi->nops = x->npreds;
 	phi->ops = NEWN(l->a, Inst *, x->npreds ? x->npreds : 1);
 	phi->phiblk = NEWN(l->a, Block *, x->npreds ? x->npreds : 1);
-	for (uint32_t k = 0; k < x->npreds; k++) {
+	for (uint32_t k = 0; k < x->npreds; k++)
 		phi->phiblk[k] = x->preds[k];
-		phi->ops[k] = read_in(l, v, x->preds[k]);
+}
+
+/* Where a read of v walking up from b through sealed blocks of one
+ * predecessor and no definition stops. */
+static Block *chain_end(Var *v, Block *b)
+{
+	for (;;) {
+		LB *x = lb(b);
+		if (def_get(v, b) || !x->sealed || x->npreds != 1)
+			return b;
+		b = x->preds[0];
 	}
 }
 
+/* Records val as v's value in every block of the chain from b up to t. */
+static void chain_set(L *l, Var *v, Block *b, Block *t, Inst *val)
+{
+	for (; b != t; b = lb(b)->preds[0])
+		def_set(l, v, b, val);
+	def_set(l, v, t, val);
+}
+
+/* A phi whose operands are being read: the chain that led to its block. */
+typedef struct {
+	Block *b, *t;
+	Inst *phi;
+	uint32_t k;               /* the operand being read */
+} ReadFrame;
+
+/* The value of v at the end of b (Braun et al.'s readVariable).  The
+ * recursion of the algorithm, which goes as deep as the chain of blocks
+ * above b, runs on an explicit stack, and in the same order: the phis and
+ * zeros it creates are numbered as the recursive version numbered them. */
 static Inst *read_in(L *l, Var *v, Block *b)
 {
-	Inst *d = def_get(v, b);
-	if (d)
-		return d;
-	LB *x = lb(b);
+	VEC(ReadFrame) st = {0};
 	Inst *val;
-	if (!x->sealed) {
-		val = new_phi(l, b, v->ty);
-		if (x->ninc == x->capinc) {
-			uint32_t nc = x->capinc ? x->capinc * 2 : 4;
-			void *np = arena_alloc(l->a, sizeof(*x->inc) * nc);
-			if (x->ninc)
-				memcpy(np, x->inc, sizeof(*x->inc) * x->ninc);
-			x->inc = np;
-			x->capinc = nc;
+	for (;;) {
+		Block *t = chain_end(v, b);
+		LB *x = lb(t);
+		val = def_get(v, t);
+		if (val) {
+		} else if (!x->sealed) {
+			val = new_phi(l, t, v->ty);
+			if (x->ninc == x->capinc) {
+				uint32_t nc = x->capinc ? x->capinc * 2 : 4;
+				void *np = arena_alloc(l->a, sizeof(*x->inc) * nc);
+				if (x->ninc)
+					memcpy(np, x->inc, sizeof(*x->inc) * x->ninc);
+				x->inc = np;
+				x->capinc = nc;
+			}
+			x->inc[x->ninc].v = v;
+			x->inc[x->ninc++].phi = val;
+		} else if (x->npreds == 0) {
+			val = zero_in(l, t, v->ty);
+		} else {
+			Inst *phi = new_phi(l, t, v->ty);
+			def_set(l, v, t, phi);
+			phi_init(l, phi, t);
+			ReadFrame f = {b, t, phi, 0};
+			vec_push(&st, f);
+			b = x->preds[0];
+			continue;
 		}
-		x->inc[x->ninc].v = v;
-		x->inc[x->ninc++].phi = val;
-	} else if (x->npreds == 0) {
-		val = zero_in(l, b, v->ty);
-	} else if (x->npreds == 1) {
-		val = read_in(l, v, x->preds[0]);
-	} else {
-		val = new_phi(l, b, v->ty);
-		def_set(l, v, b, val);
-		add_phi_ops(l, v, val, b);
+		chain_set(l, v, b, t, val);
+		/* return val to the phi that asked, and read its next operand */
+		for (;;) {
+			if (!st.len) {
+				vec_free(&st);
+				return val;
+			}
+			ReadFrame *f = &st.data[st.len - 1];
+			f->phi->ops[f->k++] = val;
+			if (f->k < f->phi->nops) {
+				b = f->phi->phiblk[f->k];
+				break;
+			}
+			val = f->phi;
+			chain_set(l, v, f->b, f->t, val);
+			st.len--;
+		}
 	}
-	def_set(l, v, b, val);
-	return val;
 }
 
 void lw_seal_block(L *l, Block *b)
@@ -189,8 +247,12 @@ void lw_seal_block(L *l, Block *b)
 	if (x->sealed)
 		return;
 	x->sealed = true;
-	for (uint32_t k = 0; k < x->ninc; k++)
-		add_phi_ops(l, x->inc[k].v, x->inc[k].phi, b);
+	for (uint32_t k = 0; k < x->ninc; k++) {
+		Inst *phi = x->inc[k].phi;
+		phi_init(l, phi, b);
+		for (uint32_t j = 0; j < phi->nops; j++)
+			phi->ops[j] = read_in(l, x->inc[k].v, x->preds[j]);
+	}
 	x->ninc = 0;
 }
 
@@ -577,10 +639,19 @@ static void var_decl(L *l, Node *d)
 	}
 }
 
+static void stmt_inner(L *l, Node *n);
+
 void lw_stmt(L *l, Node *n)
 {
 	if (!n || diag_too_many())
 		return;
+	l->nest++;
+	stmt_inner(l, n);
+	l->nest--;
+}
+
+static void stmt_inner(L *l, Node *n)
+{
 	l->B.loc = n->loc;
 	switch (n->kind) {
 	case ND_BLOCK:
@@ -685,8 +756,22 @@ Inst *lw_call(L *l, Node *call)
 		error_at(call->loc, "call of '%s', which has no body", fs ? fs->name : "?");
 		return NULL;
 	}
-	if (l->depth > 64) {
-		error_at(call->loc, "calls nested too deeply to inline");
+	if (l->depth > MAX_INLINE_DEPTH) {
+		error_at(call->loc, "calls nested too deeply to inline (more than %d levels)",
+		         MAX_INLINE_DEPTH);
+		return NULL;
+	}
+	if (l->f->nextid > MAX_KERNEL_VALUES) {
+		if (!l->too_big)
+			error_at(call->loc, "inlining '%s' makes the kernel too large (more than %d "
+			         "values)", fs->name, MAX_KERNEL_VALUES);
+		l->too_big = true;
+		return NULL;
+	}
+	if (l->nest > MAX_LOWER_DEPTH) {
+		error_at(call->loc, "inlining '%s' exceeds the nesting limit: the calls it is part "
+		         "of nest expressions and statements more than %d levels deep", fs->name,
+		         MAX_LOWER_DEPTH);
 		return NULL;
 	}
 	int np = fn->params.len;
@@ -754,15 +839,24 @@ Inst *lw_call(L *l, Node *call)
 
 /* ---- clean-up ------------------------------------------------------------------ */
 
-static void mark(Block *b, bool *live)
+/* Marks the blocks reachable from the entry, with a worklist (a chain of
+ * blocks is as long as the function). */
+static void mark(L *l, bool *live)
 {
-	if (live[b->id])
-		return;
-	live[b->id] = true;
-	if (b->jmp.kind == J_BR || b->jmp.kind == J_CBR)
-		mark(b->jmp.to[0], live);
-	if (b->jmp.kind == J_CBR)
-		mark(b->jmp.to[1], live);
+	Func *f = l->f;
+	Block **work = NEWN(l->a, Block *, f->nblocks + 1);
+	int n = 0;
+	work[n++] = f->blocks[0];
+	live[f->blocks[0]->id] = true;
+	while (n) {
+		Block *b = work[--n];
+		int ns = b->jmp.kind == J_CBR ? 2 : b->jmp.kind == J_BR ? 1 : 0;
+		for (int s = 0; s < ns; s++)
+			if (!live[b->jmp.to[s]->id]) {
+				live[b->jmp.to[s]->id] = true;
+				work[n++] = b->jmp.to[s];
+			}
+	}
 }
 
 /* Drops unreachable blocks and the phi operands that came from them. */
@@ -770,7 +864,7 @@ static void drop_dead(L *l)
 {
 	Func *f = l->f;
 	bool *live = NEWN(l->a, bool, f->nextblk + 1);
-	mark(f->blocks[0], live);
+	mark(l, live);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->nblocks; i++) {
 		Block *b = f->blocks[i];

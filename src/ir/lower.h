@@ -22,8 +22,8 @@
 
 typedef struct Var {
 	IrType ty;            /* the whole value */
-	Inst **defs;          /* current definition per block id */
-	uint32_t ndefs;
+	Inst **defs;          /* current definition per block id, from defs_base */
+	uint32_t ndefs, defs_base;
 	const char *name;
 } Var;
 
@@ -63,6 +63,15 @@ typedef struct Frame {
 	Type *rty;
 } Frame;
 
+/* Inlining limits.  Calls are inlined while their caller is lowered, so the
+ * C stack grows with the sum of the nesting along a chain of calls (the
+ * parser bounds it within one function): both are capped. */
+enum { MAX_INLINE_DEPTH = 64, MAX_LOWER_DEPTH = 512 };
+
+/* Every call is inlined, so a kernel can grow exponentially with the depth
+ * of its calls: inlining stops past this many values. */
+enum { MAX_KERNEL_VALUES = 1 << 20 };
+
 typedef struct L {
 	Arena *a;
 	Module *m;
@@ -76,6 +85,8 @@ typedef struct L {
 	Jump *simd_loop;      /* innermost SIMD loop */
 	int simd_width;
 	int depth;            /* inlining depth */
+	int nest;             /* lw_expr and lw_stmt calls on the C stack */
+	bool too_big;         /* MAX_KERNEL_VALUES reached (reported) */
 	Map labels;           /* goto labels of the current function body */
 	bool unmasked;        /* between cm_unmask_begin and _end */
 	uint32_t slm_next;    /* cm_slm_alloc's bump pointer */

@@ -657,8 +657,19 @@ static bool format(L *l, LRef *r, Node *e)
 
 static Node *arg(Node *e, int i) { return i < e->args.len ? e->args.data[i] : NULL; }
 
-/* The lvalue e designates; false if e is not one. */
+static bool lref_inner(L *l, Node *e, LRef *out);
+
+/* The lvalue e designates; false if e is not one.  Counted in l->nest like
+ * lw_expr: a chain of selects on a call's result inlines the call deep. */
 bool lw_lref(L *l, Node *e, LRef *out)
+{
+	l->nest++;
+	bool r = lref_inner(l, e, out);
+	l->nest--;
+	return r;
+}
+
+static bool lref_inner(L *l, Node *e, LRef *out)
 {
 	switch (e->kind) {
 	case ND_IDENT: {
@@ -980,10 +991,22 @@ static Inst *index_array(L *l, Node *e)
 	return irb_rdregion(&l->B, t, arr, (IrRegion){(int32_t)t.n, (int32_t)t.n, 1, c}, ro);
 }
 
+static Inst *expr_inner(L *l, Node *e);
+
+/* Every expression is lowered through here: the depth it counts bounds
+ * the nesting of inlined calls (lw_call). */
 Inst *lw_expr(L *l, Node *e)
 {
-	if (!e)
+	if (!e || diag_too_many())   /* a failed lref is retried by every select above it */
 		return NULL;
+	l->nest++;
+	Inst *r = expr_inner(l, e);
+	l->nest--;
+	return r;
+}
+
+static Inst *expr_inner(L *l, Node *e)
+{
 	Loc saved = l->B.loc;
 	if (e->loc.line)
 		l->B.loc = e->loc;

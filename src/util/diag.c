@@ -12,12 +12,17 @@ _Thread_local DiagState diag_state;
 static _Thread_local VEC(SrcFile) files;
 static _Thread_local bool suppress_notes; /* the last error was past the limit */
 
-int src_add(const char *name, const char *text, size_t len)
+int src_add_shifted(const char *name, const char *text, size_t len, int64_t line_shift)
 {
 	if (files.len == 0)
-		vec_push(&files, ((SrcFile){"<none>", "", 0}));
-	vec_push(&files, ((SrcFile){name, text, len}));
+		vec_push(&files, ((SrcFile){"<none>", "", 0, 0}));
+	vec_push(&files, ((SrcFile){name, text, len, line_shift}));
 	return files.len - 1;
+}
+
+int src_add(const char *name, const char *text, size_t len)
+{
+	return src_add_shifted(name, text, len, 0);
 }
 
 const SrcFile *src_get(uint32_t file)
@@ -31,10 +36,11 @@ void src_reset(void) { vec_free(&files); }
 
 static void emit_line(Buf *out, const SrcFile *f, Loc loc, int len)
 {
-	if (!f || !f->text || loc.line == 0)
+	int64_t line = (int64_t)loc.line - f->line_shift;
+	if (!f || !f->text || loc.line == 0 || line < 1)
 		return;
 	const char *p = f->text, *end = f->text + f->len;
-	for (uint32_t l = 1; l < loc.line && p < end; p++)
+	for (int64_t l = 1; l < line && p < end; p++)
 		if (*p == '\n')
 			l++;
 	const char *eol = p;

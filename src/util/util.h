@@ -142,9 +142,11 @@ typedef struct {
 	const char *name;     /* as shown in diagnostics */
 	const char *text;     /* whole contents, NUL-terminated */
 	size_t len;
+	int64_t line_shift;   /* line N of the text is reported as N + line_shift (#line) */
 } SrcFile;
 
 int src_add(const char *name, const char *text, size_t len); /* returns id */
+int src_add_shifted(const char *name, const char *text, size_t len, int64_t line_shift);
 const SrcFile *src_get(uint32_t file);
 void src_reset(void);
 

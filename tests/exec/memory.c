@@ -207,8 +207,23 @@ TEST(svm_gather4)
 		h_eq_u32(h, "out", q, w, 32);
 }
 
+/* Offsets whose block ends past 2^32 read 0 and drop writes (they wrapped
+ * to byte 0 on the GPU, and the CPU's byte-by-byte path wrapped too). */
+TEST(offset_wrap)
+{
+	uint32_t a[32], o[32], w[32] = {0};
+	for (int i = 0; i < 32; i++)
+		a[i] = h_rand(h) % 1000 + 1;
+	for (int i = 0; i < 16; i++)
+		w[16 + i] = 5;
+	HShape s = GROUPS(1, 1);
+	s.options = "-fno-bounds-check";   /* out of bounds on purpose */
+	if (H_RUN(h, F, "wrap", s, IN(a), OUT(o), U32(0xfffffff0u)))
+		h_eq_u32(h, "out", o, w, 32);
+}
+
 const HTest exec_memory[] = {
-	T(legacy_atomic), T(svm_gather4), T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
+	T(offset_wrap), T(legacy_atomic), T(svm_gather4), T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
 	T(atomic_ADD), T(atomic_SUB), T(atomic_INC), T(atomic_DEC), T(atomic_PREDEC),
 	T(atomic_MIN), T(atomic_MAX), T(atomic_XCHG), T(atomic_CMPXCHG), T(atomic_AND),
 	T(atomic_OR), T(atomic_XOR), T(atomic_MINSINT), T(atomic_MAXSINT),

@@ -390,6 +390,18 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 	}
 }
 
+/* The slots' 32-bit offsets off + lane * eb + s * 32 * eb (below
+ * off + span) wrap past 2^32 when off is within span of it: then every
+ * slot must fail its check (an access at 0xfffffff0 reads 0, it does not
+ * reach byte 0), so the limit becomes 0.  Two instructions per access. */
+static const char *no_wrap_limit(Px *p, const char *off, uint32_t span, const char *lim)
+{
+	const char *q = px_tmp(p, RC_PRED), *l = px_tmp(p, RC_B32);
+	px_ins(p, "setp.le.u32 %s, %s, %u", q, off, 0xffffffffu - span);
+	px_ins(p, "selp.u32 %s, %s, 0, %s", l, lim, q);
+	return l;
+}
+
 /* A 32-bit offset: one address (base + off + lane * eb) for every slot,
  * slot s at an immediate offset, its check one 32-bit add and compare
  * against the per-instruction limit (no branch, so ptxas keeps loads of
@@ -416,7 +428,8 @@ static bool block(Px *p, Inst *i)
 			px_ins(p, "mad.lo.u32 %s, %%lane, %d, %s", x, eb, off);
 		}
 		if (w.size)
-			lim = limit32(p, &w, eb, 1);
+			lim = no_wrap_limit(p, off, uni ? (uint32_t)eb : SLOTS(n) * 32 * eb,
+			                    limit32(p, &w, eb, 1));
 	}
 	const char *a;
 	if (off) {
