@@ -4,8 +4,8 @@
  * requires: ir_renumber'd kernel (ids index p->val); runs before emission.
  * changes: nothing in the IR; fills p->val.
  *
- * One forward sweep over the blocks in order, greedy, like Triton's
- * layout propagation from anchors:
+ * One forward sweep over the blocks in reverse postorder, greedy, like
+ * Triton's layout propagation from anchors:
  *   - rdregion with a constant offset takes the pullback of its source's
  *     layout (the region becomes a register rename), unless that layout
  *     would take more than twice the registers of the canonical one (a
@@ -17,16 +17,21 @@
  *     conversions its known users will need (a wrregion user wants the
  *     pullback of its destination; any other instruction the canonical
  *     layout);
+ *   - a block load whose one user writes it at an element offset that is
+ *     not a multiple of 32 takes the shifted layout that write wants
+ *     (assign_load; mem.c loads each lane's element directly);
  *   - everything else (memory, votes, phis, arguments, constants, runtime
  *     regions) is canonical.
  * Then every use that reads an operand in a layout other than the
  * operand's own records a copy; emit.c emits each copy once, right after
  * the definition (so it dominates every use, and is hoisted out of the
  * loops its users are in).  Splat constants are materialized in any
- * layout for free.  Scalars are uniform and have no layout.
+ * layout for free.  Scalars are uniform and have no layout.  Last, values
+ * read at runtime positions or by many constant extracts in loops get an
+ * SLM copy (assign_slm, slm.c), placed where it is stored least often.
  *
- * With -fptx-layout=canonical every value is canonical and no copy exists:
- * the output is the model of ptx.h's top comment.
+ * With -fptx-layout=canonical every value is canonical and no copy exists
+ * (no SLM copy either): the output is the model of ptx.h's top comment.
  */
 #include <string.h>
 

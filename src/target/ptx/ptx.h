@@ -2,11 +2,14 @@
  * implements each part.
  *
  * Model (DESIGN.md §2): a CM thread is one warp.  A value of n > 1
- * elements lives in the canonical layout: element i in lane i % 32 of
- * register slot i / 32, so it takes ceil(n / 32) registers per lane.  A
- * scalar (n == 1) is uniform: one register, every lane holds the value.
- * Lanes past n in the last slot hold don't-care values; votes, reductions
- * and stores mask them off.
+ * elements lives in a layout (layout.c, chosen by assign.c): element i in
+ * some lane of some register slot.  The canonical layout puts element i in
+ * lane i % 32 of slot i / 32 (ceil(n / 32) registers per lane); memory,
+ * votes, reductions and phis use it, and px_reg names a value's registers
+ * in it (its own, or the copy assign.c arranged).  A scalar (n == 1) is
+ * uniform: one register, every lane holds the value.  Lanes past n in the
+ * last slot hold don't-care values; votes, reductions and stores mask
+ * them off.
  *
  * Register classes: i1 -> .pred, 8/16/32-bit integers -> .b32 kept
  * normalized (sign- or zero-extended to 32 bits), 64-bit -> .b64,

@@ -1,6 +1,10 @@
-/* region.c — rdregion, wrregion and iselect in the canonical layout.
+/* region.c — rdregion, wrregion and iselect, layout conversions.
  *
- * requires: values laid out as ptx.h says.
+ * requires: layouts assigned (assign.c).  A constant rdregion in place
+ * (its result takes the pullback of its source's layout) is a rename of
+ * the source's registers; otherwise a region is a conversion plan
+ * (layout.c) between the two layouts, emitted by px_emit_plan.  What
+ * follows describes that plan for canonical layouts.
  *
  * A region moves element e of one value to element k of another.  In the
  * canonical layout that is lane e % 32 of slot e / 32 to lane k % 32 of

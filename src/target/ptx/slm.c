@@ -1,6 +1,6 @@
 /* slm.c — the shared-memory resident layout: a vector that is read at
- * runtime positions keeps a copy in its warp's SLM scratch, and those reads
- * become loads.
+ * runtime positions, or by many constant extracts inside a loop, keeps a
+ * copy in its warp's SLM scratch, and those reads become loads.
  *
  * requires: layouts assigned (assign.c marks the values, PxVal.slm).
  *
@@ -10,13 +10,15 @@
  * vector).  A CM scalar index is the same in every lane, so from shared
  * memory the same read is one ld.shared that all lanes serve from one
  * address (a broadcast); a per-lane index (iselect, a vector read at a
- * runtime offset) is one ld.shared per register.
+ * runtime offset) is one ld.shared per register.  Constant extracts that
+ * read the same 16 bytes in one block share one vector load.
  *
  * Each marked value owns a slice of the warp's scratch: register slot s of
  * its canonical layout at bytes [s * 32 * w, (s + 1) * 32 * w) of the slice,
  * lane l at l * w in it (w: the register width, so a value goes in and out
  * exactly as its register holds it: 8/16-bit integers stay normalized).
- * The copy is stored right after the definition, between two
+ * The copy is stored where assign.c placed it (right after the definition,
+ * or before the reads when they are all in one block), between two
  * bar.warp.sync (the lanes' stores are seen by every lane; a redefinition in
  * a loop waits for the last iteration's reads).  The scratch is the
  * kernel's dynamic shared memory: rt/cuda_abi.h "Metadata" says how the
@@ -78,7 +80,7 @@ void px_slm_store(Px *p, const Inst *v)
  * registers. */
 typedef struct PxGroup {
 	const Inst *v;
-	uint32_t first;       /* element index of regs[0] */
+	uint32_t first, per;  /* element index of regs[0]; elements loaded */
 	const Block *blk;
 	const char *regs[8];
 	struct PxGroup *next;
@@ -92,11 +94,11 @@ void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char 
 	if (!p->val[v->id].placed)
 		die("%%%u is read from SLM but never stored there", v->id);
 	PxGroup *g = p->groups;
-	while (g && !(g->v == v && g->first == first && g->blk == i->block))
+	while (g && !(g->v == v && g->first == first && g->per == per && g->blk == i->block))
 		g = g->next;
 	if (!g) {
 		g = NEW(p->arena, PxGroup);
-		*g = (PxGroup){v, first, i->block, {0}, p->groups};
+		*g = (PxGroup){v, first, per, i->block, {0}, p->groups};
 		p->groups = g;
 		const PxVal *pv = &p->val[v->id];
 		const char *base = pv->scr ? pv->scr : scratch_base(p);
