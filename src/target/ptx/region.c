@@ -100,13 +100,6 @@ static const char *zero_of(Elem e)
 	}
 }
 
-/* Element index of region rg for output element k. */
-static int64_t rg_idx(IrRegion rg, int64_t k)
-{
-	int64_t w = rg.width > 0 ? rg.width : 1;
-	return rg.offset + (k / w) * rg.vstride + (k % w) * rg.hstride;
-}
-
 /* Emits into register d (b32) the region formula for output element
  * k = base + lane, without the constant offset. */
 static void rg_formula(Px *p, IrRegion rg, uint32_t base, const char *d)
@@ -318,7 +311,7 @@ static void rd_const(Px *p, Inst *i)
 	}
 	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++)
-		map[k] = (int32_t)rg_idx(i->rg, k);
+		map[k] = (int32_t)lay_region_index(i->rg, k);
 	const char **d = NEWN(p->arena, const char *, dl->nregs);
 	for (uint32_t r = 0; r < dl->nregs; r++)
 		d[r] = px_own(p, i, r);
@@ -405,12 +398,12 @@ static bool rdregion(Px *p, Inst *i)
 		return true;
 	}
 	if (!roff && i->ty.n == 1 && p->val && p->val[src->id].in_slm) {
-		px_slm_extract(p, i, src, (uint32_t)rg_idx(i->rg, 0), px_reg(p, i, 0));
+		px_slm_extract(p, i, src, (uint32_t)lay_region_index(i->rg, 0), px_reg(p, i, 0));
 		return true;
 	}
 	if (!roff && i->ty.n == 1) {
 		/* one element, read where the source's layout keeps it */
-		uint32_t x = lay_of(p, src)->pos[rg_idx(i->rg, 0)];
+		uint32_t x = lay_of(p, src)->pos[lay_region_index(i->rg, 0)];
 		px_shfl(p, "idx", px_class(e), px_reg(p, i, 0), px_own(p, src, x / 32),
 		        arena_printf(p->arena, "%u", x % 32));
 		return true;
@@ -436,7 +429,7 @@ static bool rdregion(Px *p, Inst *i)
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
 		uint32_t cnt = i->ty.n - ds * 32 < 32 ? i->ty.n - ds * 32 : 32;
 		for (uint32_t l = 0; l < cnt; l++) {
-			int64_t x = rg_idx(i->rg, ds * 32 + l) - i->rg.offset;
+			int64_t x = lay_region_index(i->rg, ds * 32 + l) - i->rg.offset;
 			lo = x < lo ? x : lo, hi = x > hi ? x : hi;
 		}
 		uint32_t nc = (uint32_t)((hi - lo) / 32) + 2;
@@ -655,7 +648,7 @@ static bool wrregion(Px *p, Inst *i)
 	uint32_t m = nw->ty.n == 1 && i->rg.width > 0 ? (uint32_t)i->rg.width : nw->ty.n;
 	/* a scalar new value is splat over the region's width (one row) */
 	for (uint32_t k = 0; k < m; k++) {
-		int64_t x = rg_idx(i->rg, k);
+		int64_t x = lay_region_index(i->rg, k);
 		if (x >= 0 && x < (int64_t)i->ty.n)
 			inv[x] = (int32_t)k;
 	}
