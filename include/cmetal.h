@@ -147,7 +147,8 @@ cm_status cmetal_kernel_arg_info(cmetal_kernel *k, uint32_t index,
  * 8-byte address); size must be the parameter's size exactly. */
 cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size,
                                 const void *value);
-/* A SurfaceIndex argument bound to a buffer or a 2D surface. */
+/* A SurfaceIndex argument bound to a buffer or a 2D surface.  Memory
+ * arguments must come from the kernel's device (else CM_INVALID_VALUE). */
 cm_status cmetal_kernel_set_arg_buffer(cmetal_kernel *k, uint32_t index,
                                        cmetal_buffer *buf);
 cm_status cmetal_kernel_set_arg_surface2d(cmetal_kernel *k, uint32_t index,

@@ -104,6 +104,20 @@ cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, c
 	return CM_SUCCESS;
 }
 
+/* Memory of another device than the kernel's cannot be bound: its bytes
+ * live in the other device's memory (a CPU buffer's host array is not a
+ * CUDA allocation, and two CUDA devices are two contexts). */
+static cm_status same_device(const cmetal_kernel *k, uint32_t index, const CmkArgInfo *ai,
+                             const RtMem *m, const char *what)
+{
+	if (m->dev == k->prog->dev)
+		return CM_SUCCESS;
+	return rt_fail(CM_INVALID_VALUE,
+	               "argument %u '%s' of kernel '%s': %s belongs to another device ('%s') than "
+	               "the kernel's program ('%s')", index, ai->name, k->info->name, what,
+	               m->dev ? m->dev->name : "?", k->prog->dev ? k->prog->dev->name : "?");
+}
+
 /* Binds a surface argument; want is the CMK_SURF_* the memory provides. */
 static cm_status set_surface(cmetal_kernel *k, uint32_t index, RtMem *m, RtMemKind kind)
 {
@@ -119,6 +133,8 @@ static cm_status set_surface(cmetal_kernel *k, uint32_t index, RtMem *m, RtMemKi
 		               "argument %u '%s' of kernel '%s': %s handle is %s",
 		               index, ai->name, k->info->name, what + 2,
 		               m ? "not live (released or wrong type)" : "NULL");
+	if ((s = same_device(k, index, ai, m, what)))
+		return s;
 	uint32_t want = kind == RT_MEM_BUFFER ? CMK_SURF_BUFFER : CMK_SURF_IMAGE2D;
 	if (ai->surf != CMK_SURF_ANY && ai->surf != want)
 		return rt_fail(CM_INVALID_ARG_KIND,
@@ -153,6 +169,8 @@ cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index, cmetal_svm
 		return rt_fail(CM_INVALID_HANDLE, "argument %u '%s' of kernel '%s': SVM handle is %s",
 		               index, ai->name, k->info->name,
 		               m ? "not live (freed or wrong type)" : "NULL");
+	if ((s = same_device(k, index, ai, m, "the SVM allocation")))
+		return s;
 	if (offset > m->size)
 		return rt_fail(CM_OUT_OF_RANGE,
 		               "argument %u '%s' of kernel '%s': offset %llu is past the end of a %zu-byte SVM allocation",

@@ -96,6 +96,21 @@ int main(int argc, char **argv)
 	          CM_INVALID_ARG_SIZE, "argument 4 'v'", "vector/matrix of 16 bytes", NULL);
 	check_err("api_null_kernel", cmetal_kernel_set_arg(NULL, 0, 4, &n), CM_INVALID_HANDLE,
 	          "kernel handle is NULL", NULL);
+	{	/* memory of another device (a second CPU device here) */
+		cmetal_device *dev2 = NULL;
+		cmetal_buffer *b2 = NULL;
+		cmetal_svm *s2 = NULL;
+		MUST(cmetal_device_open("cpu", &dev2));
+		MUST(cmetal_buffer_create(dev2, 64, &b2));
+		MUST(cmetal_svm_alloc(dev2, 64, &s2));
+		check_err("api_arg_buffer_of_other_device", cmetal_kernel_set_arg_buffer(k, 0, b2),
+		          CM_INVALID_VALUE, "argument 0 'buf'", "another device", NULL);
+		check_err("api_arg_svm_of_other_device", cmetal_kernel_set_arg_svm(mixed, 2, s2, 0),
+		          CM_INVALID_VALUE, "argument 2 'p'", "another device", NULL);
+		MUST(cmetal_buffer_release(b2));
+		MUST(cmetal_svm_free(s2));
+		MUST(cmetal_device_close(dev2));
+	}
 
 	MUST(cmetal_kernel_set_arg_buffer(k, 0, buf));
 	check_err("api_launch_without_all_args", cmetal_launch_walker(k, 4, 1, CMETAL_DEP_NONE, NULL),
