@@ -198,9 +198,14 @@ bool sema_check_dim(Sema *S, Node *d, const char *what, int *out)
 	int64_t v;
 	if (!d || !sema_const_int(S, d, what, &v))
 		return false;
-	if (v <= 0 || v > 1 << 20) {
+	if (v <= 0) {
 		diag_at(DIAG_ERROR, d->loc, d->len > 0 ? d->len : 1,
 		        "%s must be positive, got %lld", what, (long long)v);
+		return false;
+	}
+	if (v > 1 << 20) {
+		diag_at(DIAG_ERROR, d->loc, d->len > 0 ? d->len : 1,
+		        "%s %lld is too large (at most %d)", what, (long long)v, 1 << 20);
 		return false;
 	}
 	*out = (int)v;
