@@ -326,8 +326,21 @@ static void check_attr_type(Node *p)
 	}
 }
 
+/* A kernel's name is a symbol of the generated C and PTX (and what hosts
+ * look it up by): PTX takes ASCII identifiers only. */
+static void check_kernel_name(Node *f)
+{
+	for (const char *c = f->name; c && *c; c++)
+		if ((unsigned char)*c >= 0x80) {
+			error_at(f->loc, "kernel name '%s' is not ASCII: kernel names are symbols of the "
+			         "generated PTX and C, which take letters, digits and '_'", f->name);
+			return;
+		}
+}
+
 static void check_kernel(Sema *S, Node *f, Type *ret)
 {
+	check_kernel_name(f);
 	if (ret && ret->kind != TY_VOID && !ty_is_error(ret))
 		error_at(f->ts->loc, "kernel '%s' must return void, not '%s'", f->name, ty_str(ret));
 	for (int i = 0; i < f->params.len; i++) {
