@@ -240,7 +240,7 @@ cm_status cmetal_task_add_groups(cmetal_task *task, cmetal_kernel *k,
 /* Later entries see all memory effects of earlier ones. */
 cm_status cmetal_task_add_sync(cmetal_task *task);
 /* Runs the task; the first kernel fault (an out-of-bounds access found by
- * a bounds-checked build) stops it with CM_KERNEL_FAULT.  ev may be NULL. */
+ * a build with -fbounds-check) stops it with CM_KERNEL_FAULT.  ev may be NULL. */
 cm_status cmetal_task_run(cmetal_task *task, cmetal_event **ev);
 cm_status cmetal_task_release(cmetal_task *task);
 

@@ -30,6 +30,9 @@ static void usage(FILE *f)
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
 	      "  -fcluster-slm      PTX (sm_90): a thread group may span a cluster of up\n"
 	      "                     to 8 CTAs (256 CM threads); SLM in distributed shared memory\n"
+	      "  -fbounds-check     report out-of-range accesses (the CPU device and CUDA\n"
+	      "                     stop the task with CM_KERNEL_FAULT); by default they\n"
+	      "                     follow CM: reads give 0 or the edge, writes are dropped\n"
 	      "  -fptx-layout=MODE  PTX register layouts: auto (chosen per value, default)\n"
 	      "                     or canonical (element i in lane i%32 of register i/32)\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
@@ -99,6 +102,8 @@ int main(int argc, char **argv)
 			vec_push(&incs, take_arg(argc, argv, &i, "-I"));
 		} else if (!strcmp(a, "-fcluster-slm")) {
 			o.cluster_slm = true;
+		} else if (!strcmp(a, "-fbounds-check") || !strcmp(a, "-fno-bounds-check")) {
+			o.bounds_check = a[2] == 'b';
 		} else if (!strncmp(a, "-fptx-layout=", 13)) {
 			if (strcmp(a + 13, "auto") && strcmp(a + 13, "canonical")) {
 				fprintf(stderr, "cmetal: error: unknown PTX layout mode '%s' "

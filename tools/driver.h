@@ -16,6 +16,7 @@ typedef struct {
 	bool text, debug;
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
+	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	Stage stage;
 	FrontOptions fo;
 } DriverOptions;

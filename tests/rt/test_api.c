@@ -13,6 +13,51 @@ static const char *lib(const char *dir, const char *name)
 	return path;
 }
 
+/* CM semantics by default: a block write past the end of a buffer is
+ * dropped and the run succeeds; -fbounds-check reports it. */
+static const char oob_src[] =
+	"#include <cm/cm.h>\n"
+	"extern \"C\" _GENX_MAIN_ void oob(SurfaceIndex b [[type(\"buffer_t\")]])\n"
+	"{\n"
+	"	vector<uint, 8> v = 5;\n"
+	"	write(b, 48, v);\n"     /* bytes 48..79 of a 64-byte buffer */
+	"}\n";
+
+static int oob_run(cmetal_device *dev, const char *options, cm_status *st, uint32_t *out)
+{
+	cmetal_program *p = NULL;
+	cmetal_kernel *k = NULL;
+	cmetal_buffer *b = NULL;
+	MUST(cmetal_program_build(dev, oob_src, options, &p));
+	MUST(cmetal_kernel_create(p, "oob", &k));
+	MUST(cmetal_buffer_create(dev, 64, &b));
+	MUST(cmetal_buffer_write(b, 0, 64, out));
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+	uint32_t one[3] = {1, 1, 1};
+	*st = cmetal_launch_groups(k, one, one, NULL);
+	MUST(cmetal_buffer_read(b, 0, 64, out));
+	MUST(cmetal_buffer_release(b));
+	MUST(cmetal_kernel_release(k));
+	MUST(cmetal_program_release(p));
+	return 0;
+}
+
+static int oob_semantics(cmetal_device *dev)
+{
+	uint32_t out[16] = {0};
+	cm_status st = CM_SUCCESS;
+	if (oob_run(dev, "", &st, out))
+		return 1;
+	check("api_oob_write_dropped_by_default", st == CM_SUCCESS && out[11] == 0 &&
+	      out[12] == 5 && out[15] == 5, cmetal_status_name(st));
+	memset(out, 0, sizeof out);
+	if (oob_run(dev, "-fbounds-check", &st, out))
+		return 1;
+	check_err("api_oob_write_reported_with_bounds_check", st, CM_KERNEL_FAULT,
+	          "kernel 'oob' accessed out of bounds", NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : ".";
@@ -164,6 +209,7 @@ int main(int argc, char **argv)
 	          CM_BUILD_FAILED, "unknown build option '-Zfoo'", NULL);
 	check_err("api_build_null_source", cmetal_program_build(dev, NULL, "", &p2),
 	          CM_INVALID_VALUE, "source text is NULL", NULL);
+	oob_semantics(dev);
 	if (p2)
 		cmetal_program_release(p2);
 	check("api_status_names", strcmp(cmetal_status_name(CM_GROUP_TOO_LARGE), "CM_GROUP_TOO_LARGE") == 0 &&
