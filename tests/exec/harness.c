@@ -123,8 +123,9 @@ static int nprogs;
 static cmetal_program *program(H *h, const char *file, const char *options)
 {
 	char key[256], opts[512];
-	snprintf(opts, sizeof opts, "%s %s", options ? options : "",
-	         extra_options ? extra_options : "");
+	/* a test's own options come last, so they win over the run's */
+	snprintf(opts, sizeof opts, "%s %s", extra_options ? extra_options : "",
+	         options ? options : "");
 	options = opts;
 	snprintf(key, sizeof key, "%s|%s", file, options);
 	for (int i = 0; i < nprogs; i++)

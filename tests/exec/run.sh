@@ -1,7 +1,8 @@
 #!/bin/sh
 # CM execution tests: builds the harness and the per-family test files
 # against $BUILD/libcmetal.a and runs every test on $CMETAL_DEVICE (default
-# cpu).  Prints "ok exec/NAME" / "FAIL exec/NAME" lines.
+# cpu), then again built with -fbounds-check ("exec-checked/NAME").  Prints
+# "ok exec/NAME" / "FAIL exec/NAME" lines.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 CC=${CC:-cc}
@@ -22,4 +23,13 @@ fi
 cd "$ROOT" || exit 0
 [ $# -eq 0 ] && sh tests/exec/coverage.sh "$BUILD"
 CMETAL_CACHE_DIR="$T/cache" CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" "$@"
+# again with -fbounds-check (builds follow CM's rules silently by default):
+# the checking code paths must give the same results, and a test that goes
+# out of range on purpose says -fno-bounds-check itself.  Not when the
+# caller already chose options (CMETAL_EXEC_OPTIONS) or tests.
+if [ $# -eq 0 ] && [ -z "${CMETAL_EXEC_OPTIONS:-}" ]; then
+	CMETAL_EXEC_OPTIONS=-fbounds-check CMETAL_CACHE_DIR="$T/cache" \
+		CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" |
+		sed 's,^\(ok\|FAIL\) exec/,\1 exec-checked/,'
+fi
 exit 0
