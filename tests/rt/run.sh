@@ -13,7 +13,7 @@ if [ ! -f "$LIB" ]; then
 	exit 0
 fi
 # the tests link with the same sanitizer flags as the library
-case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *) SAN= ;; esac
+case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *tsan*) SAN="-fsanitize=thread" ;; *) SAN= ;; esac
 for k in "$ROOT"/tests/rt/kernels/*.c; do
 	n=$(basename "$k" .c)
 	if ! $CC -O1 -shared -fPIC -I"$ROOT/src/rt" -o "$T/$n.so" "$k" 2>"$T/err"; then

@@ -91,6 +91,12 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 	return canon_of(p, v->ty.n);
 }
 
+const Layout *px_read_layout(Px *p, Inst *u, uint32_t k)
+{
+	const Layout *l = use_layout(p, u, k);
+	return l ? l : own(p, u->ops[k]);
+}
+
 /* The cost of converting a value of element type e from layout a to b. */
 static uint32_t conv_cost(Px *p, Elem e, const Layout *a, const Layout *b)
 {

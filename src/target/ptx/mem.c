@@ -375,12 +375,13 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 	for (uint32_t r = 0; r < l->nregs; r++) {
 		/* element 32 r + lane - sh: at byte 32 r eb - sh eb from x */
 		int32_t d = (int32_t)(32 * r - sh) * eb;
-		const char *t = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
-		px_ins(p, "add.u32 %s, %s, %d", t, x, d);
-		if (lim)
+		const char *q = NULL;
+		if (lim) {
+			const char *t = px_tmp(p, RC_B32);
+			q = px_tmp(p, RC_PRED);
+			px_ins(p, "add.u32 %s, %s, %d", t, x, d);
 			px_ins(p, "setp.lt.u32 %s, %s, %s", q, t, lim);
-		else
-			px_ins(p, "setp.eq.u32 %s, 0, 0", q);
+		}
 		int64_t lo = (int64_t)sh - 32 * (int64_t)r, hi = (int64_t)i->ty.n + sh - 32 * r;
 		if (lo > 0)
 			and_pred(p, &q, px_lane_ge(p, (uint32_t)lo));

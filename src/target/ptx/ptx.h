@@ -138,6 +138,8 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 
 /* assign.c: the layout of every value, the copies its users need */
 void px_assign(Px *p);
+/* The layout in which u reads its vector operand k (its own or a copy). */
+const struct Layout *px_read_layout(Px *p, Inst *u, uint32_t k);
 
 /* slm.c: vectors read at runtime positions, kept in the warp's SLM scratch */
 uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */

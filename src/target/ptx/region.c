@@ -286,11 +286,10 @@ static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0, uint3
 		px_comment(p, "%s%s: %u shfl + %u selp", what, rg, ns, nl);
 }
 
-/* The layout a vector value lives in (canonical before assignment). */
+/* The layout a vector value lives in (assign.c). */
 static const Layout *lay_of(Px *p, const Inst *v)
 {
-	const Layout *l = p->val ? p->val[v->id].lay : NULL;
-	return l ? l : lay_canonical(p->arena, v->ty.n);
+	return p->val[v->id].lay;
 }
 
 /* A constant rdregion: in place (assign.c gave the result the pullback of
@@ -299,12 +298,10 @@ static const Layout *lay_of(Px *p, const Inst *v)
 static void rd_const(Px *p, Inst *i)
 {
 	Inst *src = i->ops[0];
-	const PxVal *pv = p->val ? &p->val[i->id] : NULL;
+	const PxVal *pv = &p->val[i->id];
 	const Layout *sl = lay_of(p, src), *dl = lay_of(p, i);
-	const char **s = NEWN(p->arena, const char *, sl->nregs);
-	for (uint32_t r = 0; r < sl->nregs; r++)
-		s[r] = px_own(p, src, r);
-	if (pv && pv->srcregs) {
+	const char **s = regs_in(p, src, sl);
+	if (pv->srcregs) {
 		for (uint32_t r = 0; r < dl->nregs; r++)
 			mov(p, px_class(i->ty.elem), i->ty.elem, px_own(p, i, r), s[pv->srcregs[r]]);
 		return;
@@ -312,10 +309,7 @@ static void rd_const(Px *p, Inst *i)
 	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++)
 		map[k] = (int32_t)lay_region_index(i->rg, k);
-	const char **d = NEWN(p->arena, const char *, dl->nregs);
-	for (uint32_t r = 0; r < dl->nregs; r++)
-		d[r] = px_own(p, i, r);
-	px_emit_plan(p, i->ty.elem, d, s, lay_plan(p->arena, dl, sl, map), false,
+	px_emit_plan(p, i->ty.elem, regs_in(p, i, dl), s, lay_plan(p->arena, dl, sl, map), false,
 	             sl->canon && dl->canon ? &i->rg : NULL);
 }
 
@@ -397,7 +391,7 @@ static bool rdregion(Px *p, Inst *i)
 			mov(p, px_class(e), e, px_reg(p, i, ds), px_reg(p, src, 0));
 		return true;
 	}
-	if (!roff && i->ty.n == 1 && p->val && p->val[src->id].in_slm) {
+	if (!roff && i->ty.n == 1 && p->val[src->id].in_slm) {
 		px_slm_extract(p, i, src, (uint32_t)lay_region_index(i->rg, 0), px_reg(p, i, 0));
 		return true;
 	}
@@ -420,7 +414,7 @@ static bool rdregion(Px *p, Inst *i)
 			rg_formula(p, i->rg, ds * 32, pos);
 		px_ins(p, "add.s32 %s, %s, %d", pos, pos, i->rg.offset);
 		px_ins(p, "add.s32 %s, %s, %s", pos, pos, px_reg(p, roff, 0));
-		if (p->val && p->val[src->id].in_slm) {
+		if (p->val[src->id].in_slm) {
 			px_slm_load(p, src, px_reg(p, i, ds), pos);
 			continue;
 		}
@@ -512,15 +506,8 @@ static void wr_const(Px *p, Inst *i, const int32_t *inv, const char **bal)
 	Inst *nw = i->ops[1];
 	const Layout *dl = lay_of(p, i);
 	if (nw->ty.n > 1) {
-		const Layout *nl = p->val && p->val[nw->id].lay ? lay_of(p, nw) : NULL;
-		/* new is read in its own layout unless a user asked for a copy */
-		const Layout *rl = ir_mask(i) && ir_mask(i)->ty.n > 1
-		                           ? lay_canonical(p->arena, nw->ty.n) : nl;
-		if (!rl)
-			rl = lay_canonical(p->arena, nw->ty.n);
-		const char **ns = NEWN(p->arena, const char *, rl->nregs);
-		for (uint32_t r = 0; r < rl->nregs; r++)
-			ns[r] = px_reg_in(p, nw, rl, r);
+		const Layout *rl = px_read_layout(p, i, 1);
+		const char **ns = regs_in(p, nw, rl);
 		LPlan *pl = lay_plan(p->arena, dl, rl, inv);
 		for (uint32_t r = 0; r < dl->nregs; r++)
 			wr_reg(p, i, r, &pl->r[r], ns, bal);
@@ -676,7 +663,7 @@ static bool iselect(Px *p, Inst *i)
 			px_ins(p, "cvt.u32.u64 %s, %s", t, pos);
 			pos = t;
 		}
-		if (p->val && p->val[src->id].in_slm)
+		if (p->val[src->id].in_slm)
 			px_slm_load(p, src, px_reg(p, i, ds), pos);
 		else
 			gather_lanes(p, src, i->ty.elem, px_reg(p, i, ds), pos);

@@ -59,6 +59,17 @@ static const char *scratch_base(Px *p)
 	return b;
 }
 
+/* The scratch base register for a read of v's copy: the store's when it
+ * comes first in the text (the store dominates every read; a loop's blocks
+ * may come before it, though), else computed here. */
+static const char *read_base(Px *p, const Inst *v)
+{
+	const PxVal *pv = &p->val[v->id];
+	if (!pv->placed)
+		die("%%%u is read from SLM but never stored there", v->id);
+	return pv->scr ? pv->scr : scratch_base(p);
+}
+
 void px_slm_store(Px *p, const Inst *v)
 {
 	PxVal *pv = &p->val[v->id];
@@ -91,8 +102,6 @@ void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char 
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e), per = p->val[i->id].grouped ? 16 / w : 1;
 	uint32_t first = k / per * per;
-	if (!p->val[v->id].placed)
-		die("%%%u is read from SLM but never stored there", v->id);
 	PxGroup *g = p->groups;
 	while (g && !(g->v == v && g->first == first && g->per == per && g->blk == i->block))
 		g = g->next;
@@ -101,7 +110,7 @@ void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char 
 		*g = (PxGroup){v, first, per, i->block, {0}, p->groups};
 		p->groups = g;
 		const PxVal *pv = &p->val[v->id];
-		const char *base = pv->scr ? pv->scr : scratch_base(p);
+		const char *base = read_base(p, v);
 		Buf r = {0};
 		for (uint32_t j = 0; j < per; j++) {
 			g->regs[j] = px_tmp(p, px_class(e));
@@ -131,14 +140,10 @@ void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char 
  * pos is outside v. */
 void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos)
 {
-	if (!p->val[v->id].placed)
-		die("%%%u is read from SLM but never stored there", v->id);
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e);
 	const char *a = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
-	/* the store's register when it comes first in the text (the store
-	 * dominates every load; a loop's blocks may come before it, though) */
-	const char *base = p->val[v->id].scr ? p->val[v->id].scr : scratch_base(p);
+	const char *base = read_base(p, v);
 	px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, v->ty.n);
 	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, pos, w, base);
 	px_ins(p, "mov.b%u %s, 0", w * 8, d);

@@ -287,12 +287,11 @@ static const char *redux_op(Op op, Elem e)
 {
 	if (ir_is_float(e) || px_class(e) != RC_B32 || e == E_I1)
 		return NULL;
-	const char *s = ir_is_signed(e) ? "s32" : "u32";
 	switch (op) {
 	case Orsum: return "add.u32";    /* wraps alike signed or not */
 	case Ormin: return ir_is_signed(e) ? "min.s32" : "min.u32";
 	case Ormax: return ir_is_signed(e) ? "max.s32" : "max.u32";
-	default: (void)s; return NULL;
+	default: return NULL;
 	}
 }
 
