@@ -15,12 +15,12 @@
 
 #include "check.h"
 
-/* 512 KB; sanitizer builds (make test-asan) take 3-4 times the stack per
- * frame, so they get 2 MB. */
-#if defined(__SANITIZE_ADDRESS__)
+/* 512 KB; sanitizer builds (make test-asan, a ThreadSanitizer build) take
+ * 3-4 times the stack per frame, so they get 2 MB. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SANITIZED 1
 #endif
 #endif
