@@ -136,6 +136,55 @@ TEST(shifted_block_reads)
 		h_eq_u8(h, "out", o, w, OBYTES);
 }
 
+/* media_copy's reference (gpu_regress.cm): thread (tx, ty) reads an R x C
+ * block of eb-byte pixels at pixel (tx C + dx, ty R + dy), clamped to the
+ * edge, and writes it plus one at (tx C, ty R), dropping what is outside. */
+static void r_media(const uint8_t *s, uint8_t *w, int W, int HH, int eb, int R, int C, int dx,
+                    int dy, int nx, int ny)
+{
+	for (int ty = 0; ty < ny; ty++)
+		for (int tx = 0; tx < nx; tx++)
+			for (int r = 0; r < R; r++)
+				for (int c = 0; c < C; c++) {
+					int sy = ty * R + dy + r, sx = tx * C + dx + c;
+					sy = sy < 0 ? 0 : sy >= HH ? HH - 1 : sy;
+					sx = sx < 0 ? 0 : sx >= W ? W - 1 : sx;
+					int oy = ty * R + r, ox = tx * C + c;
+					if (oy >= HH || ox >= W)
+						continue;
+					uint64_t v = 0;
+					memcpy(&v, s + ((size_t)sy * W + sx) * eb, eb);
+					v++;
+					memcpy(w + ((size_t)oy * W + ox) * eb, &v, eb);
+				}
+}
+
+#define MEDIA_CASE(kernel, FMT, EB, R, C, DX, DY, W, HH)                          \
+	do {                                                                      \
+		static uint8_t s[(HH) * (W) * (EB)], o[(HH) * (W) * (EB)],        \
+			w[(HH) * (W) * (EB)];                                     \
+		for (size_t i = 0; i < sizeof s; i++)                             \
+			s[i] = (uint8_t)h_rand(h);                                \
+		memset(o, 0, sizeof o);                                           \
+		memset(w, 0, sizeof w);                                           \
+		int nx = ((W) + (C) - 1) / (C), ny = ((HH) + (R) - 1) / (R);      \
+		r_media(s, w, W, HH, EB, R, C, DX, DY, nx, ny);                   \
+		HShape sh = WALK(nx, ny);                                         \
+		sh.options = "-fno-bounds-check"; /* edge tiles write outside */  \
+		if (H_RUN(h, F, kernel, sh, SURF2D(s, W, HH, FMT),                \
+		          SURF2D(o, W, HH, FMT)))                                 \
+			h_eq_u8(h, kernel, o, w, sizeof o);                       \
+	} while (0)
+
+TEST(media_blocks)
+{
+	MEDIA_CASE("media_u8_4x64", CMETAL_FMT_R8_UINT, 1, 4, 64, -3, -1, 200, 15);
+	MEDIA_CASE("media_u8_4x48", CMETAL_FMT_R8_UINT, 1, 4, 48, -1, 2, 170, 14);
+	MEDIA_CASE("media_u16_4x20", CMETAL_FMT_R16_UINT, 2, 4, 20, -2, -1, 75, 20);
+	MEDIA_CASE("media_u32_4x16", CMETAL_FMT_R32_UINT, 4, 4, 16, 1, -3, 60, 14);
+}
+
 const HTest exec_gpu_regress[] = {
-	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads), {0},
+	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
+	T(media_blocks), {0},
 };

@@ -26,7 +26,11 @@
  *    modulo 2^32 as the hardware's 32-bit message offsets do: it differs
  *    from the exact 64-bit sum only for offsets whose true value is
  *    negative or at least 2^32, and whatever it addresses lies inside
- *    the surface.  64-bit offsets keep the 64-bit path.
+ *    the surface.  64-bit offsets keep the 64-bit path;
+ *  - a media block of several slots tests once, uniformly, whether it lies
+ *    wholly inside (media_inside) and then reads or writes without clamps
+ *    or checks (media_fast), else takes the exact per-element path: the
+ *    per-slot x/y clamps and checks were most of linear's instructions.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -664,22 +668,93 @@ static bool typed(Px *p, Inst *i)
 	return true;
 }
 
-/* mload / mstore: element k is row k / cols, column k % cols; x in bytes,
- * y in rows.  Reads clamp to the edge, writes outside are dropped. */
-static bool media(Px *p, Inst *i)
+/* The uniform predicate "the whole block is inside the surface": x0 and
+ * x0 + cols * eb within the width, y0 and y0 + rows within the height, and
+ * its last byte within the allocation (signed compares: a width or height
+ * past 2^31 only sends the block to the exact path). */
+static const char *media_inside(Px *p, const Where *w, const char *x0, const char *y0,
+                                uint32_t cols, uint32_t rows, int eb)
+{
+	const char *q = px_tmp(p, RC_PRED), *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32);
+	const char *e = px_tmp(p, RC_B64);
+	px_ins(p, "setp.ge.s32 %s, %s, 0", q, x0);
+	px_ins(p, "sub.s32 %s, %s, %u", t, w->width, cols * eb);
+	px_ins(p, "setp.le.and.s32 %s, %s, %s, %s", q, x0, t, q);
+	px_ins(p, "setp.ge.and.s32 %s, %s, 0, %s", q, y0, q);
+	px_ins(p, "sub.s32 %s, %s, %u", t, w->height, rows);
+	px_ins(p, "setp.le.and.s32 %s, %s, %s, %s", q, y0, t, q);
+	px_ins(p, "add.u32 %s, %s, %u", t, x0, cols * eb);
+	px_ins(p, "cvt.u64.u32 %s, %s", e, t);
+	px_ins(p, "add.u32 %s, %s, %u", u, y0, rows - 1);
+	px_ins(p, "mad.wide.u32 %s, %s, %s, %s", e, u, w->pitch, e);
+	px_ins(p, "setp.le.and.u64 %s, %s, %s, %s", q, e, w->size, q);
+	return q;
+}
+
+/* A media block wholly inside: no clamp and no check.  Element k = 32 s +
+ * lane is at byte (y0 + k / cols) * pitch + x0 + (k % cols) * eb.  Every
+ * L = cols / gcd(cols, 32) slots cover RP = 32 L / cols whole rows, so the
+ * lane's offset within its period is computed once per slot of a period
+ * (one pointer P_j per j < L) and slot s = q L + j is P_j + (row offset of
+ * period q): one 32-bit add per period, one mad.wide and the access per
+ * slot.  Rows that are whole registers (cols a multiple of 32) share one
+ * pointer per row, the slots of the row at immediate offsets. */
+static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                       uint32_t cols)
 {
 	bool st = i->op == Omstore;
 	Inst *val = st ? i->ops[3] : i;
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e];
-	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : val->ty.n;
-	if (i->space != SP_SURF)
-		return px_unsupported(p, i, "media block access outside surfaces");
-	Where w = where(p, i, i->ops[0]);
-	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
+	uint32_t g = 32, c = cols;
+	while (c) {
+		uint32_t t = g % c;
+		g = c, c = t;
+	}
+	uint32_t L = cols / g, RP = 32 * L / cols, nslots = SLOTS(val->ty.n);
+	bool rows_whole = cols % 32 == 0;
+	/* nslots <= 64 (media's test), so np <= 64 */
+	uint32_t np = rows_whole ? 1 : L < nslots ? L : nslots;
+	const char *ptr[64], *o = px_tmp(p, RC_B32), *step = px_tmp(p, RC_B32);
+	for (uint32_t j = 0; j < np; j++) {
+		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *cc = px_tmp(p, RC_B32);
+		px_ins(p, "add.u32 %s, %%lane, %u", k, 32 * j);
+		px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
+		px_ins(p, "rem.u32 %s, %s, %u", cc, k, cols);
+		px_ins(p, "mul.lo.u32 %s, %s, %d", cc, cc, eb);
+		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", k, r, w->pitch, cc);
+		ptr[j] = px_tmp(p, RC_B64);
+		px_ins(p, "mad.wide.u32 %s, %s, 1, %s", ptr[j], k, w->base);
+	}
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
+	px_ins(p, "mul.lo.u32 %s, %s, %u", step, w->pitch, RP);
+	const char *a = NULL;
+	for (uint32_t s = 0; s < nslots; s++) {
+		uint32_t q = s / L, j = s % L;
+		if (q && j == 0)
+			px_ins(p, "add.u32 %s, %s, %s", o, o, step);
+		if (!rows_whole || j == 0) {
+			a = px_tmp(p, RC_B64);
+			px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, o, ptr[rows_whole ? 0 : j]);
+		}
+		const char *as = rows_whole && j ? arena_printf(p->arena, "%s+%u", a, 32 * j * eb) : a;
+		const char *lq = val->ty.n - s * 32 < 32 ? px_lane_lt(p, val->ty.n - s * 32) : NULL;
+		access(p, w, st, e, px_reg(p, val, s), as, lq);
+	}
+}
+
+/* The exact media access: every element's x and y clamped to the edge
+ * (reads) or checked (writes). */
+static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                        uint32_t cols)
+{
+	bool st = i->op == Omstore;
+	Inst *val = st ? i->ops[3] : i;
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e];
 	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32), *lim = NULL;
-	px_ins(p, "sub.s32 %s, %s, %d", xmax, w.width, eb);
-	px_ins(p, "sub.s32 %s, %s, 1", ymax, w.height);
+	px_ins(p, "sub.s32 %s, %s, %d", xmax, w->width, eb);
+	px_ins(p, "sub.s32 %s, %s, 1", ymax, w->height);
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
@@ -703,14 +778,43 @@ static bool media(Px *p, Inst *i)
 		/* in bounds, y * pitch + x < size <= 4 GB: 32 bits; a write
 		 * whose x or y is outside is predicated off above */
 		const char *o = px_tmp(p, RC_B32), *ok;
-		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y, w.pitch, x);
+		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y, w->pitch, x);
 		if (!lim)
-			lim = limit32(p, &w, eb, 1);
-		const char *a = address32(p, &w, o, 1, lim, &ok);
+			lim = limit32(p, w, eb, 1);
+		const char *a = address32(p, w, o, 1, lim, &ok);
 		and_pred(p, &q, ok);
 		if (val->ty.n - s * 32 < 32)
 			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
-		access(p, &w, st, e, px_reg(p, val, s), a, q);
+		access(p, w, st, e, px_reg(p, val, s), a, q);
+	}
+}
+
+/* mload / mstore: element k is row k / cols, column k % cols; x in bytes,
+ * y in rows.  Reads clamp to the edge, writes outside are dropped.  A
+ * block of several slots tests once (uniformly: x0 and y0 are scalars)
+ * whether it lies wholly inside and then takes media_fast, else the exact
+ * path: interior tiles of an image, the common case, pay no clamp. */
+static bool media(Px *p, Inst *i)
+{
+	bool st = i->op == Omstore;
+	Inst *val = st ? i->ops[3] : i;
+	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : val->ty.n;
+	if (i->space != SP_SURF)
+		return px_unsupported(p, i, "media block access outside surfaces");
+	Where w = where(p, i, i->ops[0]);
+	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
+	uint32_t nslots = SLOTS(val->ty.n), rows = (val->ty.n + cols - 1) / cols;
+	if (nslots < 2 || nslots > 64 || !w.size) {
+		media_exact(p, i, &w, x0, y0, cols);
+	} else {
+		const char *in = media_inside(p, &w, x0, y0, cols, rows, ir_elem_bytes[val->ty.elem]);
+		const char *edge = px_label(p), *done = px_label(p);
+		px_ins(p, "@!%s bra.uni %s", in, edge);
+		media_fast(p, i, &w, x0, y0, cols);
+		px_ins(p, "bra.uni %s", done);
+		buf_printf(&p->body, "%s:\n", edge);
+		media_exact(p, i, &w, x0, y0, cols);
+		buf_printf(&p->body, "%s:\n", done);
 	}
 	uniform(p, val, st);
 	return true;
