@@ -29,6 +29,13 @@ LIB_SRC := $(UTIL_SRC) $(FRONT_SRC) $(IR_SRC) $(OPT_SRC) $(TARGET_SRC) $(RT_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
 TOOL_OBJ := $(BUILD)/tools/cmetal.o $(BUILD)/tools/driver.o
 
+# The version is include/cmetal.h's; the shared library's SONAME carries the
+# major version: libcmetal.so -> libcmetal.so.0 -> libcmetal.so.0.1.0.
+vpart = $(shell sed -n 's/^\#define CMETAL_VERSION_$(1) *\([0-9]*\)$$/\1/p' include/cmetal.h)
+VERSION := $(call vpart,MAJOR).$(call vpart,MINOR).$(call vpart,PATCH)
+SOMAJOR := $(call vpart,MAJOR)
+SONAME  := libcmetal.so.$(SOMAJOR)
+
 all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so
 
 $(BUILD)/gen/cm_headers.c: $(CM_HEADERS) tools/embed.sh
@@ -46,8 +53,12 @@ $(BUILD)/libcmetal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libcmetal.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/libcmetal.so.$(VERSION): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libcmetal.so: $(BUILD)/libcmetal.so.$(VERSION)
+	ln -sf libcmetal.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(BUILD)/cmetal: $(TOOL_OBJ) $(BUILD)/libcmetal.a
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(BUILD)/libcmetal.a $(LDLIBS)

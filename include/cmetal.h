@@ -27,6 +27,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of this header (Semantic Versioning; CHANGELOG.md).  The
+ * library that a program runs with says its own with cmetal_version().
+ * CMETAL_VERSION is one number for #if: 0.1.0 is 100, 1.2.3 is 10203. */
+#define CMETAL_VERSION_MAJOR 0
+#define CMETAL_VERSION_MINOR 1
+#define CMETAL_VERSION_PATCH 0
+#define CMETAL_VERSION_STRING "0.1.0"
+#define CMETAL_VERSION                                                         \
+	(CMETAL_VERSION_MAJOR * 10000 + CMETAL_VERSION_MINOR * 100 + CMETAL_VERSION_PATCH)
+
 /* libcmetal.so exports exactly what this header declares (the library is
  * built with -fvisibility=hidden). */
 #if defined(__GNUC__)
@@ -75,6 +85,12 @@ typedef struct cmetal_surface2d cmetal_surface2d; /* 2D surface (image2d_t) */
 typedef struct cmetal_svm cmetal_svm;             /* SVM allocation (svmptr_t) */
 typedef struct cmetal_task cmetal_task;
 typedef struct cmetal_event cmetal_event;
+
+/* ---- version ---- */
+/* The version of the library in use, "0.1.0"; stores its parts where the
+ * pointers are not NULL.  It may be newer than the header a program was
+ * compiled with (same major version: compatible). */
+const char *cmetal_version(int *major, int *minor, int *patch);
 
 /* ---- errors ---- */
 /* The message of the most recent failing call made by this OS thread. */

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cmetal.h"
 #include "front/front.h"
 #include "driver.h"
-
-#define CMETAL_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
@@ -46,6 +46,22 @@ static void usage(FILE *f)
 	      f);
 }
 
+/* Like clang: the version, the targets, the directory of the binary. */
+static void print_version(void)
+{
+	printf("cmetal version %s\n", CMETAL_VERSION_STRING);
+	printf("Targets: ptx (sm_80..sm_90a), c (host CPU), ir\n");
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*(slash == exe ? slash + 1 : slash) = 0;
+		printf("InstalledDir: %s\n", exe);
+	}
+}
+
 static const char *take_arg(int argc, char **argv, int *i, const char *opt)
 {
 	size_t n = strlen(opt);
@@ -68,8 +84,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "--version")) {
-			printf("cmetal version " CMETAL_VERSION "\n"
-			       "targets: ptx (sm_80..sm_90a), c (x86-64 host), ir\n");
+			print_version();
 			return 0;
 		} else if (!strncmp(a, "-o", 2)) {
 			o.out = take_arg(argc, argv, &i, "-o");
