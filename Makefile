@@ -10,6 +10,8 @@ CFLAGS  ?= $(OPT) -g
 XCFLAGS := -std=c11 -D_GNU_SOURCE -fvisibility=hidden -Wall -Wextra -Wno-unused-parameter \
            -Wno-missing-field-initializers -fPIC -Iinclude -Isrc -Itools -MMD -MP
 LDLIBS  += -lpthread -ldl -lm
+LD      ?= ld
+OBJCOPY ?= objcopy
 
 UTIL_SRC :=
 FRONT_SRC :=
@@ -36,7 +38,7 @@ VERSION := $(call vpart,MAJOR).$(call vpart,MINOR).$(call vpart,PATCH)
 SOMAJOR := $(call vpart,MAJOR)
 SONAME  := libcmetal.so.$(SOMAJOR)
 
-all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so
+all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so $(BUILD)/libcmetal-internal.a
 
 $(BUILD)/gen/cm_headers.c: $(CM_HEADERS) tools/embed.sh
 	@mkdir -p $(dir $@)
@@ -49,7 +51,20 @@ $(BUILD)/%.o: %.c
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CFLAGS) $(XCFLAGS) -c $< -o $@
 
+# libcmetal.a holds one object whose only global symbols are the API of
+# include/cmetal.h: the objects are linked into one (ld -r) and every hidden
+# symbol (all but the API: the sources are built with -fvisibility=hidden)
+# made local, so the library's internal names (xmalloc, intern, ...) cannot
+# collide with a program's.  The tools and the tests that call internal
+# functions link libcmetal-internal.a, the plain archive of the objects.
 $(BUILD)/libcmetal.a: $(LIB_OBJ)
+	@rm -f $@ $(BUILD)/cmetal-lib.o
+	$(LD) -r -o $(BUILD)/cmetal-lib.o $^
+	$(OBJCOPY) --localize-hidden $(BUILD)/cmetal-lib.o
+	ar rcs $@ $(BUILD)/cmetal-lib.o
+	@rm -f $(BUILD)/cmetal-lib.o
+
+$(BUILD)/libcmetal-internal.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -60,8 +75,8 @@ $(BUILD)/libcmetal.so: $(BUILD)/libcmetal.so.$(VERSION)
 	ln -sf libcmetal.so.$(VERSION) $(BUILD)/$(SONAME)
 	ln -sf $(SONAME) $@
 
-$(BUILD)/cmetal: $(TOOL_OBJ) $(BUILD)/libcmetal.a
-	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(BUILD)/libcmetal.a $(LDLIBS)
+$(BUILD)/cmetal: $(TOOL_OBJ) $(BUILD)/libcmetal-internal.a
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(BUILD)/libcmetal-internal.a $(LDLIBS)
 
 test: all
 	@tests/run.sh $(BUILD)
@@ -86,7 +101,7 @@ fuzz:
 
 # Compile-speed benchmark: checks a generated 5,000-line CM file.
 bench-compile: all
-	@$(CC) -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc tools/bench_compile.c $(BUILD)/libcmetal.a -lpthread -ldl -lm -o $(BUILD)/bench_compile
+	@$(CC) -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc tools/bench_compile.c $(BUILD)/libcmetal-internal.a -lpthread -ldl -lm -o $(BUILD)/bench_compile
 	@$(BUILD)/bench_compile $(BUILD)/cmetal
 
 .PHONY: fuzz bench-compile
