@@ -2,6 +2,7 @@
 #   make              build/cmetal, build/libcmetal.a, build/libcmetal.so
 #   make test         every test; prints "N passed, N failed"
 #   make test-asan    the same suite with ASan and UBSan (build-asan/)
+#   make install      PREFIX=/usr/local [DESTDIR=...]
 CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2
@@ -89,7 +90,40 @@ test-asan:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all test test-asan clean
+# make install PREFIX=/usr/local [DESTDIR=staging]: the compiler, the headers,
+# both libraries (and the shared library's symlinks), a pkg-config file and a
+# CMake package (cmetal::cmetal).  The CMake files find the tree relative to
+# themselves; cmetal.pc names PREFIX.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+CMAKEDIR   := $(LIBDIR)/cmake/cmetal
+rel = $(shell realpath -m --relative-to=$(1) $(2))
+INSTALL_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@MAJOR@|$(call vpart,MAJOR)|g' -e 's|@MINOR@|$(call vpart,MINOR)|g' \
+	-e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	-e 's|@PREFIX_FROM_CMAKEDIR@|$(call rel,$(CMAKEDIR),$(PREFIX))|g' \
+	-e 's|@LIBDIR_REL@|$(call rel,$(PREFIX),$(LIBDIR))|g' \
+	-e 's|@INCLUDEDIR_REL@|$(call rel,$(PREFIX),$(INCLUDEDIR))|g' \
+	-e 's|@BINDIR_REL@|$(call rel,$(PREFIX),$(BINDIR))|g'
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(CMAKEDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/cm
+	install -m 755 $(BUILD)/cmetal $(DESTDIR)$(BINDIR)/cmetal
+	install -m 644 include/cmetal.h $(DESTDIR)$(INCLUDEDIR)/cmetal.h
+	install -m 644 $(CM_HEADERS) $(DESTDIR)$(INCLUDEDIR)/cm/
+	install -m 644 $(BUILD)/libcmetal.a $(DESTDIR)$(LIBDIR)/libcmetal.a
+	install -m 755 $(BUILD)/libcmetal.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcmetal.so.$(VERSION)
+	ln -sf libcmetal.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libcmetal.so
+	$(INSTALL_SUBST) tools/install/cmetal.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/cmetal.pc
+	$(INSTALL_SUBST) tools/install/cmetalConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/cmetalConfig.cmake
+	$(INSTALL_SUBST) tools/install/cmetalConfigVersion.cmake.in \
+		> $(DESTDIR)$(CMAKEDIR)/cmetalConfigVersion.cmake
+
+.PHONY: all test test-asan clean install
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
 
 # Front-end fuzzing (see docs/testing.md).
