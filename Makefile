@@ -141,11 +141,14 @@ bench-compile: all
 .PHONY: fuzz bench-compile
 
 # Benchmarks (bench/README.md): bench/run.sh with DEVICE=cpu|gpu WORKLOAD=...
-# SIZE=small|full; bench-gpu runs bench/gpu.sh on the GPU machine into OUT.
+# SIZE=small|full; the results go to build/bench/ unless UPDATE=1, which
+# rewrites the tracked bench/RESULTS.md, chart.png, results.csv and
+# bench/runs/*.csv.  bench-gpu runs bench/gpu.sh on the GPU machine into OUT
+# (default build/bench/runs, or bench/runs with UPDATE=1).
 bench:
-	bench/run.sh DEVICE=$(or $(DEVICE),cpu) WORKLOAD=$(or $(WORKLOAD),all) SIZE=$(or $(SIZE),small)
+	bench/run.sh DEVICE=$(or $(DEVICE),cpu) WORKLOAD=$(or $(WORKLOAD),all) SIZE=$(or $(SIZE),small) UPDATE=$(UPDATE)
 bench-gpu:
-	bench/gpu.sh $(or $(OUT),bench/runs) all $(or $(SIZE),full)
+	bench/gpu.sh $(or $(OUT),$(if $(filter 1,$(UPDATE)),bench/runs,build/bench/runs)) all $(or $(SIZE),full)
 .PHONY: bench bench-gpu
 
 # The five-minute example (examples/vadd.c): builds a CM kernel from source,
