@@ -30,7 +30,7 @@ include src/rt/sources.mk
 
 LIB_SRC := $(UTIL_SRC) $(FRONT_SRC) $(IR_SRC) $(OPT_SRC) $(TARGET_SRC) $(RT_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
-TOOL_OBJ := $(BUILD)/tools/cmetal.o $(BUILD)/tools/driver.o
+TOOL_OBJ := $(BUILD)/tools/cmetal.o $(BUILD)/tools/driver.o $(BUILD)/tools/build.o
 
 # The version is include/cmetal.h's; the shared library's SONAME carries the
 # major version: libcmetal.so -> libcmetal.so.0 -> libcmetal.so.0.1.0.

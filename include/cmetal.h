@@ -120,8 +120,10 @@ cm_status cmetal_device_set_printf(cmetal_device *dev, cmetal_printf_fn fn,
  * status is CM_BUILD_FAILED and cmetal_last_error() holds the diagnostics. */
 cm_status cmetal_program_build(cmetal_device *dev, const char *source,
                                const char *options, cmetal_program **prog);
-/* Loads what the compiler wrote: a .so (cmetal -t c, then cc -shared) on the
- * CPU device. */
+/* Loads a compiled program: on the CPU device the .so of `cmetal -c -t c`
+ * (or any cc -shared of the C of `cmetal -S -t c`); on the CUDA device the
+ * binary of `cmetal -c -t ptx` (a cubin when ptxas was found, with its PTX)
+ * or the PTX text of `cmetal -S -t ptx`. */
 cm_status cmetal_program_load(cmetal_device *dev, const char *path,
                               cmetal_program **prog);
 /* The build's diagnostics (warnings), "" when there were none. */
