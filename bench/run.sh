@@ -1,24 +1,36 @@
 #!/bin/sh
-# run.sh — run the benchmarks and write bench/RESULTS.md, results.csv, chart.png.
+# run.sh — run the benchmarks and write a report (RESULTS.md, results.csv,
+# chart.png) from their CSVs and the recorded runs of bench/runs/.
 #   bench/run.sh [DEVICE=cpu|gpu] [WORKLOAD=linear,spmv,...] [SIZE=small|full]
-#   (also `make bench DEVICE=... WORKLOAD=... SIZE=...` at the top level)
+#                [UPDATE=1]
+#   (also `make bench DEVICE=... WORKLOAD=... SIZE=... [UPDATE=1]`)
+# By default nothing tracked is touched: the new CSVs and the report go to
+# build/bench/ (build/bench/runs/ starts as a copy of bench/runs/*.csv).
+# UPDATE=1 records the run: CSVs into bench/runs/, the report into bench/.
 # DEVICE=cpu (default): the plain C baseline (impl c, 1 thread) and the SIMT
-#   OpenCL baselines on the default OpenCL device (PoCL here), CSVs into
-#   bench/runs/cpu-c.csv and bench/runs/cpu-ocl.csv.  SIZE=small is the CI
+#   OpenCL baselines on the default OpenCL device (PoCL here), CSVs
+#   cpu-c.csv and cpu-ocl.csv (and cpu-cm.csv, the CM kernels).  SIZE=small is the CI
 #   size (about a minute on 2 cores); SIZE=full are the reported sizes.
 # DEVICE=gpu: for a shell on the GPU machine itself: bench/gpu.sh into
-#   bench/runs/ (see gpu.sh for running it from elsewhere).
-# The report is then regenerated from every CSV in bench/runs/.
+#   the runs directory (see gpu.sh for running it from elsewhere).
+# The report is then regenerated from every CSV of the runs directory.
 set -eu
-DEVICE=${DEVICE:-cpu} WORKLOAD=${WORKLOAD:-all} SIZE=${SIZE:-small}
+DEVICE=${DEVICE:-cpu} WORKLOAD=${WORKLOAD:-all} SIZE=${SIZE:-small} UPDATE=${UPDATE:-}
 for a in "$@"; do
 	case $a in
-	DEVICE=*|WORKLOAD=*|SIZE=*) eval "${a%%=*}=\${a#*=}" ;;
-	*) echo "usage: $0 [DEVICE=cpu|gpu] [WORKLOAD=list] [SIZE=small|full]" >&2; exit 2 ;;
+	DEVICE=*|WORKLOAD=*|SIZE=*|UPDATE=*) eval "${a%%=*}=\${a#*=}" ;;
+	*) echo "usage: $0 [DEVICE=cpu|gpu] [WORKLOAD=list] [SIZE=small|full] [UPDATE=1]" >&2; exit 2 ;;
 	esac
 done
 cd "$(dirname "$0")"
-mkdir -p runs
+if [ "$UPDATE" = 1 ]; then
+	report=. runs=runs
+else
+	report=../build/bench runs=../build/bench/runs
+	mkdir -p "$runs"
+	cp runs/*.csv "$runs"/
+fi
+mkdir -p "$runs"
 
 # What a fresh Debian machine needs: PoCL, the OpenCL loader and headers,
 # gnuplot for the chart.
@@ -39,20 +51,21 @@ fi
 case $DEVICE in
 cpu)
 	make -s -j2
-	echo "run.sh: plain C baseline -> bench/runs/cpu-c.csv"
-	./build/cbench -w "$WORKLOAD" -s "$SIZE" > runs/cpu-c.csv
-	echo "run.sh: OpenCL SIMT baselines -> bench/runs/cpu-ocl.csv"
-	./build/oclbench -w "$WORKLOAD" -s "$SIZE" -k simt > runs/cpu-ocl.csv
+	echo "run.sh: plain C baseline -> $runs/cpu-c.csv"
+	./build/cbench -w "$WORKLOAD" -s "$SIZE" > "$runs/cpu-c.csv"
+	echo "run.sh: OpenCL SIMT baselines -> $runs/cpu-ocl.csv"
+	./build/oclbench -w "$WORKLOAD" -s "$SIZE" -k simt > "$runs/cpu-ocl.csv"
 	if [ -x build/cmbench ]; then	# CM kernels (bench/cm), once they exist
-		echo "run.sh: CM kernels -> bench/runs/cpu-cm.csv"
-		./build/cmbench -d cpu -w "$WORKLOAD" -s "$SIZE" > runs/cpu-cm.csv
+		echo "run.sh: CM kernels -> $runs/cpu-cm.csv"
+		./build/cmbench -d cpu -w "$WORKLOAD" -s "$SIZE" > "$runs/cpu-cm.csv"
 	fi
-	grep -h '^# FAIL' runs/cpu-*.csv || true
+	grep -h '^# FAIL' "$runs"/cpu-*.csv || true
 	;;
 gpu)
-	./gpu.sh runs all "$SIZE"
+	./gpu.sh "$runs" all "$SIZE"
 	;;
 *)
 	echo "run.sh: DEVICE must be cpu or gpu" >&2; exit 2 ;;
 esac
-python3 report.py runs
+python3 report.py -o "$report" "$runs"
+[ "$UPDATE" = 1 ] || echo "run.sh: bench/ is unchanged (UPDATE=1 records this run there)"

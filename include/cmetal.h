@@ -27,6 +27,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version of this header (Semantic Versioning; CHANGELOG.md).  The
+ * library that a program runs with says its own with cmetal_version().
+ * CMETAL_VERSION is one number for #if: 0.1.0 is 100, 1.2.3 is 10203. */
+#define CMETAL_VERSION_MAJOR 0
+#define CMETAL_VERSION_MINOR 1
+#define CMETAL_VERSION_PATCH 0
+#define CMETAL_VERSION_STRING "0.1.0"
+#define CMETAL_VERSION                                                         \
+	(CMETAL_VERSION_MAJOR * 10000 + CMETAL_VERSION_MINOR * 100 + CMETAL_VERSION_PATCH)
+
 /* libcmetal.so exports exactly what this header declares (the library is
  * built with -fvisibility=hidden). */
 #if defined(__GNUC__)
@@ -76,6 +86,12 @@ typedef struct cmetal_svm cmetal_svm;             /* SVM allocation (svmptr_t) *
 typedef struct cmetal_task cmetal_task;
 typedef struct cmetal_event cmetal_event;
 
+/* ---- version ---- */
+/* The version of the library in use, "0.1.0"; stores its parts where the
+ * pointers are not NULL.  It may be newer than the header a program was
+ * compiled with (same major version: compatible). */
+const char *cmetal_version(int *major, int *minor, int *patch);
+
 /* ---- errors ---- */
 /* The message of the most recent failing call made by this OS thread. */
 const char *cmetal_last_error(void);
@@ -104,8 +120,10 @@ cm_status cmetal_device_set_printf(cmetal_device *dev, cmetal_printf_fn fn,
  * status is CM_BUILD_FAILED and cmetal_last_error() holds the diagnostics. */
 cm_status cmetal_program_build(cmetal_device *dev, const char *source,
                                const char *options, cmetal_program **prog);
-/* Loads what the compiler wrote: a .so (cmetal -t c, then cc -shared) on the
- * CPU device. */
+/* Loads a compiled program: on the CPU device the .so of `cmetal -c -t c`
+ * (or any cc -shared of the C of `cmetal -S -t c`); on the CUDA device the
+ * binary of `cmetal -c -t ptx` (a cubin when ptxas was found, with its PTX)
+ * or the PTX text of `cmetal -S -t ptx`. */
 cm_status cmetal_program_load(cmetal_device *dev, const char *path,
                               cmetal_program **prog);
 /* The build's diagnostics (warnings), "" when there were none. */

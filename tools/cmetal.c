@@ -1,31 +1,39 @@
 /* cmetal — the command-line compiler.  Options follow clang/nvcc:
- *   cmetal [options] file.cm
- * Stages: -E (preprocess), -fsyntax-only (check), --emit=ast (checked tree),
- * -t ir|c|ptx with -S (text) or the default output for the target. */
+ *   cmetal [options] file.cm...
+ * Stages: -E (preprocess), -M (dependencies), -fsyntax-only (check),
+ * --emit=ast (checked tree), -S (the target's text: ir, c or ptx), and by
+ * default (or -c) a binary the runtime loads.  Exit status 0 or 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "front/front.h"
+#include "cmetal.h"
 #include "driver.h"
-
-#define CMETAL_VERSION "0.1.0"
+#include "front/front.h"
+#include "opt/opt.h"
 
 static void usage(FILE *f)
 {
-	fputs("usage: cmetal [options] file.cm\n"
+	fputs("usage: cmetal [options] file.cm... ('-' reads standard input)\n"
 	      "\n"
-	      "Compiles a C-for-Metal (CM) kernel file.\n"
+	      "Compiles C-for-Metal (CM) kernel files.  By default (and with -c) each\n"
+	      "file becomes a binary that cmetal_program_load loads: NAME.so for the\n"
+	      "CPU device (-t c), NAME.cmbin for the CUDA device (-t ptx; a cubin when\n"
+	      "ptxas is found, with its PTX).\n"
 	      "\n"
 	      "options:\n"
 	      "  -o FILE            write the output to FILE ('-' for stdout)\n"
-	      "  -S                 emit text (PTX, C or IR) instead of a binary\n"
+	      "  -c                 make a binary (the default)\n"
+	      "  -S                 emit text (PTX, C or IR) instead of a binary; to\n"
+	      "                     stdout unless -o is given\n"
 	      "  -E                 preprocess only\n"
 	      "  -fsyntax-only      check the source and stop\n"
 	      "  --emit=ast         print the checked syntax tree\n"
-	      "  -t TARGET          ir, c or ptx (default: ptx)\n"
-	      "  -march=ARCH        PTX: sm_80 .. sm_90a (default sm_90); CM persona\n"
-	      "                     for CM_GENX: SKL, ICLLP, TGLLP, ... (default SKL)\n"
+	      "  -t TARGET          ptx (default), c (or cpu), ir (text only)\n"
+	      "  -march=ARCH        PTX: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a (default\n"
+	      "                     sm_90); CM persona for CM_GENX: SKL, ICLLP, TGLLP, ...\n"
+	      "                     (default SKL)\n"
 	      "  -O0, -O1, -O2      optimization level (default -O2)\n"
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
 	      "  -fcluster-slm      PTX (sm_90): a thread group may span a cluster of up\n"
@@ -38,14 +46,51 @@ static void usage(FILE *f)
 	      "  -D NAME[=VALUE]    define a macro\n"
 	      "  -U NAME            undefine a macro\n"
 	      "  -I DIR             add DIR to the include search path\n"
-	      "  -Werror            treat warnings as errors\n"
+	      "  -M, -MM            print a make rule of the files each input includes\n"
+	      "                     (instead of compiling)\n"
+	      "  -MD, -MMD          write that rule to NAME.d beside the output as well\n"
+	      "  -MF FILE           write the rule to FILE\n"
+	      "  -MT TARGET         the rule's target (default: the output file)\n"
+	      "  -Werror            treat warnings as errors (-Wno-error: do not)\n"
 	      "  -w                 suppress warnings\n"
+	      "  -Wall, -W...       accepted for compatibility (cmetal's warnings are\n"
+	      "                     always on)\n"
 	      "  -ferror-limit=N    stop after N errors (default 20, 0 = no limit)\n"
-	      "  -d PASS            dump the IR after PASS (see --help-passes)\n"
-	      "  --help, --version\n",
+	      "  -d PASS            print the IR after PASS instead (see --help-passes)\n"
+	      "  -v                 print the version and the commands run (cc, ptxas)\n"
+	      "  --help, --help-passes, --version\n"
+	      "\n"
+	      "Environment: CC (the C compiler for -t c binaries, default cc), PTXAS\n"
+	      "(default: ptxas on PATH).\n",
 	      f);
 }
 
+static void usage_passes(void)
+{
+	printf("passes for -d, in pipeline order (-O0 runs none):\n  lower      the IR "
+	       "before any pass (also 'input')\n");
+	for (int k = 0; k < opt_npasses; k++)
+		printf("  %-10s (-O%d and above)\n", opt_passes[k].name, opt_passes[k].min_level);
+}
+
+/* Like clang: the version, the targets, the directory of the binary. */
+static void print_version(FILE *f)
+{
+	fprintf(f, "cmetal version %s\n", CMETAL_VERSION_STRING);
+	fprintf(f, "Targets: ptx (sm_80..sm_90a), c (host CPU), ir\n");
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*(slash == exe ? slash + 1 : slash) = 0;
+		fprintf(f, "InstalledDir: %s\n", exe);
+	}
+}
+
+/* The value of an option given as -XVALUE, -X=VALUE or -X VALUE; NULL
+ * (diagnosed) when it is missing. */
 static const char *take_arg(int argc, char **argv, int *i, const char *opt)
 {
 	size_t n = strlen(opt);
@@ -53,88 +98,157 @@ static const char *take_arg(int argc, char **argv, int *i, const char *opt)
 		return argv[*i] + n + (argv[*i][n] == '=');
 	if (*i + 1 >= argc) {
 		fprintf(stderr, "cmetal: error: missing argument to '%s'\n", opt);
-		exit(2);
+		return NULL;
 	}
 	return argv[++*i];
 }
 
-int main(int argc, char **argv)
+/* The options that take a value; the value goes to *dst (NULL: pushed on
+ * list).  Returns 1 when a matched, -1 on a missing value, 0 otherwise. */
+typedef VEC(const char *) StrList;
+static int value_option(int argc, char **argv, int *i, const char *name, const char **dst,
+                        StrList *list)
 {
-	DriverOptions o = {.target = "ptx", .opt_level = 2, .out = NULL};
-	VEC(const char *) incs = {0}, defs = {0}, undefs = {0};
+	if (strncmp(argv[*i], name, strlen(name)))
+		return 0;
+	const char *v = take_arg(argc, argv, i, name);
+	if (!v)
+		return -1;
+	if (dst)
+		*dst = v;
+	else
+		vec_push(list, v);
+	return 1;
+}
+
+/* Flags without a value; false when a is not one of them. */
+static bool flag_option(const char *a, DriverOptions *o)
+{
+	if (!strcmp(a, "-S"))
+		o->text = true;
+	else if (!strcmp(a, "-c"))
+		;   /* a binary is the default */
+	else if (!strcmp(a, "-E"))
+		o->stage = STAGE_PP;
+	else if (!strcmp(a, "-M") || !strcmp(a, "-MM"))
+		o->stage = STAGE_DEPS;
+	else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
+		o->deps = true;
+	else if (!strcmp(a, "-fsyntax-only"))
+		o->stage = STAGE_CHECK;
+	else if (!strcmp(a, "--emit=ast") || !strcmp(a, "-emit-ast"))
+		o->stage = STAGE_AST;
+	else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2") ||
+	         !strcmp(a, "-O3") || !strcmp(a, "-O"))
+		o->opt_level = a[2] ? a[2] - '0' : 2;
+	else if (!strcmp(a, "-g") || !strcmp(a, "-g1") || !strcmp(a, "-g2") || !strcmp(a, "-g3"))
+		o->debug = true;
+	else if (!strcmp(a, "-g0"))
+		o->debug = false;
+	else if (!strcmp(a, "-fcluster-slm"))
+		o->cluster_slm = true;
+	else if (!strcmp(a, "-fbounds-check") || !strcmp(a, "-fno-bounds-check"))
+		o->bounds_check = a[2] == 'b';
+	else if (!strcmp(a, "-v"))
+		o->verbose = true;
+	else if (!strcmp(a, "-Werror"))
+		diag_state.werror = true;
+	else if (!strcmp(a, "-Wno-error"))
+		diag_state.werror = false;
+	else if (!strcmp(a, "-w"))
+		diag_state.no_warnings = true;
+	else if (!strncmp(a, "-W", 2) && a[2] && strncmp(a, "-Wl,", 4) && strncmp(a, "-Wa,", 4) &&
+	         strncmp(a, "-Wp,", 4))
+		;   /* -Wall, -Wextra, -Wno-...: cmetal's warnings are not grouped */
+	else if (!strncmp(a, "-ferror-limit=", 14)) {
+		int n = atoi(a + 14);
+		diag_state.error_limit = n > 0 ? n : 1 << 30;
+	} else
+		return false;
+	return true;
+}
+
+/* Parses argv into o and the lists; returns -1 to go on, else the exit
+ * status (after --help, --version or an error). */
+static int parse_args(int argc, char **argv, DriverOptions *o, StrList *inputs, StrList *incs,
+                      StrList *defs, StrList *undefs)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int r;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--version")) {
-			printf("cmetal version " CMETAL_VERSION "\n"
-			       "targets: ptx (sm_80..sm_90a), c (x86-64 host), ir\n");
+		} else if (!strcmp(a, "--help-passes")) {
+			usage_passes();
 			return 0;
-		} else if (!strncmp(a, "-o", 2)) {
-			o.out = take_arg(argc, argv, &i, "-o");
-		} else if (!strcmp(a, "-S")) {
-			o.text = true;
-		} else if (!strcmp(a, "-E")) {
-			o.stage = STAGE_PP;
-		} else if (!strcmp(a, "-fsyntax-only")) {
-			o.stage = STAGE_CHECK;
-		} else if (!strcmp(a, "--emit=ast") || !strcmp(a, "-emit-ast")) {
-			o.stage = STAGE_AST;
-		} else if (!strncmp(a, "-t", 2)) {
-			o.target = take_arg(argc, argv, &i, "-t");
-		} else if (!strncmp(a, "--target", 8)) {
-			o.target = take_arg(argc, argv, &i, "--target");
-		} else if (!strncmp(a, "-march", 6)) {
-			o.march = take_arg(argc, argv, &i, "-march");
-		} else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2") ||
-		           !strcmp(a, "-O3") || !strcmp(a, "-O")) {
-			o.opt_level = a[2] ? a[2] - '0' : 2;
-		} else if (!strcmp(a, "-g") || !strcmp(a, "-g1") || !strcmp(a, "-g2")) {
-			o.debug = true;
-		} else if (!strcmp(a, "-g0")) {
-			o.debug = false;
-		} else if (!strncmp(a, "-D", 2)) {
-			vec_push(&defs, take_arg(argc, argv, &i, "-D"));
-		} else if (!strncmp(a, "-U", 2)) {
-			vec_push(&undefs, take_arg(argc, argv, &i, "-U"));
-		} else if (!strncmp(a, "-I", 2)) {
-			vec_push(&incs, take_arg(argc, argv, &i, "-I"));
-		} else if (!strcmp(a, "-fcluster-slm")) {
-			o.cluster_slm = true;
-		} else if (!strcmp(a, "-fbounds-check") || !strcmp(a, "-fno-bounds-check")) {
-			o.bounds_check = a[2] == 'b';
+		} else if (!strcmp(a, "--version")) {
+			print_version(stdout);
+			return 0;
+		} else if (flag_option(a, o)) {
+			continue;
 		} else if (!strncmp(a, "-fptx-layout=", 13)) {
 			if (strcmp(a + 13, "auto") && strcmp(a + 13, "canonical")) {
 				fprintf(stderr, "cmetal: error: unknown PTX layout mode '%s' "
 				        "(use auto or canonical)\n", a + 13);
 				return 1;
 			}
-			o.ptx_canonical = !strcmp(a + 13, "canonical");
-		} else if (!strcmp(a, "-Werror")) {
-			diag_state.werror = true;
-		} else if (!strcmp(a, "-w")) {
-			diag_state.no_warnings = true;
-		} else if (!strncmp(a, "-ferror-limit=", 14)) {
-			int n = atoi(a + 14);
-			diag_state.error_limit = n > 0 ? n : 1 << 30;
-		} else if (!strncmp(a, "-d", 2) && a[2] != 'D') {
-			o.dump_pass = take_arg(argc, argv, &i, "-d");
+			o->ptx_canonical = !strcmp(a + 13, "canonical");
+		} else if ((r = value_option(argc, argv, &i, "-o", &o->out, NULL)) ||
+		           (r = value_option(argc, argv, &i, "-MF", &o->dep_file, NULL)) ||
+		           (r = value_option(argc, argv, &i, "-MT", &o->dep_target, NULL)) ||
+		           (r = value_option(argc, argv, &i, "--target", &o->target, NULL)) ||
+		           (r = value_option(argc, argv, &i, "-t", &o->target, NULL)) ||
+		           (r = value_option(argc, argv, &i, "-march", &o->march, NULL)) ||
+		           (r = value_option(argc, argv, &i, "-D", NULL, defs)) ||
+		           (r = value_option(argc, argv, &i, "-U", NULL, undefs)) ||
+		           (r = value_option(argc, argv, &i, "-I", NULL, incs)) ||
+		           (r = value_option(argc, argv, &i, "-d", &o->dump_pass, NULL))) {
+			if (r < 0)
+				return 1;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "cmetal: error: unknown option '%s' (see --help)\n", a);
-			return 2;
-		} else if (o.input) {
-			fprintf(stderr, "cmetal: error: more than one input file ('%s' and '%s')\n",
-			        o.input, a);
-			return 2;
+			return 1;
 		} else {
-			o.input = a;
+			vec_push(inputs, a);
 		}
 	}
-	if (!o.input) {
-		fprintf(stderr, "cmetal: error: no input file (see --help)\n");
-		return 2;
+	return -1;
+}
+
+/* Combinations that cannot work; 0 when fine. */
+static int check_args(const DriverOptions *o)
+{
+	const char *t = o->target;
+	if (strcmp(t, "ptx") && strcmp(t, "c") && strcmp(t, "cpu") && strcmp(t, "ir")) {
+		fprintf(stderr, "cmetal: error: unknown target '%s' (use ptx, c, cpu or ir)\n", t);
+		return 1;
 	}
+	if (o->dump_pass && !opt_is_pass(o->dump_pass)) {
+		fprintf(stderr, "cmetal: error: unknown pass '%s' for -d (see --help-passes)\n",
+		        o->dump_pass);
+		return 1;
+	}
+	if (o->ninputs == 0) {
+		fprintf(stderr, "cmetal: error: no input files (see --help)\n");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	DriverOptions o = {.target = "ptx", .opt_level = 2, .out = NULL};
+	StrList inputs = {0}, incs = {0}, defs = {0}, undefs = {0};
+	int rc = parse_args(argc, argv, &o, &inputs, &incs, &defs, &undefs);
+	if (rc >= 0)
+		return rc;
+	o.inputs = inputs.data;
+	o.ninputs = inputs.len;
+	if (check_args(&o))
+		return 1;
+	if (o.verbose)
+		print_version(stderr);
 	o.fo.pp.include_dirs = incs.data;
 	o.fo.pp.n_include_dirs = incs.len;
 	o.fo.pp.defines = defs.data;

@@ -1,27 +1,42 @@
 /* driver.h — what the command line asks for, and the function that does it.
- * driver.c runs the pipeline stages; cmetal.c only parses options. */
+ * driver.c runs the pipeline stages and writes the outputs; build.c turns
+ * the back ends' text into binaries; cmetal.c only parses options. */
 #ifndef CMETAL_DRIVER_H
 #define CMETAL_DRIVER_H
 
 #include "front/front.h"
 
-typedef enum { STAGE_ALL, STAGE_PP, STAGE_CHECK, STAGE_AST } Stage;
+typedef enum { STAGE_ALL, STAGE_PP, STAGE_CHECK, STAGE_AST, STAGE_DEPS } Stage;
 
 typedef struct {
-	const char *input, *out;
-	const char *target;       /* "ir", "c", "ptx" */
+	const char **inputs;      /* files, "-" for stdin */
+	int ninputs;
+	const char *out;          /* -o; NULL: stdout for text, a name beside
+	                             the input for a binary */
+	const char *target;       /* "ir", "c" (or "cpu"), "ptx" */
 	const char *march;
 	const char *dump_pass;
 	int opt_level;
-	bool text, debug;
+	bool text, debug;         /* text: -S */
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
+	bool verbose;             /* -v: print the commands run */
+	bool deps;                /* -MD: a .d file beside the output */
+	const char *dep_file;     /* -MF */
+	const char *dep_target;   /* -MT */
 	Stage stage;
 	FrontOptions fo;
 } DriverOptions;
 
-/* Returns the process exit status: 0 ok, 1 errors in the input, 2 usage. */
+/* Returns the process exit status: 0 ok, 1 errors (clang's statuses). */
 int driver_run(const DriverOptions *o);
+
+/* build.c: a kernel library (.so) for the CPU device from the C of the C
+ * back end, with $CC; 0 or 1 (diagnosed). */
+int build_cpu_library(const DriverOptions *o, const Buf *c_text, const char *out);
+/* The container of rt/cuda_abi.h "Binaries" for the CUDA device: the PTX,
+ * and the cubin of ptxas ($PTXAS, else on PATH) when there is one. */
+int build_gpu_binary(const DriverOptions *o, const Buf *ptx, const char *out);
 
 #endif

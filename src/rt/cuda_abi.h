@@ -137,6 +137,18 @@
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;
  * "-" when there is none), FORMAT is the format text with \\, \", \n, \t
  * and \xHH escapes.
+ *
+ * Binaries
+ * --------
+ * `cmetal -c -t ptx` writes a container that cmetal_program_load reads on
+ * the CUDA device: the line CUDA_BIN_MAGIC, then sections, each a line
+ * "NAME SIZE\n" followed by SIZE bytes and a "\n":
+ *   ptx SIZE           the PTX text above (required: its metadata, and what
+ *                      the driver JIT-compiles when there is no fitting cubin)
+ *   cubin ARCH SIZE    what ptxas made of it for ARCH (sm_90, ...; present
+ *                      when ptxas was found); loaded first, and the PTX is
+ *                      JIT-compiled instead when the GPU cannot run it
+ * Unknown sections are skipped, so later versions may add some.
  */
 #ifndef CUDA_ABI_H
 #define CUDA_ABI_H
@@ -145,6 +157,7 @@
 
 #define CUDA_ABI_VERSION 3
 #define CUDA_MAX_SCRATCH 4096   /* per-warp scratch bytes (32 warps: 128 KB) */
+#define CUDA_BIN_MAGIC "//@cmetal binary 1\n"  /* a container (Binaries) */
 
 enum { CUDA_LAUNCH_WALKER = 0, CUDA_LAUNCH_GROUPS = 1 };
 enum { CUDA_MAX_DEPS = 8 };

@@ -17,7 +17,9 @@
  * thread), and runs fill over the real CM threads of every group.
  * cuModuleLoadDataEx rejects a PTX containing "BADPTX" with a JIT-style
  * error log naming PTX line 7.  Counters (fake_stats) let a test check
- * that a repeated launch uploads nothing. */
+ * that a repeated launch uploads nothing.  An ELF image (a cubin) counts
+ * in fake_cubin_loads, and is refused as CUDA_ERROR_NO_BINARY_FOR_GPU when
+ * $FAKE_CUDA_NO_CUBIN is set (a cubin for another GPU). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +105,17 @@ CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st)
 {
 	return cuMemsetD8_v2(d, v, n);
 }
+int fake_cubin_loads;
+
 CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, void **vals)
 {
+	if (!memcmp(image, "\177ELF", 4)) {
+		if (getenv("FAKE_CUDA_NO_CUBIN"))
+			return 209;  /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+		fake_cubin_loads++;
+		*m = &mod_obj;
+		return 0;
+	}
 	if (!strstr(image, "BADPTX")) {
 		*m = &mod_obj;
 		return 0;

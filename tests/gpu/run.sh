@@ -9,7 +9,7 @@
 BUILD=${1:-build}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-LIB=$ROOT/$BUILD/libcmetal.a
+LIB=$ROOT/$BUILD/libcmetal-internal.a   # test_cuda.c calls the device's functions
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 if [ ! -f "$LIB" ]; then

@@ -63,7 +63,7 @@ fi
 
 # 3. microbenchmarks
 if cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -o "$B/gpu_bench" tests/gpu/bench.c \
-	"$B/libcmetal.a" -lpthread -ldl -lm 2>"$OUT/bench_build.log"; then
+	"$B/libcmetal-internal.a" -lpthread -ldl -lm 2>"$OUT/bench_build.log"; then
 	timeout 150 "$B/gpu_bench" tests/gpu "$OUT" >"$OUT/bench.txt" 2>&1
 	say "bench: rc=$?"
 	sed 's/^/  /' "$OUT/bench.txt" | tee -a "$S"

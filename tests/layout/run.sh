@@ -1,11 +1,12 @@
 #!/bin/sh
 # Layout algebra tests: builds tests/layout/*.c (the unit tests and the
-# warp interpreter of the emitted PTX) against $BUILD/libcmetal.a and runs
+# warp interpreter of the emitted PTX) against $BUILD/libcmetal-internal.a
+# (they call the back end's functions) and runs
 # them; no GPU.  Prints "ok layout/NAME" / "FAIL layout/NAME" lines.
 BUILD=${1:-build}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-LIB=$ROOT/$BUILD/libcmetal.a
+LIB=$ROOT/$BUILD/libcmetal-internal.a
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 if [ ! -f "$LIB" ]; then

@@ -1,11 +1,13 @@
 #!/bin/sh
 # Runtime tests: builds the hand-written ABI kernels (tests/rt/kernels/*.c)
-# into shared libraries and the C test programs against $BUILD/libcmetal.a,
-# then runs them.  Each prints "ok NAME" / "FAIL NAME" lines.
+# into shared libraries and the C test programs against $BUILD/libcmetal.a
+# (those that include internal headers against libcmetal-internal.a, which
+# exports every function), then runs them.  Each prints "ok NAME" / "FAIL NAME" lines.
 BUILD=${1:-build}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LIB=$ROOT/$BUILD/libcmetal.a
+INTERNAL=$ROOT/$BUILD/libcmetal-internal.a
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 if [ ! -f "$LIB" ]; then
@@ -22,8 +24,10 @@ for k in "$ROOT"/tests/rt/kernels/*.c; do
 done
 for t in "$ROOT"/tests/rt/test_*.c; do
 	n=$(basename "$t" .c)
+	lib=$LIB
+	grep -q '^#include "\(rt\|util\|front\|ir\|opt\|target\)/' "$t" && lib=$INTERNAL
 	if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T/$n" "$t" \
-		"$LIB" -lpthread -ldl -lm 2>"$T/err"; then
+		"$lib" -lpthread -ldl -lm 2>"$T/err"; then
 		echo "FAIL rt/$n: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 		continue
 	fi

@@ -212,6 +212,14 @@ int main(int argc, char **argv)
 	oob_semantics(dev);
 	if (p2)
 		cmetal_program_release(p2);
+	int vmaj = -1, vmin = -1, vpat = -1;
+	const char *vs = cmetal_version(&vmaj, &vmin, &vpat);
+	char vbuf[64];
+	snprintf(vbuf, sizeof vbuf, "%d.%d.%d", vmaj, vmin, vpat);
+	check("api_version", vs && !strcmp(vs, CMETAL_VERSION_STRING) && !strcmp(vbuf, vs) &&
+	      vmaj == CMETAL_VERSION_MAJOR && vmin == CMETAL_VERSION_MINOR &&
+	      vpat == CMETAL_VERSION_PATCH && cmetal_version(NULL, NULL, NULL) == vs &&
+	      CMETAL_VERSION == vmaj * 10000 + vmin * 100 + vpat, vs);
 	check("api_status_names", strcmp(cmetal_status_name(CM_GROUP_TOO_LARGE), "CM_GROUP_TOO_LARGE") == 0 &&
 	      strcmp(cmetal_status_name((cm_status)999), "CM_UNKNOWN_STATUS") == 0, NULL);
 

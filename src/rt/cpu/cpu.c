@@ -110,9 +110,31 @@ static cm_status check_program_info(const char *path, const CmkProgramInfo *pi)
 	return CM_SUCCESS;
 }
 
+/* True when path starts like what cmetal -t ptx writes (PTX text or the -c
+ * container both start with "//@cmetal"): a program for the CUDA device. */
+static bool is_gpu_program(const char *path)
+{
+	char head[10] = {0};
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(head, 1, sizeof head - 1, f);
+	fclose(f);
+	return n == 9 && !strcmp(head, "//@cmetal");
+}
+
 static cm_status cpu_program_load(cmetal_device *dev, cmetal_program *p, const char *path)
 {
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (is_gpu_program(path))
+		return rt_fail(CM_INVALID_PROGRAM,
+		               "%s is a program for the CUDA device (cmetal -t ptx); the CPU device "
+		               "loads the .so that cmetal -c -t c writes", path);
+	/* a path, not a library name for dlopen's search ("k.so" is ./k.so) */
+	char *local = strchr(path, '/') ? NULL : xmalloc(strlen(path) + 3);
+	if (local)
+		sprintf(local, "./%s", path);
+	void *h = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL);
+	free(local);
 	if (!h)
 		return rt_fail(CM_INVALID_PROGRAM, "cannot load kernel library: %s", dlerror());
 	const uint32_t *ver = dlsym(h, "cmk_abi_version");

@@ -230,6 +230,9 @@ typedef struct CudaProgram {
 	bool *prints;               /* per kernel: it has printf calls */
 	uint32_t *scratch;          /* per kernel: per-warp scratch bytes */
 	char *ptx;                  /* the module text (malloc'd), for tools */
+	void *cubin;                /* loaded from a container: ptxas's output
+	                               (malloc'd), tried before the PTX */
+	size_t cubin_len;
 	/* groups of more than 32 CM threads (rt/cuda_abi.h "Clusters") */
 	bool cluster_mode;          /* this PTX has "//@cmetal cluster 1" */
 	char *source, *options;     /* built from source: to build the cluster
@@ -242,6 +245,19 @@ typedef struct CudaProgram {
 /* Makes the device's context current on the calling OS thread (cheap when
  * it already is); fails when the context was lost to a fault. */
 cm_status cuda_enter(CudaDevice *c);
+
+/* binary.c: the container of `cmetal -c -t ptx` (rt/cuda_abi.h
+ * "Binaries"); the pointers point into the data parsed. */
+typedef struct {
+	const char *ptx;            /* required */
+	size_t ptx_len;
+	const void *cubin;          /* NULL when there is none */
+	size_t cubin_len;
+	char arch[32];              /* the cubin's, "sm_90" */
+} CudaBinary;
+bool cuda_is_binary(const char *data, size_t len);
+/* false with the reason in err when the container is damaged. */
+bool cuda_binary_parse(const char *data, size_t len, CudaBinary *out, Buf *err);
 
 /* module.c */
 cm_status cuda_program_load(cmetal_device *dev, cmetal_program *p, const char *path);

@@ -371,7 +371,16 @@ static cm_status module_init(CudaDevice *c, CudaProgram *cp, const char *what, B
 	void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog,
 	                (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
 	                (void *)(uintptr_t)(strstr(ptx, ".loc") != NULL)};
-	CUresult r = c->cu->ModuleLoadDataEx(&cp->mod, ptx, 5, opts, vals);
+	CUresult r = CUDA_SUCCESS;
+	if (cp->cubin) {
+		r = c->cu->ModuleLoadDataEx(&cp->mod, cp->cubin, 5, opts, vals);
+		if (r)   /* another architecture: the PTX still fits */
+			buf_printf(log, "note: %s: the GPU does not load its cubin (%s); "
+			           "JIT-compiling its PTX instead\n", what, cu_errtext(r));
+		info[0] = elog[0] = 0;
+	}
+	if (!cp->cubin || r)
+		r = c->cu->ModuleLoadDataEx(&cp->mod, ptx, 5, opts, vals);
 	if (r) {
 		cp->mod = NULL;
 		Buf msg = {0};
@@ -389,14 +398,18 @@ static cm_status module_init(CudaDevice *c, CudaProgram *cp, const char *what, B
 	return s;
 }
 
-/* JIT-compiles ptx (kept by the program); the logs go to p->log or the
- * error. */
+/* Loads cubin (when not NULL) or JIT-compiles ptx (both kept by the
+ * program); the logs go to p->log or the error. */
 static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
-                             const char *what, Buf *log)
+                             void *cubin, size_t cubin_len, const char *what, Buf *log)
 {
 	CudaProgram *cp = program_new(ptx);
-	if (!cp)
+	if (!cp) {
+		free(cubin);
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	}
+	cp->cubin = cubin;
+	cp->cubin_len = cubin_len;
 	p->priv = cp;
 	cm_status s = module_init(dev->priv, cp, what, log);
 	if (!s) {
@@ -406,20 +419,54 @@ static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
 	return s;
 }
 
+/* A container of `cmetal -c -t ptx` (binary.c): its PTX and cubin copied
+ * out of data, which is freed. */
+static cm_status unpack_binary(const char *path, char *data, size_t len, char **ptx,
+                               void **cubin, size_t *cubin_len)
+{
+	CudaBinary b;
+	Buf err = {0};
+	cm_status s = CM_SUCCESS;
+	if (!cuda_binary_parse(data, len, &b, &err)) {
+		s = rt_fail(CM_INVALID_PROGRAM, "%s is a damaged cmetal binary: %s", path,
+		            buf_cstr(&err));
+	} else {
+		*ptx = xmalloc(b.ptx_len + 1);
+		memcpy(*ptx, b.ptx, b.ptx_len);
+		(*ptx)[b.ptx_len] = 0;
+		if (b.cubin) {
+			*cubin = xmalloc(b.cubin_len + 1);
+			memcpy(*cubin, b.cubin, b.cubin_len);
+			((char *)*cubin)[b.cubin_len] = 0;
+			*cubin_len = b.cubin_len;
+		}
+	}
+	buf_free(&err);
+	free(data);
+	return s;
+}
+
 cm_status cuda_program_load(cmetal_device *dev, cmetal_program *p, const char *path)
 {
-	size_t len = 0;
+	size_t len = 0, cubin_len = 0;
 	char *ptx = read_file(path, &len);
+	void *cubin = NULL;
 	if (!ptx)
 		return rt_fail(CM_IO_ERROR, "cannot read %s", path);
-	if (strlen(ptx) != len) {
+	if (cuda_is_binary(ptx, len)) {
+		char *data = ptx;
+		ptx = NULL;
+		cm_status s = unpack_binary(path, data, len, &ptx, &cubin, &cubin_len);
+		if (s)
+			return s;
+	} else if (strlen(ptx) != len) {
 		free(ptx);
 		return rt_fail(CM_INVALID_PROGRAM,
-		               "%s is not a PTX file (the CUDA device loads the .ptx cmetal -t ptx "
-		               "writes)", path);
+		               "%s is neither PTX nor a cmetal binary for the GPU (the CUDA device "
+		               "loads what cmetal -t ptx writes: -S text or the -c binary)", path);
 	}
 	Buf log = {0};
-	cm_status s = load_module(dev, p, ptx, path, &log);
+	cm_status s = load_module(dev, p, ptx, cubin, cubin_len, path, &log);
 	p->log = xstrdup(log.len ? buf_cstr(&log) : "");
 	buf_free(&log);
 	return s;
@@ -457,7 +504,7 @@ cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *
 	} else {
 		char *text = xstrdup(ptx.len ? buf_cstr(&ptx) : "");
 		buf_free(&ptx);
-		s = load_module(dev, p, text, "the PTX of this program", &log);
+		s = load_module(dev, p, text, NULL, 0, "the PTX of this program", &log);
 		CudaProgram *cp = p->priv;
 		if (cp) {
 			cp->source = xstrdup(source);
@@ -482,6 +529,7 @@ static void program_free(CudaDevice *c, CudaProgram *cp)
 			c->cu->ModuleUnload(cp->mod);
 	}
 	free(cp->ptx);
+	free(cp->cubin);
 	free(cp->source);
 	free(cp->options);
 	arena_free(cp->arena);
