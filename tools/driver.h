@@ -16,6 +16,7 @@ typedef struct {
 	bool text, debug;
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
+	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	Stage stage;
 	FrontOptions fo;
