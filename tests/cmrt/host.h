@@ -16,7 +16,7 @@
 
 static int failures;
 
-static void check(const char *name, bool ok, const char *why = "")
+static inline void check(const char *name, bool ok, const char *why = "")
 {
 	const char *d = getenv("CMETAL_DEVICE");
 	std::string tag = d && *d && strcmp(d, "cpu") ? std::string("@") + d : "";
@@ -29,7 +29,7 @@ static void check(const char *name, bool ok, const char *why = "")
 }
 
 /* A call that must return code want. */
-static void check_code(const char *name, int got, int want)
+static inline void check_code(const char *name, int got, int want)
 {
 	char why[1024];
 	snprintf(why, sizeof why, "code %d, want %d (%s)", got, want, cmetal::cmetal_last_error());
@@ -37,7 +37,7 @@ static void check_code(const char *name, int got, int want)
 }
 
 /* kernels/NAME_genx.isa: not there, so loadFile reads NAME_genx.cm */
-static std::string kernel_file(int argc, char **argv, const char *name)
+static inline std::string kernel_file(int argc, char **argv, const char *name)
 {
 	std::string dir = argc > 1 ? argv[1] : ".";
 	return cm::util::isa::loadFile(dir + "/" + name + "_genx.isa");
