@@ -106,6 +106,20 @@ cm_status cmetal_device_close(cmetal_device *dev);
 /* A short description ("cpu (8 threads)"); valid until close. */
 cm_status cmetal_device_name(cmetal_device *dev, const char **name);
 
+/* What a device offers, for hosts that size their work by it. */
+typedef struct cmetal_device_caps {
+	uint32_t threads;           /* CM threads running at once: the CPU's OS
+	                             * threads; a GPU's SMs x 64 warps */
+	uint32_t max_group_threads; /* CM threads per thread group (1024 on the
+	                             * CPU; 256 on sm_90 GPUs, else 32) */
+	uint32_t slm_size;          /* bytes of SLM per group */
+	uint32_t max_walker;        /* largest walker width and height */
+	uint32_t host_svm;          /* 1: SVM addresses are host addresses the
+	                             * host may dereference (the CPU device) */
+	uint32_t is_gpu;
+} cmetal_device_caps;
+cm_status cmetal_device_get_caps(cmetal_device *dev, cmetal_device_caps *caps);
+
 /* Where kernel printf output goes after each launch: fn(user, text, len) is
  * called once per launch with the output of all threads, ordered by linear
  * thread id.  fn == NULL restores the default (stdout). */
@@ -175,6 +189,17 @@ cm_status cmetal_kernel_set_arg_surface2d(cmetal_kernel *k, uint32_t index,
 cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index,
                                     cmetal_svm *svm, uint64_t offset);
 
+/* Per-thread values of a by-value argument (scalar, vector or svmptr_t)
+ * for walker launches: thread t (linear id y * width + x) reads the size
+ * bytes at values + t * size, for t < nthreads; size is the parameter's
+ * size.  The values are copied.  A launch must have exactly nthreads
+ * threads (else CM_INVALID_THREAD_SPACE); a thread-group launch refuses
+ * per-thread arguments.  cmetal_kernel_set_arg on the index makes the
+ * argument one value for all threads again. */
+cm_status cmetal_kernel_set_arg_per_thread(cmetal_kernel *k, uint32_t index,
+                                           uint32_t nthreads, size_t size,
+                                           const void *values);
+
 /* ---- buffers (1D surfaces) ---- */
 cm_status cmetal_buffer_create(cmetal_device *dev, size_t size,
                                cmetal_buffer **buf);   /* zero-filled */
@@ -208,6 +233,20 @@ typedef enum {
 cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width,
                                   uint32_t height, cmetal_format format,
                                   cmetal_surface2d **surf);
+/* The pitch the runtime gives a surface of this width and format (rows
+ * padded to 64 bytes): allocate host memory for
+ * cmetal_surface2d_create_host with it. */
+cm_status cmetal_surface2d_pitch(uint32_t width, cmetal_format format,
+                                 uint32_t *pitch);
+/* A 2D surface that aliases host memory of pitch * height bytes (pitch 0:
+ * the runtime's pitch, as cmetal_surface2d_pitch gives; otherwise at least
+ * width * bpp).  Kernels use ptr itself on the CPU device; the CUDA device
+ * copies it in before and out after each launch that binds it.  The memory
+ * must outlive the surface. */
+cm_status cmetal_surface2d_create_host(cmetal_device *dev, void *ptr,
+                                       uint32_t width, uint32_t height,
+                                       cmetal_format format, uint32_t pitch,
+                                       cmetal_surface2d **surf);
 /* pitch: bytes between rows; bpp: bytes per pixel. */
 cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width,
                                 uint32_t *height, uint32_t *pitch,

@@ -41,6 +41,10 @@ static void usage(FILE *f)
 	      "  -fbounds-check     report out-of-range accesses (the CPU device and CUDA\n"
 	      "                     stop the task with CM_KERNEL_FAULT); by default they\n"
 	      "                     follow CM: reads give 0 or the edge, writes are dropped\n"
+	      "  -fthread-args=KERNEL:I[,J...]\n"
+	      "                     PTX: KERNEL reads arguments I, J from a per-thread\n"
+	      "                     table (what the CUDA device builds for per-thread\n"
+	      "                     arguments); repeatable\n"
 	      "  -fptx-layout=MODE  PTX register layouts: auto (chosen per value, default)\n"
 	      "                     or canonical (element i in lane i%32 of register i/32)\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
@@ -168,6 +172,17 @@ static bool flag_option(const char *a, DriverOptions *o)
 	return true;
 }
 
+/* -fthread-args may be repeated: the specs are joined by spaces. */
+static const char *join_thread_args(const char *old, const char *spec)
+{
+	if (!old)
+		return spec;
+	size_t n = strlen(old) + strlen(spec) + 2;
+	char *s = xmalloc(n);
+	snprintf(s, n, "%s %s", old, spec);
+	return s;
+}
+
 /* Parses argv into o and the lists; returns -1 to go on, else the exit
  * status (after --help, --version or an error). */
 static int parse_args(int argc, char **argv, DriverOptions *o, StrList *inputs, StrList *incs,
@@ -187,6 +202,8 @@ static int parse_args(int argc, char **argv, DriverOptions *o, StrList *inputs, 
 			return 0;
 		} else if (flag_option(a, o)) {
 			continue;
+		} else if (!strncmp(a, "-fthread-args=", 14)) {
+			o->thread_args = join_thread_args(o->thread_args, a + 14);
 		} else if (!strncmp(a, "-fptx-layout=", 13)) {
 			if (strcmp(a + 13, "auto") && strcmp(a + 13, "canonical")) {
 				fprintf(stderr, "cmetal: error: unknown PTX layout mode '%s' "

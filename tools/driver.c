@@ -140,7 +140,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level,
 	                     .debug = o->debug, .march = o->march,
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
-	                     .ptx_canonical = o->ptx_canonical,
+	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;
 	const char *target = !strcmp(o->target, "cpu") ? "c" : o->target;

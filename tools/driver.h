@@ -20,6 +20,7 @@ typedef struct {
 	bool text, debug;         /* text: -S */
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
+	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	bool verbose;             /* -v: print the commands run */
 	bool deps;                /* -MD: a .d file beside the output */

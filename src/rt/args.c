@@ -2,6 +2,7 @@
  * index in range, kind (by value, surface, SVM), size, and for surfaces the
  * [[type("...")]] the parameter declares (buffer_t vs image2d_t).  Every
  * message names the argument: "argument 1 'n' of kernel 'k' ...". */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/rt.h"
@@ -101,6 +102,41 @@ cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, c
 	memcpy(a->value, value, size);
 	a->mem = NULL;
 	a->set = true;
+	free(a->per_thread);
+	a->per_thread = NULL;
+	return CM_SUCCESS;
+}
+
+cm_status cmetal_kernel_set_arg_per_thread(cmetal_kernel *k, uint32_t index, uint32_t nthreads,
+                                           size_t size, const void *values)
+{
+	const CmkArgInfo *ai = NULL;
+	cm_status s = arg_lookup(k, index, &ai);
+	if (s)
+		return s;
+	if (ai->kind == CMK_ARG_SURFACE || ai->kind == CMK_ARG_SAMPLER)
+		return wrong_kind(k, index, ai, "per-thread values",
+		                  " (only scalars, vectors and svmptr_t take per-thread values)");
+	if (!values || nthreads == 0)
+		return rt_fail(CM_INVALID_VALUE, "argument %u '%s' of kernel '%s': %s",
+		               index, ai->name, k->info->name,
+		               values ? "per-thread values for 0 threads" : "the values pointer is NULL");
+	if (size != ai->size)
+		return rt_fail(CM_INVALID_ARG_SIZE,
+		               "argument %u '%s' of kernel '%s' is %s of %u bytes; got per-thread "
+		               "values of %zu bytes", index, ai->name, k->info->name,
+		               kind_text(ai->kind), ai->size, size);
+	unsigned char *t = malloc((size_t)nthreads * size);
+	if (!t)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory for %u per-thread values of %zu bytes",
+		               nthreads, size);
+	memcpy(t, values, (size_t)nthreads * size);
+	RtArg *a = &k->args[index];
+	free(a->per_thread);
+	a->per_thread = t;
+	a->nthreads = nthreads;
+	a->mem = NULL;
+	a->set = true;
 	return CM_SUCCESS;
 }
 
@@ -182,5 +218,7 @@ cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index, cmetal_svm
 		memcpy(k->args[index].value, &addr, ai->size < 8 ? ai->size : 8);
 	k->args[index].mem = NULL;
 	k->args[index].set = true;
+	free(k->args[index].per_thread);
+	k->args[index].per_thread = NULL;
 	return CM_SUCCESS;
 }

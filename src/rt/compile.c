@@ -89,6 +89,10 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->bounds_check = false;
 		} else if (!strcmp(a, "-fcluster-slm")) {
 			co->cluster_slm = true;  /* PTX: groups over clusters (cuda/) */
+		} else if (!strncmp(a, "-fthread-args=", 14)) {
+			/* PTX: per-thread arguments (cuda/ builds such variants) */
+			co->thread_args = co->thread_args
+			        ? arena_printf(l->arena, "%s %s", co->thread_args, a + 14) : a + 14;
 		} else if (!strcmp(a, "-fptx-layout=canonical")) {
 			co->ptx_canonical = true;
 		} else if (!strcmp(a, "-fptx-layout=auto")) {

@@ -23,6 +23,18 @@
  * So kernelParams[0] points at the CudaLaunch address and kernelParams[1+i]
  * at argument i's value, exactly the bytes CmkThread.args[i] points at.
  *
+ * ---- Per-thread arguments ---------------------------------------------------
+ *
+ * PTX compiled with -fthread-args=KERNEL:I,J declares KERNEL's arguments I
+ * and J as .param .u64: the device address of a table of walker-thread
+ * values, SIZE bytes each (the "arg" line's size), and walker thread
+ * %linear reads its own entry once, at table + linear * SIZE (vectors:
+ * each lane its elements).  The kernel line of its metadata ends with
+ * "thread_args I,J".  Only walker launches use such kernels.  The runtime
+ * builds that variant of a program for launches with per-thread values
+ * (cmetal_kernel_set_arg_per_thread), so other kernels and launches keep
+ * the ordinary PTX and pay nothing.
+ *
  * ---- Launch geometry --------------------------------------------------------
  *
  * CUDA_LAUNCH_GROUPS (cm_local_id & co): one CM group = one CTA.
@@ -122,7 +134,7 @@
  *   //@cmetal abi 3
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
- *                [scratch BYTES]
+ *                [scratch BYTES] [thread_args I,J]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF

@@ -107,6 +107,19 @@ cm_status cmetal_device_set_printf(cmetal_device *dev, cmetal_printf_fn fn, void
 	return CM_SUCCESS;
 }
 
+cm_status cmetal_device_get_caps(cmetal_device *dev, cmetal_device_caps *caps)
+{
+	cm_status s = rt_check_device(dev);
+	if (s)
+		return s;
+	if (!caps)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_device_get_caps: the output pointer is NULL");
+	*caps = (cmetal_device_caps){.max_group_threads = RT_MAX_GROUP_THREADS,
+	                             .slm_size = RT_MAX_SLM, .max_walker = RT_MAX_WALKER};
+	dev->ops->caps(dev, caps);
+	return CM_SUCCESS;
+}
+
 void rt_device_set_translator(cmetal_device *dev, RtTranslateFn fn)
 {
 	dev->translate = fn ? fn : rt_translate_cm;

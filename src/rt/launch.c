@@ -81,6 +81,32 @@ static void surface_of(const RtMem *m, CmkSurface *s)
 	}
 }
 
+/* Copies argument i's per-thread table into l, which must be a walker
+ * launch of exactly as many threads as the table has values. */
+static cm_status capture_per_thread(cmetal_task *t, cmetal_kernel *k, RtLaunch *l, uint32_t i)
+{
+	const RtArg *a = &k->args[i];
+	const CmkArgInfo *ai = &k->info->args[i];
+	if (l->kind != RT_LAUNCH_WALKER)
+		return rt_fail(CM_INVALID_THREAD_SPACE,
+		               "argument %u '%s' of kernel '%s' has per-thread values, which only a "
+		               "thread space (walker) launch takes, not a thread-group launch",
+		               i, ai->name, k->info->name);
+	uint64_t n = (uint64_t)l->width * l->height;
+	if (n != a->nthreads)
+		return rt_fail(CM_INVALID_THREAD_SPACE,
+		               "argument %u '%s' of kernel '%s' has per-thread values for %u threads; "
+		               "the thread space %ux%u has %llu", i, ai->name, k->info->name,
+		               a->nthreads, l->width, l->height, (unsigned long long)n);
+	if (!l->per_thread)
+		l->per_thread = NEWN(t->arena, unsigned char *, k->info->nargs + 1);
+	size_t bytes = (size_t)a->nthreads * ai->size;
+	l->per_thread[i] = arena_alloc(t->arena, bytes + 8);
+	memcpy(l->per_thread[i], a->per_thread, bytes);
+	l->nper_thread++;
+	return CM_SUCCESS;
+}
+
 /* Copies the kernel's current arguments into l (task arena). */
 static cm_status capture_args(cmetal_task *t, cmetal_kernel *k, RtLaunch *l)
 {
@@ -107,6 +133,11 @@ static cm_status capture_args(cmetal_task *t, cmetal_kernel *k, RtLaunch *l)
 			memcpy(v, a->value, ai->size);
 		}
 		l->args[i] = v;
+		if (a->per_thread) {
+			cm_status s = capture_per_thread(t, k, l, i);
+			if (s)
+				return s;
+		}
 	}
 	return CM_SUCCESS;
 }

@@ -176,23 +176,61 @@ static uint32_t format_bpp(cmetal_format f, uint32_t *cmk)
 	return 0;
 }
 
-cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
-                                  cmetal_format format, cmetal_surface2d **surf)
+static cm_status bad_format(cmetal_format format)
 {
-	uint32_t cmk = 0, bpp = format_bpp(format, &cmk);
-	if (!bpp)
-		return rt_fail(CM_INVALID_FORMAT,
-		               "bad surface format %d: expected one of the CMETAL_FMT_* values "
-		               "(A8, R8G8B8A8, A8R8G8B8, R32F, R32_UINT, R32_SINT, R16_UINT, "
-		               "R8_UINT, R32G32B32A32F)", (int)format);
+	return rt_fail(CM_INVALID_FORMAT,
+	               "bad surface format %d: expected one of the CMETAL_FMT_* values "
+	               "(A8, R8G8B8A8, A8R8G8B8, R32F, R32_UINT, R32_SINT, R16_UINT, "
+	               "R8_UINT, R32G32B32A32F)", (int)format);
+}
+
+static cm_status check_size2d(uint32_t width, uint32_t height)
+{
 	if (width == 0 || height == 0 || width > 16384 || height > 16384)
 		return rt_fail(CM_INVALID_VALUE,
 		               "bad 2D surface size %ux%u: width and height must be 1..16384 pixels",
 		               width, height);
+	return CM_SUCCESS;
+}
+
+static uint32_t pitch_of(uint32_t width, uint32_t bpp)
+{
 	uint32_t row = width * bpp;
-	uint32_t pitch = (row + RT_PITCH_ALIGN - 1) / RT_PITCH_ALIGN * RT_PITCH_ALIGN;
+	return (row + RT_PITCH_ALIGN - 1) / RT_PITCH_ALIGN * RT_PITCH_ALIGN;
+}
+
+cm_status cmetal_surface2d_pitch(uint32_t width, cmetal_format format, uint32_t *pitch)
+{
+	uint32_t cmk = 0, bpp = format_bpp(format, &cmk);
+	if (!bpp)
+		return bad_format(format);
+	cm_status s = check_size2d(width, 1);
+	if (s)
+		return s;
+	if (!pitch)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_surface2d_pitch: the output pointer is NULL");
+	*pitch = pitch_of(width, bpp);
+	return CM_SUCCESS;
+}
+
+/* A 2D surface in new memory (host NULL) or aliasing host (pitch given). */
+static cm_status surface_new(cmetal_device *dev, void *host, uint32_t width, uint32_t height,
+                             cmetal_format format, uint32_t pitch, cmetal_surface2d **surf)
+{
+	uint32_t cmk = 0, bpp = format_bpp(format, &cmk);
+	if (!bpp)
+		return bad_format(format);
+	cm_status s = check_size2d(width, height);
+	if (s)
+		return s;
+	if (!pitch)
+		pitch = pitch_of(width, bpp);
+	if (pitch < width * bpp)
+		return rt_fail(CM_INVALID_VALUE,
+		               "pitch %u is less than a row of the %ux%u surface (%u bytes)",
+		               pitch, width, height, width * bpp);
 	RtMem *m;
-	cm_status s = mem_new(dev, RT_MEM_SURF2D, (size_t)pitch * height, NULL, &m);
+	s = mem_new(dev, RT_MEM_SURF2D, (size_t)pitch * height, host, &m);
 	if (s)
 		return s;
 	m->width = width;
@@ -202,6 +240,22 @@ cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t h
 	m->format = cmk;
 	*surf = (cmetal_surface2d *)m;
 	return CM_SUCCESS;
+}
+
+cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
+                                  cmetal_format format, cmetal_surface2d **surf)
+{
+	return surface_new(dev, NULL, width, height, format, 0, surf);
+}
+
+cm_status cmetal_surface2d_create_host(cmetal_device *dev, void *ptr, uint32_t width,
+                                       uint32_t height, cmetal_format format, uint32_t pitch,
+                                       cmetal_surface2d **surf)
+{
+	if (!ptr)
+		return rt_fail(CM_INVALID_VALUE,
+		               "cmetal_surface2d_create_host: the host pointer is NULL");
+	return surface_new(dev, ptr, width, height, format, pitch, surf);
 }
 
 cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width, uint32_t *height,

@@ -173,6 +173,8 @@ cm_status cmetal_kernel_release(cmetal_kernel *k)
 	if (s)
 		return s;
 	k->prog->nrefs--;
+	for (uint32_t a = 0; a < k->info->nargs; a++)
+		free(k->args[a].per_thread);
 	arena_free(k->arena);
 	k->magic = RT_MAGIC_DEAD;
 	free(k);

@@ -86,6 +86,10 @@ typedef struct RtArg {
 	RtMem *mem;                 /* surfaces, SVM via handle */
 	uint64_t svm_offset;
 	unsigned char *value;       /* info->size bytes (scalars, vectors, SVM) */
+	unsigned char *per_thread;  /* malloc'd: nthreads values of info->size
+	                             * bytes (cmetal_kernel_set_arg_per_thread),
+	                             * NULL when one value serves every thread */
+	uint32_t nthreads;
 } RtArg;
 
 struct cmetal_kernel {
@@ -104,6 +108,10 @@ typedef struct RtLaunch {
 	cmetal_kernel *kernel;
 	const CmkKernelInfo *info;
 	void **args;                /* args[i] -> value of argument i */
+	unsigned char **per_thread; /* NULL, or per argument NULL or a table:
+	                             * thread t reads args_size bytes at
+	                             * per_thread[i] + t * info->args[i].size */
+	uint32_t nper_thread;       /* arguments with a table */
 	CmkSurface *surfaces;       /* slot i = argument i (when a surface) */
 	uint32_t nsurfaces;
 	uint32_t width, height;     /* walker */
@@ -151,6 +159,8 @@ struct RtDeviceOps {
 	cm_status (*program_build)(cmetal_device *dev, cmetal_program *p,
 	                           const char *source, const char *options);
 	void (*program_free)(cmetal_device *dev, cmetal_program *p);
+	/* fills what cmetal_device_caps says beyond the common limits */
+	void (*caps)(cmetal_device *dev, cmetal_device_caps *caps);
 	/* runs one launch to completion (fills l->printf_out and l->fault) */
 	cm_status (*run)(cmetal_device *dev, RtLaunch *l);
 };

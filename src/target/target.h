@@ -21,6 +21,10 @@ typedef struct {
 	                         rt/cuda_abi.h "Clusters"); -fcluster-slm */
 	bool ptx_canonical;   /* PTX: every value in the canonical layout
 	                         (-fptx-layout=canonical), for A/B runs */
+	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
+	                         arguments are read per walker thread from a
+	                         table (rt/cuda_abi.h "Per-thread arguments");
+	                         -fthread-args=KERNEL:I,J (repeatable) */
 } EmitOptions;
 
 typedef struct Target {
@@ -41,6 +45,7 @@ typedef struct {
 	const char *march;
 	bool cluster_slm;     /* -fcluster-slm: EmitOptions.cluster_slm */
 	bool ptx_canonical;   /* -fptx-layout=canonical */
+	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;
 

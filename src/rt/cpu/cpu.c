@@ -177,6 +177,13 @@ static void cpu_program_free(cmetal_device *dev, cmetal_program *p)
 	p->priv = NULL;
 }
 
+static void cpu_caps(cmetal_device *dev, cmetal_device_caps *caps)
+{
+	CpuDevice *c = dev->priv;
+	caps->threads = (uint32_t)c->pool.n;
+	caps->host_svm = 1;
+}
+
 static const RtDeviceOps cpu_ops = {
 	.kind = "cpu",
 	.close = cpu_close,
@@ -190,6 +197,7 @@ static const RtDeviceOps cpu_ops = {
 	.program_load = cpu_program_load,
 	.program_build = cpu_program_build,
 	.program_free = cpu_program_free,
+	.caps = cpu_caps,
 	.run = cpu_run,
 };
 

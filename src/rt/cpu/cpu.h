@@ -64,6 +64,9 @@ typedef struct CpuWorker {
 	bool in_fibers;
 	unsigned char *slm, *globals;
 	size_t slm_cap, globals_cap;
+	void **targs;               /* per-thread arguments: the running
+	                             * thread's argument pointers */
+	uint32_t targs_cap;
 	VEC(CpuPrint) prints;
 	Buf text;
 	const void *sched_stack;    /* ASan fiber bookkeeping */

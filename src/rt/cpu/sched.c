@@ -220,6 +220,7 @@ void cpu_worker_free(CpuWorker *w)
 	free(w->fibers);
 	free(w->slm);
 	free(w->globals);
+	free(w->targs);
 	vec_free(&w->prints);
 	buf_free(&w->text);
 }
@@ -330,6 +331,31 @@ static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 	w->in_fibers = false;
 }
 
+/* Points the thread's arguments with per-thread values at its own entry
+ * of each table (walker launches only, so one thread per item). */
+static void thread_args(CpuRun *r, CpuWorker *w, CpuThread *ct)
+{
+	RtLaunch *l = r->l;
+	uint32_t n = r->ki->nargs;
+	memcpy(w->targs, l->args, n * sizeof *w->targs);
+	for (uint32_t i = 0; i < n; i++)
+		if (l->per_thread[i])
+			w->targs[i] = l->per_thread[i] + ct->tid * r->ki->args[i].size;
+	ct->t.args = w->targs;
+}
+
+static bool ensure_targs(CpuWorker *w, uint32_t n)
+{
+	if (n <= w->targs_cap)
+		return true;
+	void **p = realloc(w->targs, n * sizeof *p);
+	if (!p)
+		return false;
+	w->targs = p;
+	w->targs_cap = n;
+	return true;
+}
+
 /* Runs work item it (a group, or one walker thread). */
 static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
 {
@@ -347,6 +373,8 @@ static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
 	for (uint32_t i = 0; i < r->T; i++) {
 		init_thread(r, w, &ct);
 		set_ids(r, &ct, gi, i);
+		if (r->l->per_thread)
+			thread_args(r, w, &ct);
 		if (ki->globals_size) {
 			memset(w->globals, 0, ki->globals_size);
 			ct.t.globals = w->globals;
@@ -368,7 +396,8 @@ static void worker_job(void *ctx, int id)
 	bool ok = (!r->ki->slm_size || grow(&w->slm, &w->slm_cap, r->ki->slm_size)) &&
 	          (!r->ki->globals_size ||
 	           grow(&w->globals, &w->globals_cap, r->ki->globals_size * gcount)) &&
-	          (!r->fibers || ensure_fibers(w, r->T));
+	          (!r->fibers || ensure_fibers(w, r->T)) &&
+	          (!r->l->per_thread || ensure_targs(w, r->ki->nargs + 1));
 	if (!ok) {
 		record_fault(r, 0, "out of memory for thread stacks, SLM or globals");
 		return;

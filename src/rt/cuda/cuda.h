@@ -216,7 +216,20 @@ typedef struct CudaKernel {
 	uint32_t scratch;           /* per-warp SLM scratch bytes: dynamic shared
 	                               memory of scratch * warps per CTA */
 	uint32_t dyn_max;           /* dynamic shared memory the function allows */
+	const char *thread_args;    /* "2,3": arguments read from per-thread
+	                               tables (metadata "thread_args"); NULL */
+	CUdeviceptr targ_mem;       /* those tables on the device, grown on demand */
+	size_t targ_cap;
+	CUdeviceptr *targ_addr;     /* per argument: its table's address, which
+	                               params[1 + i] then points at */
 } CudaKernel;
+
+/* A program built again with -fthread-args for one kernel's launches. */
+typedef struct CudaVariant {
+	char *key;                  /* "KERNEL:I,J" (malloc'd) */
+	struct CudaProgram *prog;
+	struct CudaVariant *next;
+} CudaVariant;
 
 typedef struct CudaProgram {
 	Arena *arena;               /* metadata, names, kernel state */
@@ -239,6 +252,8 @@ typedef struct CudaProgram {
 	                               variant (malloc'd); NULL when loaded */
 	struct CudaProgram *cluster;/* that variant, built by the first launch
 	                               that needs it (module.c) */
+	const char **targs;         /* per kernel: metadata "thread_args" list */
+	CudaVariant *variants;      /* per-thread argument variants */
 } CudaProgram;
 
 /* cuda.c */
@@ -270,6 +285,12 @@ void cuda_program_free(cmetal_device *dev, cmetal_program *p);
  * otherwise (a GPU before sm_90, a program loaded from plain PTX, a build
  * error). */
 cm_status cuda_cluster_program(CudaDevice *c, CudaProgram *cp, CudaProgram **out);
+/* The program to launch kernel `kernel` of cp with the per-thread
+ * arguments of list ("2,3", "" for none): cp when its PTX reads exactly
+ * those per thread, else a variant built from the source with
+ * -fthread-args and cached; an rt_fail that says why otherwise. */
+cm_status cuda_thread_args_program(CudaDevice *c, CudaProgram *cp, uint32_t kernel,
+                                   const char *list, CudaProgram **out);
 /* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
  * PTX text into infos (arena), and when cp is not NULL the printf formats
  * into cp->fmts / cp->nfmts / cp->prints; false with the reason in err. */

@@ -376,13 +376,62 @@ static CUresult launch(CudaDevice *c, const Geometry *g, CudaKernel *k)
 	return c->cu->LaunchKernelEx(&cfg, k->fn, k->params, NULL);
 }
 
+/* The per-thread arguments of a launch as a list, "2,3" ("" for none). */
+static void thread_arg_list(const RtLaunch *l, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; l->per_thread && i < l->info->nargs && n < cap; i++)
+		if (l->per_thread[i])
+			n += (size_t)snprintf(out + n, cap - n, n ? ",%u" : "%u", i);
+}
+
+/* Uploads the launch's per-thread tables into k->targ_mem (one
+ * allocation, 256-byte aligned tables) and points their params at them. */
+static cm_status upload_thread_args(CudaDevice *c, const RtLaunch *l, CudaKernel *k)
+{
+	const CmkKernelInfo *ki = l->info;
+	uint64_t nt = (uint64_t)l->width * l->height;
+	size_t need = 0;
+	for (uint32_t i = 0; i < ki->nargs; i++)
+		if (l->per_thread[i])
+			need += ((size_t)nt * ki->args[i].size + 255) / 256 * 256;
+	if (need > k->targ_cap) {
+		if (k->targ_mem)
+			c->cu->MemFree(k->targ_mem);
+		k->targ_mem = 0;
+		k->targ_cap = 0;
+		CUresult r = c->cu->MemAlloc(&k->targ_mem, need);
+		if (r)
+			return rt_fail(CM_OUT_OF_MEMORY, "cannot allocate %zu bytes of per-thread "
+			               "arguments on the GPU: %s", need, cu_errtext(r));
+		k->targ_cap = need;
+	}
+	CUdeviceptr at = k->targ_mem;
+	for (uint32_t i = 0; i < ki->nargs; i++) {
+		if (!l->per_thread[i])
+			continue;
+		size_t bytes = (size_t)nt * ki->args[i].size;
+		CUresult r = c->cu->MemcpyHtoDAsync(at, l->per_thread[i], bytes, c->stream);
+		if (r)
+			return cu_fail(r, CM_IO_ERROR, "uploading per-thread arguments");
+		k->targ_addr[i] = at;
+		at += (bytes + 255) / 256 * 256;
+	}
+	return CM_SUCCESS;
+}
+
 static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 {
 	CudaProgram *cp = l->kernel->prog->priv;
 	Geometry g = {{0}};
+	char targs[256];
+	thread_arg_list(l, targs, sizeof targs);
 	cm_status s = cuda_enter(c);
 	if (!s)
 		s = geometry(c, l, &cp, &g);
+	if (!s)
+		s = cuda_thread_args_program(c, cp, l->kernel->index, targs, &cp);
 	if (s)
 		return s;
 	CudaKernel *k = &cp->ks[l->kernel->index];
@@ -394,12 +443,15 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 		s = upload_block(c, k);
 	if (!s)
 		s = sync_aliases(c, l, true);
+	if (!s && l->per_thread)
+		s = upload_thread_args(c, l, k);
 	if (s)
 		return s;
 	CUdeviceptr block = k->block;
 	k->params[0] = &block;
 	for (uint32_t i = 0; i < l->info->nargs; i++)
-		k->params[1 + i] = l->args[i];
+		k->params[1 + i] = l->per_thread && l->per_thread[i] ? (void *)&k->targ_addr[i]
+		                                                     : l->args[i];
 	bool timed = l->timed && timing_events(c);
 	if (timed)
 		c->cu->EventRecord(c->ev[0], c->stream);

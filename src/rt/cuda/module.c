@@ -42,7 +42,8 @@ static const char *quoted(Arena *a, const char *s)
 
 /* One "kernel" line's fields after the keyword; "scratch N" at the end is
  * optional (PTX without it needs none). */
-static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *scratch)
+static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *scratch,
+                         const char **targs)
 {
 	char name[256];
 	unsigned slm, bar, wait, simd, shfl;
@@ -59,6 +60,16 @@ static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *sc
 	if (sc && (sscanf(sc, " scratch %u", &n) != 1 || n > CUDA_MAX_SCRATCH))
 		return false;
 	*scratch = n;
+	/* "thread_args I,J": those arguments are per-thread tables */
+	const char *ta = strstr(s, " thread_args ");
+	*targs = NULL;
+	if (ta) {
+		ta += 13;
+		size_t len = strspn(ta, "0123456789,");
+		if (!len)
+			return false;
+		*targs = arena_strndup(a, ta, len);
+	}
 	return true;
 }
 
@@ -136,6 +147,7 @@ typedef struct {
 	CmkKernelInfo info;
 	VEC(CmkArgInfo) args;
 	uint32_t scratch;     /* per-warp SLM scratch ("scratch N"; 0 if absent) */
+	const char *targs;    /* "thread_args I,J" list; NULL if absent */
 } MetaKernel;
 
 static bool finish(Arena *a, MetaKernel *mk, int n, CmkKernelInfo **infos, uint32_t *count)
@@ -188,7 +200,7 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 				cp->cluster_mode = atoi(f + 8) != 0;
 		} else if (!strncmp(f, "kernel ", 7)) {
 			MetaKernel mk = {0};
-			ok = parse_kernel(a, f + 7, &mk.info, &mk.scratch);
+			ok = parse_kernel(a, f + 7, &mk.info, &mk.scratch, &mk.targs);
 			if (ok)
 				vec_push(&ks, mk);
 		} else if (!strncmp(f, "arg ", 4) && ks.len) {
@@ -226,8 +238,11 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 			memcpy(cp->fmts, fmts.data, sizeof *cp->fmts * (size_t)fmts.len);
 		cp->prints = NEWN(a, bool, ks.len + 1);
 		cp->scratch = NEWN(a, uint32_t, ks.len + 1);
-		for (int i = 0; i < ks.len; i++)
+		cp->targs = NEWN(a, const char *, ks.len + 1);
+		for (int i = 0; i < ks.len; i++) {
 			cp->scratch[i] = ks.data[i].scratch;
+			cp->targs[i] = ks.data[i].targs;
+		}
 		for (int i = 0; i < fmt_kernel.len; i++)
 			cp->prints[fmt_kernel.data[i]] = true;
 	}
@@ -304,6 +319,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 	for (uint32_t i = 0; i < cp->n; i++) {
 		CudaKernel *k = &cp->ks[i];
 		k->scratch = cp->scratch ? cp->scratch[i] : 0;
+		k->thread_args = cp->targs ? cp->targs[i] : NULL;
 		CUresult r = cu->ModuleGetFunction(&k->fn, cp->mod, cp->infos[i].name);
 		if (r)
 			return rt_fail(CM_INVALID_PROGRAM,
@@ -315,6 +331,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 		                         k->fn) || k->max_threads <= 0)
 			k->max_threads = 1024;
 		k->params = NEWN(cp->arena, void *, cp->infos[i].nargs + 1);
+		k->targ_addr = NEWN(cp->arena, CUdeviceptr, cp->infos[i].nargs + 1);
 		k->image_len = CUDA_L_BYTES + (size_t)cp->infos[i].nargs * CUDA_S_BYTES;
 		k->image = arena_alloc(cp->arena, k->image_len);
 		k->next = arena_alloc(cp->arena, k->image_len);
@@ -517,14 +534,23 @@ cm_status cuda_program_build(cmetal_device *dev, cmetal_program *p, const char *
 	return s;
 }
 
-/* Frees cp, its cluster variant, and their device resources. */
+/* Frees cp, its variants, and their device resources. */
 static void program_free(CudaDevice *c, CudaProgram *cp)
 {
 	if (cp->cluster)
 		program_free(c, cp->cluster);
+	for (CudaVariant *v = cp->variants, *next; v; v = next) {
+		next = v->next;
+		program_free(c, v->prog);
+		free(v->key);
+		free(v);
+	}
 	if (!c->lost && cuda_enter(c) == CM_SUCCESS) {
 		if (cp->blocks)
 			c->cu->MemFree(cp->blocks);
+		for (uint32_t i = 0; cp->ks && i < cp->n; i++)
+			if (cp->ks[i].targ_mem)
+				c->cu->MemFree(cp->ks[i].targ_mem);
 		if (cp->mod)
 			c->cu->ModuleUnload(cp->mod);
 	}
@@ -595,4 +621,84 @@ cm_status cuda_cluster_program(CudaDevice *c, CudaProgram *cp, CudaProgram **out
 	cm_status s = build_cluster(c, cp, out);
 	cp->cluster = *out;
 	return s;
+}
+
+/* The variant whose kernel `name` reads the arguments of list ("2,3") per
+ * thread: the program's source again with -fthread-args=name:list. */
+static cm_status build_thread_args(CudaDevice *c, CudaProgram *cp, const char *name,
+                                   const char *list, CudaProgram **out)
+{
+	Buf ptx = {0}, log = {0}, opts = {0};
+	char *march = with_march(c, cp->options);
+	buf_printf(&opts, "%s -fthread-args=%s:%s", march, name, list);
+	free(march);
+	CudaProgram *v = NULL;
+	cm_status s = CM_SUCCESS;
+	if (!rt_compile_cm(cp->source, buf_cstr(&opts), "ptx", &ptx, &log)) {
+		s = rt_fail(CM_BUILD_FAILED, "building the variant of the program whose kernel '%s' "
+		            "reads arguments %s per thread failed:\n%s", name, list, buf_cstr(&log));
+	} else if (!(v = program_new(xstrdup(ptx.len ? buf_cstr(&ptx) : "")))) {
+		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	} else if ((s = module_init(c, v, "the per-thread argument variant of this program",
+	                            &log))) {
+		program_free(c, v);
+		v = NULL;
+	} else if (v->n != cp->n) {
+		s = rt_fail(CM_INVALID_PROGRAM, "the per-thread argument variant of the program has "
+		            "other kernels");
+		program_free(c, v);
+		v = NULL;
+	}
+	buf_free(&ptx);
+	buf_free(&log);
+	buf_free(&opts);
+	*out = v;
+	return s;
+}
+
+cm_status cuda_thread_args_program(CudaDevice *c, CudaProgram *cp, uint32_t kernel,
+                                   const char *list, CudaProgram **out)
+{
+	const char *name = cp->infos[kernel].name;
+	const char *have = cp->ks[kernel].thread_args;
+	*out = cp;
+	if (!strcmp(have ? have : "", list))
+		return CM_SUCCESS;
+	if (!*list)
+		return rt_fail(CM_ARGS_NOT_SET, "kernel '%s' was compiled to read arguments %s per "
+		               "thread (-fthread-args); give them per-thread values with "
+		               "cmetal_kernel_set_arg_per_thread", name, have);
+	size_t klen = strlen(name) + strlen(list) + 2;
+	char *key = xmalloc(klen);
+	snprintf(key, klen, "%s:%s", name, list);
+	for (CudaVariant *v = cp->variants; v; v = v->next)
+		if (!strcmp(v->key, key)) {
+			free(key);
+			*out = v->prog;
+			return CM_SUCCESS;
+		}
+	if (!cp->source) {
+		cm_status s = rt_fail(CM_UNSUPPORTED, "kernel '%s' has per-thread values for "
+		                      "arguments %s, and its program was loaded from PTX without "
+		                      "its source: compile it with cmetal -t ptx -fthread-args=%s",
+		                      name, list, key);
+		free(key);
+		return s;
+	}
+	CudaProgram *p;
+	cm_status s = build_thread_args(c, cp, name, list, &p);
+	if (s) {
+		free(key);
+		return s;
+	}
+	CudaVariant *v = calloc(1, sizeof *v);
+	if (!v) {
+		free(key);
+		program_free(c, p);
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	}
+	*v = (CudaVariant){key, p, cp->variants};
+	cp->variants = v;
+	*out = p;
+	return CM_SUCCESS;
 }

@@ -317,13 +317,150 @@ static bool param_is_vector(const IrParam *a)
 	return a->kind == CMK_ARG_VECTOR || a->ty.n > 1;
 }
 
+/* ---- per-thread arguments (-fthread-args, rt/cuda_abi.h) ---- */
+
+/* The next "KERNEL:I,J" entry of a -fthread-args spec at *s: the name
+ * (not NUL-terminated) and its index list; false at the end. */
+static bool spec_next(const char **s, const char **name, size_t *nlen, const char **list,
+                      size_t *llen)
+{
+	const char *p = *s;
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return false;
+	size_t n = strcspn(p, " ");
+	const char *colon = memchr(p, ':', n);
+	*name = p;
+	*nlen = colon ? (size_t)(colon - p) : n;
+	*list = colon ? colon + 1 : p + n;
+	*llen = colon ? n - *nlen - 1 : 0;
+	*s = p + n;
+	return true;
+}
+
+/* Whether argument k of kernel name is listed in the spec. */
+static bool spec_lists(const char *spec, const char *name, uint32_t k)
+{
+	const char *nm, *list;
+	size_t nlen, llen;
+	while (spec && spec_next(&spec, &nm, &nlen, &list, &llen)) {
+		if (nlen != strlen(name) || strncmp(nm, name, nlen))
+			continue;
+		for (const char *d = list, *end = list + llen; d < end; d++)
+			if ((d == list || d[-1] == ',') && strtoul(d, NULL, 10) == k)
+				return true;
+	}
+	return false;
+}
+
+static const Func *find_func(const Module *m, const char *name, size_t len)
+{
+	for (uint32_t k = 0; k < m->nfuncs; k++)
+		if (strlen(m->funcs[k]->name) == len && !strncmp(m->funcs[k]->name, name, len))
+			return m->funcs[k];
+	return NULL;
+}
+
+/* One index of a spec entry: a by-value argument of f. */
+static bool check_spec_index(const Func *f, const char *d, const char **end)
+{
+	char *e;
+	unsigned long k = strtoul(d, &e, 10);
+	*end = e;
+	if (e == d || (*e && *e != ',' && *e != ' ')) {
+		error_at((Loc){0}, "-fthread-args: bad argument index list for kernel '%s' "
+		         "(expected KERNEL:I[,J...])", f->name);
+		return false;
+	}
+	if (k >= f->nparams) {
+		error_at((Loc){0}, "-fthread-args: kernel '%s' has %u arguments; index %lu is out "
+		         "of range", f->name, f->nparams, k);
+		return false;
+	}
+	uint32_t kind = f->params[k].kind;
+	if (kind == CMK_ARG_SURFACE || kind == CMK_ARG_SAMPLER) {
+		error_at((Loc){0}, "-fthread-args: argument %lu '%s' of kernel '%s' is not a value "
+		         "(only scalars, vectors and svmptr_t take per-thread values)", k,
+		         f->params[k].name, f->name);
+		return false;
+	}
+	return true;
+}
+
+/* The spec must name kernels of the module and by-value arguments. */
+static bool check_thread_args(const Module *m, const char *spec)
+{
+	const char *nm, *list;
+	size_t nlen, llen;
+	while (spec && spec_next(&spec, &nm, &nlen, &list, &llen)) {
+		const Func *f = find_func(m, nm, nlen);
+		if (!f || !llen) {
+			error_at((Loc){0}, "-fthread-args: %s '%.*s' (expected KERNEL:I[,J...] naming "
+			         "a kernel of the program)", f ? "no argument list for kernel" :
+			         "no kernel named", (int)nlen, nm);
+			return false;
+		}
+		for (const char *d = list, *e; d < list + llen; d = *e == ',' ? e + 1 : e)
+			if (!check_spec_index(f, d, &e))
+				return false;
+	}
+	return true;
+}
+
+/* Argument k is read per walker thread: its .param is then the address of
+ * a table of values, and thread %linear reads its own entry. */
+static bool per_thread(const Px *p, uint32_t k)
+{
+	return p->o->thread_args && spec_lists(p->o->thread_args, p->f->name, k);
+}
+
 static const char *param_decl(Px *p, const IrParam *a, uint32_t k)
 {
 	const char *n = param_name(p, k);
+	if (per_thread(p, k))
+		return arena_printf(p->arena, ".param .u64 %s", n);
 	if (param_is_vector(a))
 		return arena_printf(p->arena, ".param .align 8 .b8 %s[%u]", n,
 		                    a->ty.n * (uint32_t)ir_elem_bytes[a->ty.elem]);
 	return arena_printf(p->arena, ".param .%s %s", param_type(a), n);
+}
+
+/* Lane l loads elements l, l + 32, ... of a vector at base (b64). */
+static void load_vector(Px *p, Inst *i, const char *base)
+{
+	Elem e = i->ty.elem;
+	int eb = ir_elem_bytes[e];
+	const char *off = px_tmp(p, RC_B64);
+	px_ins(p, "mul.wide.u32 %s, %%lane, %d", off, eb);
+	px_ins(p, "add.u64 %s, %s, %s", base, base, off);
+	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++) {
+		const char *d = px_reg(p, i, s);
+		const char *q = px_lane_lt(p, i->ty.n - s * 32);
+		const char *t = px_mem_ty(e);
+		px_ins(p, "mov.%s %s, 0", px_bits(e), d);
+		px_ins(p, "@%s ld.%s %s, [%s+%u]", q, t, d, base, s * 32 * eb);
+	}
+}
+
+/* A per-thread argument: one load of the walker thread's own entry of the
+ * table, table + %linear * size (a scalar), or its lanes' elements. */
+static bool emit_thread_arg(Px *p, Inst *i, const IrParam *a, const char *n)
+{
+	uint32_t size = a->ty.n * (uint32_t)ir_elem_bytes[a->ty.elem];
+	const char *tab = px_tmp(p, RC_B64);
+	px_ins(p, "ld.param.u64 %s, [%s]", tab, n);
+	px_ins(p, "mad.wide.u32 %s, %%linear, %u, %s", tab, size, tab);
+	if (param_is_vector(a)) {
+		load_vector(p, i, tab);
+	} else if (i->ty.elem == E_I1) {
+		const char *r = px_tmp(p, RC_B32);
+		px_ins(p, "ld.global.nc.u8 %s, [%s]", r, tab);
+		px_ins(p, "setp.ne.u32 %s, %s, 0", px_reg(p, i, 0), r);
+	} else {
+		px_ins(p, "ld.global.nc.%s %s, [%s]", param_type(a), px_reg(p, i, 0), tab);
+	}
+	return true;
 }
 
 static bool emit_arg(Px *p, Inst *i)
@@ -334,6 +471,8 @@ static bool emit_arg(Px *p, Inst *i)
 	const IrParam *a = &p->f->params[k];
 	Elem e = i->ty.elem;
 	const char *n = param_name(p, k);
+	if (per_thread(p, k))
+		return emit_thread_arg(p, i, a, n);
 	if (!param_is_vector(a)) {
 		if (e == E_I1) {
 			const char *r = px_tmp(p, RC_B32);
@@ -345,19 +484,10 @@ static bool emit_arg(Px *p, Inst *i)
 		return true;
 	}
 	/* a vector argument: lane l loads elements l, l + 32, ... */
-	int eb = ir_elem_bytes[e];
-	const char *base = px_tmp(p, RC_B64), *off = px_tmp(p, RC_B64);
+	const char *base = px_tmp(p, RC_B64);
 	px_ins(p, "mov.b64 %s, %s", base, n);
 	px_ins(p, "cvta.param.u64 %s, %s", base, base);
-	px_ins(p, "mul.wide.u32 %s, %%lane, %d", off, eb);
-	px_ins(p, "add.u64 %s, %s, %s", base, base, off);
-	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++) {
-		const char *d = px_reg(p, i, s);
-		const char *q = px_lane_lt(p, i->ty.n - s * 32);
-		const char *t = px_mem_ty(e);
-		px_ins(p, "mov.%s %s, 0", px_bits(e), d);
-		px_ins(p, "@%s ld.%s %s, [%s+%u]", q, t, d, base, s * 32 * eb);
-	}
+	load_vector(p, i, base);
 	return true;
 }
 
@@ -559,13 +689,16 @@ static const char *check_march(const char *m)
 	return NULL;
 }
 
-static void metadata(const Func *f, uint32_t nshfl, uint32_t scratch, const Buf *pfmeta,
-                     Buf *out)
+static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32_t scratch,
+                     const Buf *pfmeta, Buf *out)
 {
 	buf_printf(out, "//@cmetal kernel %s slm %u barrier %d wait %d simd %u shuffles %u",
 	           f->name, f->slm_size, f->uses_barrier, f->uses_wait, f->simd_width, nshfl);
 	if (scratch)
 		buf_printf(out, " scratch %u", scratch);
+	for (uint32_t k = 0, n = 0; o->thread_args && k < f->nparams; k++)
+		if (spec_lists(o->thread_args, f->name, k))
+			buf_printf(out, n++ ? ",%u" : " thread_args %u", k);
 	buf_putc(out, '\n');
 	for (uint32_t k = 0; k < f->nparams; k++) {
 		const IrParam *a = &f->params[k];
@@ -633,7 +766,7 @@ static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, 
 static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 {
 	const char *march = check_march(o->march);
-	if (!march || !px_cluster_check(o, march))
+	if (!march || !px_cluster_check(o, march) || !check_thread_args(m, o->thread_args))
 		return false;
 	Buf head = {0}, globals = {0};
 	Buf *kern = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(Buf));
@@ -668,7 +801,7 @@ static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 		if (o->cluster_slm)
 			buf_puts(out, "//@cmetal cluster 1\n");
 		for (uint32_t k = 0; k < m->nfuncs; k++)
-			metadata(m->funcs[k], nshfl[k], scratch[k], &pfmeta[k], out);
+			metadata(m->funcs[k], o, nshfl[k], scratch[k], &pfmeta[k], out);
 		buf_puts(out, "// generated by cmetal\n");
 		put_buf(out, &head);
 		for (uint32_t k = 0; k < m->nfuncs; k++) {
