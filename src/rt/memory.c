@@ -34,9 +34,13 @@ static cm_status check_range(const RtMem *m, const char *what, size_t off,
 	return CM_SUCCESS;
 }
 
+/* How mem_new gets the memory: the device allocates it, aliases host
+ * memory (create_host), or the object borrows the caller's (wrap). */
+typedef enum { MEM_ALLOC, MEM_ALIAS, MEM_BORROW } MemSource;
+
 /* Allocates the RtMem of a new object; the device fills the memory. */
 static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
-                         void *host, RtMem **out)
+                         void *host, MemSource src, RtMem **out)
 {
 	cm_status s = rt_check_device(dev);
 	if (s)
@@ -60,7 +64,14 @@ static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
 	m->size = size;
 	m->bpp = 1;
 	m->format = CMK_FMT_BUFFER;
-	s = host ? dev->ops->mem_alias(dev, m, host) : dev->ops->mem_alloc(dev, m);
+	if (src == MEM_BORROW) {
+		/* either device's kernels use m->host as the base address */
+		m->host = host;
+		m->addr = (uint64_t)(uintptr_t)host;
+		m->borrowed = true;
+	}
+	s = src == MEM_ALIAS ? dev->ops->mem_alias(dev, m, host)
+	  : src == MEM_ALLOC ? dev->ops->mem_alloc(dev, m) : CM_SUCCESS;
 	if (s) {
 		free(m);
 		return s;
@@ -84,7 +95,7 @@ static cm_status mem_release(RtMem *m, RtMemKind kind)
 
 cm_status cmetal_buffer_create(cmetal_device *dev, size_t size, cmetal_buffer **buf)
 {
-	return mem_new(dev, RT_MEM_BUFFER, size, NULL, (RtMem **)buf);
+	return mem_new(dev, RT_MEM_BUFFER, size, NULL, MEM_ALLOC, (RtMem **)buf);
 }
 
 /* Reads or writes n bytes at off of a memory object of kind k, checked. */
@@ -104,7 +115,27 @@ cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
 {
 	if (!ptr)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_create_host: the host pointer is NULL");
-	return mem_new(dev, RT_MEM_BUFFER, size, ptr, (RtMem **)buf);
+	return mem_new(dev, RT_MEM_BUFFER, size, ptr, MEM_ALIAS, (RtMem **)buf);
+}
+
+cm_status cmetal_buffer_wrap(cmetal_device *dev, uint64_t addr, size_t size,
+                             cmetal_buffer **buf)
+{
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_wrap: the address is 0");
+	return mem_new(dev, RT_MEM_BUFFER, size, (void *)(uintptr_t)addr, MEM_BORROW,
+	               (RtMem **)buf);
+}
+
+cm_status cmetal_buffer_address(cmetal_buffer *buf, uint64_t *addr)
+{
+	cm_status s = check_mem((RtMem *)buf, RT_MEM_BUFFER);
+	if (s)
+		return s;
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_address: the output pointer is NULL");
+	*addr = (uint64_t)(uintptr_t)((RtMem *)buf)->host;
+	return CM_SUCCESS;
 }
 
 cm_status cmetal_buffer_size(cmetal_buffer *buf, size_t *size)
@@ -176,11 +207,13 @@ static uint32_t format_bpp(cmetal_format f, uint32_t *cmk)
 	return 0;
 }
 
-cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
-                                  cmetal_format format, cmetal_surface2d **surf)
+/* Checks a 2D surface's format and size; *bpp and *cmk get the format's
+ * bytes per pixel and ABI code. */
+static cm_status check_surface2d(uint32_t width, uint32_t height, cmetal_format format,
+                                 uint32_t *bpp, uint32_t *cmk)
 {
-	uint32_t cmk = 0, bpp = format_bpp(format, &cmk);
-	if (!bpp)
+	*bpp = format_bpp(format, cmk);
+	if (!*bpp)
 		return rt_fail(CM_INVALID_FORMAT,
 		               "bad surface format %d: expected one of the CMETAL_FMT_* values "
 		               "(A8, R8G8B8A8, A8R8G8B8, R32F, R32_UINT, R32_SINT, R16_UINT, "
@@ -189,10 +222,27 @@ cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t h
 		return rt_fail(CM_INVALID_VALUE,
 		               "bad 2D surface size %ux%u: width and height must be 1..16384 pixels",
 		               width, height);
+	return CM_SUCCESS;
+}
+
+/* Allocates or wraps a 2D surface of the given geometry. */
+static cm_status surface2d_new(cmetal_device *dev, void *host, uint32_t width,
+                               uint32_t height, uint32_t pitch, cmetal_format format,
+                               cmetal_surface2d **surf)
+{
+	uint32_t cmk = 0, bpp = 0;
+	cm_status s = check_surface2d(width, height, format, &bpp, &cmk);
+	if (s)
+		return s;
 	uint32_t row = width * bpp;
-	uint32_t pitch = (row + RT_PITCH_ALIGN - 1) / RT_PITCH_ALIGN * RT_PITCH_ALIGN;
+	/* a wrapped surface's last row need not be padded to the pitch */
+	size_t size = host ? (size_t)pitch * (height - 1) + row : (size_t)pitch * height;
+	if (host && pitch < row)
+		return rt_fail(CM_INVALID_VALUE,
+		               "pitch %u is less than a row of the 2D surface (%u pixels of %u bytes)",
+		               pitch, width, bpp);
 	RtMem *m;
-	cm_status s = mem_new(dev, RT_MEM_SURF2D, (size_t)pitch * height, NULL, &m);
+	s = mem_new(dev, RT_MEM_SURF2D, size, host, host ? MEM_BORROW : MEM_ALLOC, &m);
 	if (s)
 		return s;
 	m->width = width;
@@ -202,6 +252,24 @@ cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t h
 	m->format = cmk;
 	*surf = (cmetal_surface2d *)m;
 	return CM_SUCCESS;
+}
+
+cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
+                                  cmetal_format format, cmetal_surface2d **surf)
+{
+	uint32_t bpp = format_bpp(format, &(uint32_t){0});
+	uint32_t row = width * bpp;
+	uint32_t pitch = (row + RT_PITCH_ALIGN - 1) / RT_PITCH_ALIGN * RT_PITCH_ALIGN;
+	return surface2d_new(dev, NULL, width, height, pitch, format, surf);
+}
+
+cm_status cmetal_surface2d_wrap(cmetal_device *dev, uint64_t addr, uint32_t width,
+                                uint32_t height, uint32_t pitch, cmetal_format format,
+                                cmetal_surface2d **surf)
+{
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_surface2d_wrap: the address is 0");
+	return surface2d_new(dev, (void *)(uintptr_t)addr, width, height, pitch, format, surf);
 }
 
 cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width, uint32_t *height,
@@ -266,7 +334,7 @@ cm_status cmetal_surface2d_release(cmetal_surface2d *surf)
 
 cm_status cmetal_svm_alloc(cmetal_device *dev, size_t size, cmetal_svm **svm)
 {
-	return mem_new(dev, RT_MEM_SVM, size, NULL, (RtMem **)svm);
+	return mem_new(dev, RT_MEM_SVM, size, NULL, MEM_ALLOC, (RtMem **)svm);
 }
 
 cm_status cmetal_svm_address(cmetal_svm *svm, uint64_t *addr)
