@@ -119,6 +119,20 @@ typedef struct cmetal_device_caps {
 	uint32_t is_gpu;
 } cmetal_device_caps;
 cm_status cmetal_device_get_caps(cmetal_device *dev, cmetal_device_caps *caps);
+/* What cmetal_device_info reports, each as a uint64_t. */
+typedef enum {
+	CMETAL_DEVICE_KIND = 1,          /* 0: the CPU device, 1: a CUDA device */
+	CMETAL_DEVICE_ORDINAL,           /* N of "cuda:N"; 0 on the CPU */
+	CMETAL_DEVICE_COMPUTE_UNITS,     /* CPU: worker threads; CUDA: SMs */
+	CMETAL_DEVICE_MEMORY,            /* bytes: the host's RAM; the GPU's memory */
+	CMETAL_DEVICE_CC_MAJOR,          /* CUDA compute capability; 0 on the CPU */
+	CMETAL_DEVICE_CC_MINOR,
+	CMETAL_DEVICE_MAX_GROUP_THREADS, /* most CM threads a group may have */
+	CMETAL_DEVICE_MAX_SLM,           /* most bytes of SLM a group may have */
+} cmetal_device_attr;
+/* One property of the device; an unknown attr is CM_INVALID_VALUE. */
+cm_status cmetal_device_info(cmetal_device *dev, cmetal_device_attr attr,
+                             uint64_t *value);
 
 /* Where kernel printf output goes after each launch: fn(user, text, len) is
  * called once per launch with the output of all threads, ordered by linear
@@ -174,6 +188,19 @@ cm_status cmetal_kernel_arg_count(cmetal_kernel *k, uint32_t *n);
 cm_status cmetal_kernel_arg_info(cmetal_kernel *k, uint32_t index,
                                  const char **name, cmetal_arg_kind *kind,
                                  uint32_t *size);
+/* Element types of scalar and vector/matrix arguments. */
+typedef enum {
+	CMETAL_ELEM_NONE = 0,            /* surfaces, samplers, svmptr_t */
+	CMETAL_ELEM_I8, CMETAL_ELEM_U8, CMETAL_ELEM_I16, CMETAL_ELEM_U16,
+	CMETAL_ELEM_I32, CMETAL_ELEM_U32, CMETAL_ELEM_I64, CMETAL_ELEM_U64,
+	CMETAL_ELEM_F16, CMETAL_ELEM_F32, CMETAL_ELEM_F64,
+} cmetal_elem_type;
+/* The rest of an argument's declared type: the element type of a scalar or
+ * vector/matrix (a vector has size / element-size elements), and the
+ * [[type("...")]] text of a surface ("" when none).  Either output may be
+ * NULL. */
+cm_status cmetal_kernel_arg_type(cmetal_kernel *k, uint32_t index,
+                                 cmetal_elem_type *elem, const char **type_attr);
 
 /* A by-value argument (scalar, vector/matrix, or an svmptr_t given as its
  * 8-byte address); size must be the parameter's size exactly. */
@@ -207,7 +234,16 @@ cm_status cmetal_buffer_create(cmetal_device *dev, size_t size,
  * (on the CPU device directly; the memory must outlive the buffer). */
 cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
                                     cmetal_buffer **buf);
+/* A buffer over memory the caller owns and keeps alive, without copying:
+ * on the CPU device a host address, on a CUDA device a device address of
+ * the device's (primary) context, as cuMemAlloc, CuPy or PyTorch give.
+ * Releasing the buffer leaves the memory alone. */
+cm_status cmetal_buffer_wrap(cmetal_device *dev, uint64_t addr, size_t size,
+                             cmetal_buffer **buf);
 cm_status cmetal_buffer_size(cmetal_buffer *buf, size_t *size);
+/* The address kernels access: a host address on the CPU device, a device
+ * address on a CUDA device (for a host-aliasing buffer, its device copy). */
+cm_status cmetal_buffer_address(cmetal_buffer *buf, uint64_t *addr);
 cm_status cmetal_buffer_write(cmetal_buffer *buf, size_t offset, size_t size,
                               const void *src);
 cm_status cmetal_buffer_read(cmetal_buffer *buf, size_t offset, size_t size,
@@ -247,6 +283,11 @@ cm_status cmetal_surface2d_create_host(cmetal_device *dev, void *ptr,
                                        uint32_t width, uint32_t height,
                                        cmetal_format format, uint32_t pitch,
                                        cmetal_surface2d **surf);
+/* A 2D surface over memory the caller owns, as cmetal_buffer_wrap: height
+ * rows of width pixels, row y at addr + y * pitch (pitch >= width * bpp). */
+cm_status cmetal_surface2d_wrap(cmetal_device *dev, uint64_t addr,
+                                uint32_t width, uint32_t height, uint32_t pitch,
+                                cmetal_format format, cmetal_surface2d **surf);
 /* pitch: bytes between rows; bpp: bytes per pixel. */
 cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width,
                                 uint32_t *height, uint32_t *pitch,

@@ -78,6 +78,26 @@ cm_status cmetal_kernel_arg_info(cmetal_kernel *k, uint32_t index, const char **
 	return CM_SUCCESS;
 }
 
+/* The public element codes are the ABI's. */
+_Static_assert((int)CMETAL_ELEM_I32 == (int)CMK_ELEM_I32 && (int)CMETAL_ELEM_F64 == (int)CMK_ELEM_F64,
+               "cmetal_elem_type must match CMK_ELEM_*");
+
+cm_status cmetal_kernel_arg_type(cmetal_kernel *k, uint32_t index, cmetal_elem_type *elem,
+                                 const char **type_attr)
+{
+	const CmkArgInfo *ai = NULL;
+	cm_status s = arg_lookup(k, index, &ai);
+	if (s)
+		return s;
+	bool by_value = ai->kind == CMK_ARG_SCALAR || ai->kind == CMK_ARG_VECTOR;
+	if (elem)
+		*elem = by_value && ai->elem <= CMK_ELEM_F64 ? (cmetal_elem_type)ai->elem
+		                                             : CMETAL_ELEM_NONE;
+	if (type_attr)
+		*type_attr = ai->kind == CMK_ARG_SURFACE && ai->type_attr ? ai->type_attr : "";
+	return CM_SUCCESS;
+}
+
 cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, const void *value)
 {
 	const CmkArgInfo *ai = NULL;

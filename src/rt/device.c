@@ -97,6 +97,21 @@ cm_status cmetal_device_name(cmetal_device *dev, const char **name)
 	return CM_SUCCESS;
 }
 
+cm_status cmetal_device_info(cmetal_device *dev, cmetal_device_attr attr, uint64_t *value)
+{
+	cm_status s = rt_check_device(dev);
+	if (s)
+		return s;
+	if (!value)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_device_info: the output pointer is NULL");
+	if (attr < CMETAL_DEVICE_KIND || attr > CMETAL_DEVICE_MAX_SLM)
+		return rt_fail(CM_INVALID_VALUE,
+		               "unknown device attribute %d: expected one of the CMETAL_DEVICE_* values",
+		               (int)attr);
+	*value = dev->info[attr];
+	return CM_SUCCESS;
+}
+
 cm_status cmetal_device_set_printf(cmetal_device *dev, cmetal_printf_fn fn, void *user)
 {
 	cm_status s = rt_check_device(dev);

@@ -34,9 +34,13 @@ static cm_status check_range(const RtMem *m, const char *what, size_t off,
 	return CM_SUCCESS;
 }
 
+/* How mem_new gets the memory: the device allocates it, aliases host
+ * memory (create_host), or the object borrows the caller's (wrap). */
+typedef enum { MEM_ALLOC, MEM_ALIAS, MEM_BORROW } MemSource;
+
 /* Allocates the RtMem of a new object; the device fills the memory. */
 static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
-                         void *host, RtMem **out)
+                         void *host, MemSource src, RtMem **out)
 {
 	cm_status s = rt_check_device(dev);
 	if (s)
@@ -60,7 +64,14 @@ static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
 	m->size = size;
 	m->bpp = 1;
 	m->format = CMK_FMT_BUFFER;
-	s = host ? dev->ops->mem_alias(dev, m, host) : dev->ops->mem_alloc(dev, m);
+	if (src == MEM_BORROW) {
+		/* either device's kernels use m->host as the base address */
+		m->host = host;
+		m->addr = (uint64_t)(uintptr_t)host;
+		m->borrowed = true;
+	}
+	s = src == MEM_ALIAS ? dev->ops->mem_alias(dev, m, host)
+	  : src == MEM_ALLOC ? dev->ops->mem_alloc(dev, m) : CM_SUCCESS;
 	if (s) {
 		free(m);
 		return s;
@@ -84,7 +95,7 @@ static cm_status mem_release(RtMem *m, RtMemKind kind)
 
 cm_status cmetal_buffer_create(cmetal_device *dev, size_t size, cmetal_buffer **buf)
 {
-	return mem_new(dev, RT_MEM_BUFFER, size, NULL, (RtMem **)buf);
+	return mem_new(dev, RT_MEM_BUFFER, size, NULL, MEM_ALLOC, (RtMem **)buf);
 }
 
 /* Reads or writes n bytes at off of a memory object of kind k, checked. */
@@ -104,7 +115,27 @@ cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
 {
 	if (!ptr)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_create_host: the host pointer is NULL");
-	return mem_new(dev, RT_MEM_BUFFER, size, ptr, (RtMem **)buf);
+	return mem_new(dev, RT_MEM_BUFFER, size, ptr, MEM_ALIAS, (RtMem **)buf);
+}
+
+cm_status cmetal_buffer_wrap(cmetal_device *dev, uint64_t addr, size_t size,
+                             cmetal_buffer **buf)
+{
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_wrap: the address is 0");
+	return mem_new(dev, RT_MEM_BUFFER, size, (void *)(uintptr_t)addr, MEM_BORROW,
+	               (RtMem **)buf);
+}
+
+cm_status cmetal_buffer_address(cmetal_buffer *buf, uint64_t *addr)
+{
+	cm_status s = check_mem((RtMem *)buf, RT_MEM_BUFFER);
+	if (s)
+		return s;
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_address: the output pointer is NULL");
+	*addr = (uint64_t)(uintptr_t)((RtMem *)buf)->host;
+	return CM_SUCCESS;
 }
 
 cm_status cmetal_buffer_size(cmetal_buffer *buf, size_t *size)
@@ -213,9 +244,12 @@ cm_status cmetal_surface2d_pitch(uint32_t width, cmetal_format format, uint32_t 
 	return CM_SUCCESS;
 }
 
-/* A 2D surface in new memory (host NULL) or aliasing host (pitch given). */
-static cm_status surface_new(cmetal_device *dev, void *host, uint32_t width, uint32_t height,
-                             cmetal_format format, uint32_t pitch, cmetal_surface2d **surf)
+/* A 2D surface in new memory (host NULL, MEM_ALLOC), aliasing host memory
+ * (MEM_ALIAS) or over the caller's memory (MEM_BORROW); pitch 0: the
+ * runtime's. */
+static cm_status surface_new(cmetal_device *dev, void *host, MemSource src, uint32_t width,
+                             uint32_t height, cmetal_format format, uint32_t pitch,
+                             cmetal_surface2d **surf)
 {
 	uint32_t cmk = 0, bpp = format_bpp(format, &cmk);
 	if (!bpp)
@@ -223,14 +257,18 @@ static cm_status surface_new(cmetal_device *dev, void *host, uint32_t width, uin
 	cm_status s = check_size2d(width, height);
 	if (s)
 		return s;
+	uint32_t row = width * bpp;
 	if (!pitch)
 		pitch = pitch_of(width, bpp);
-	if (pitch < width * bpp)
+	if (pitch < row)
 		return rt_fail(CM_INVALID_VALUE,
 		               "pitch %u is less than a row of the %ux%u surface (%u bytes)",
-		               pitch, width, height, width * bpp);
+		               pitch, width, height, row);
+	/* a borrowed surface's last row need not be padded to the pitch */
+	size_t size = src == MEM_BORROW ? (size_t)pitch * (height - 1) + row
+	                                : (size_t)pitch * height;
 	RtMem *m;
-	s = mem_new(dev, RT_MEM_SURF2D, (size_t)pitch * height, host, &m);
+	s = mem_new(dev, RT_MEM_SURF2D, size, host, src, &m);
 	if (s)
 		return s;
 	m->width = width;
@@ -245,7 +283,7 @@ static cm_status surface_new(cmetal_device *dev, void *host, uint32_t width, uin
 cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
                                   cmetal_format format, cmetal_surface2d **surf)
 {
-	return surface_new(dev, NULL, width, height, format, 0, surf);
+	return surface_new(dev, NULL, MEM_ALLOC, width, height, format, 0, surf);
 }
 
 cm_status cmetal_surface2d_create_host(cmetal_device *dev, void *ptr, uint32_t width,
@@ -255,7 +293,19 @@ cm_status cmetal_surface2d_create_host(cmetal_device *dev, void *ptr, uint32_t w
 	if (!ptr)
 		return rt_fail(CM_INVALID_VALUE,
 		               "cmetal_surface2d_create_host: the host pointer is NULL");
-	return surface_new(dev, ptr, width, height, format, pitch, surf);
+	return surface_new(dev, ptr, MEM_ALIAS, width, height, format, pitch, surf);
+}
+
+cm_status cmetal_surface2d_wrap(cmetal_device *dev, uint64_t addr, uint32_t width,
+                                uint32_t height, uint32_t pitch, cmetal_format format,
+                                cmetal_surface2d **surf)
+{
+	if (!addr)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_surface2d_wrap: the address is 0");
+	if (!pitch)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_surface2d_wrap: the pitch is 0");
+	return surface_new(dev, (void *)(uintptr_t)addr, MEM_BORROW, width, height, format, pitch,
+	                   surf);
 }
 
 cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width, uint32_t *height,
@@ -320,7 +370,7 @@ cm_status cmetal_surface2d_release(cmetal_surface2d *surf)
 
 cm_status cmetal_svm_alloc(cmetal_device *dev, size_t size, cmetal_svm **svm)
 {
-	return mem_new(dev, RT_MEM_SVM, size, NULL, (RtMem **)svm);
+	return mem_new(dev, RT_MEM_SVM, size, NULL, MEM_ALLOC, (RtMem **)svm);
 }
 
 cm_status cmetal_svm_address(cmetal_svm *svm, uint64_t *addr)

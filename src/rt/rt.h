@@ -50,6 +50,9 @@ struct cmetal_device {
 	cmetal_printf_fn printf_fn;
 	void *printf_user;
 	RtTranslateFn translate;    /* default: rt_translate_cm (compile.c) */
+	/* cmetal_device_info's answers, indexed by cmetal_device_attr; the
+	 * device's open fills them */
+	uint64_t info[CMETAL_DEVICE_MAX_SLM + 1];
 };
 
 /* Memory objects: the three public kinds share one layout. */
@@ -64,6 +67,8 @@ typedef struct RtMem {
 	uint64_t addr;              /* SVM device address */
 	uint32_t width, height;     /* 2D: pixels */
 	uint32_t pitch, bpp, format;/* 2D: bytes per row, per pixel; CMK_FMT_* */
+	bool borrowed;              /* cmetal_*_wrap: the caller's memory at addr,
+	                             * never freed by the device */
 	void *priv;                 /* device-private */
 } RtMem;
 struct cmetal_buffer { RtMem m; };

@@ -217,5 +217,11 @@ cm_status rt_cpu_open(cmetal_device *dev)
 	dev->ops = &cpu_ops;
 	dev->priv = c;
 	snprintf(dev->name, sizeof dev->name, "cpu (%d thread%s)", n, n == 1 ? "" : "s");
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	dev->info[CMETAL_DEVICE_KIND] = 0;
+	dev->info[CMETAL_DEVICE_COMPUTE_UNITS] = (uint64_t)n;
+	dev->info[CMETAL_DEVICE_MEMORY] = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	dev->info[CMETAL_DEVICE_MAX_GROUP_THREADS] = RT_MAX_GROUP_THREADS;
+	dev->info[CMETAL_DEVICE_MAX_SLM] = RT_MAX_SLM;
 	return CM_SUCCESS;
 }

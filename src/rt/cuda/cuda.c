@@ -215,8 +215,9 @@ static void cuda_mem_free(cmetal_device *dev, RtMem *m)
 		free(cm);
 		m->priv = NULL;
 	}
-	/* after a fault the context is gone, and its memory with it */
-	if (m->addr && !c->lost && cuda_enter(c) == CM_SUCCESS)
+	/* after a fault the context is gone, and its memory with it; wrapped
+	 * memory belongs to the caller */
+	if (m->addr && !m->borrowed && !c->lost && cuda_enter(c) == CM_SUCCESS)
 		c->cu->MemFree(m->addr);
 	m->addr = 0;
 	m->host = NULL;
@@ -346,5 +347,17 @@ cm_status rt_cuda_open(cmetal_device *dev, int ordinal)
 	dev->priv = c;
 	snprintf(dev->name, sizeof dev->name, "cuda:%d (%s, sm_%d%d)", ordinal, name,
 	         c->cc_major, c->cc_minor);
+	size_t mem = 0;
+	cu->DeviceTotalMem(&mem, c->dev);
+	dev->info[CMETAL_DEVICE_KIND] = 1;
+	dev->info[CMETAL_DEVICE_ORDINAL] = (uint64_t)ordinal;
+	dev->info[CMETAL_DEVICE_COMPUTE_UNITS] = (uint64_t)c->nsm;
+	dev->info[CMETAL_DEVICE_MEMORY] = mem;
+	dev->info[CMETAL_DEVICE_CC_MAJOR] = (uint64_t)c->cc_major;
+	dev->info[CMETAL_DEVICE_CC_MINOR] = (uint64_t)c->cc_minor;
+	/* a group of more than 32 CM threads is a cluster launch (launch.c) */
+	dev->info[CMETAL_DEVICE_MAX_GROUP_THREADS] =
+		c->cc_major >= 9 && cu->LaunchKernelEx ? 256 : 32;
+	dev->info[CMETAL_DEVICE_MAX_SLM] = RT_MAX_SLM;
 	return CM_SUCCESS;
 }
