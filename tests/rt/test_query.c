@@ -159,7 +159,7 @@ static int surface_wrap(cmetal_device *dev, cmetal_program *prog)
 	check_err("query_surface2d_wrap_pitch",
 	          cmetal_surface2d_wrap(dev, (uint64_t)(uintptr_t)host, W, H, 16, CMETAL_FMT_R32F,
 	                                &bad),
-	          CM_INVALID_VALUE, "pitch 16 is less than a row of the 2D surface", NULL);
+	          CM_INVALID_VALUE, "pitch 16 is less than a row of the 5x3 surface", NULL);
 	check_err("query_surface2d_wrap_format",
 	          cmetal_surface2d_wrap(dev, (uint64_t)(uintptr_t)host, W, H, 32, (cmetal_format)77,
 	                                &bad),
