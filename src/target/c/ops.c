@@ -343,8 +343,13 @@ static void rd_body(CGen *g, const Inst *i, const Inst *s, bool checked, const c
 static bool rdregion(CGen *g, const Inst *i)
 {
 	const Inst *s = i->ops[0];
-	if (s->ty.n == 1) {   /* splat */
-		assign(g, i, rd(g, s, "0"));
+	if (s->ty.n == 1) {   /* splat: a copy of the bits (f16 too) */
+		Buf *o = g->out;
+		buf_printf(o, "\tfor (int k = 0; k < %u; k++) ", i->ty.n);
+		c_lv(g, i, "k");
+		buf_puts(o, " = ");
+		c_lv(g, s, "0");
+		buf_puts(o, ";\n");
 		return true;
 	}
 	if (i->ty.n == 1)

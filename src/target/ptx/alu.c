@@ -56,20 +56,27 @@ static void float_sat(Px *p, Elem e, const char *d)
 	px_ins(p, "cvt.sat.%s.%s %s, %s", px_ty(e), px_ty(e), d, d);
 }
 
-/* s64 register w into d of type de (clamping when sat). */
-static void from_s64(Px *p, Elem de, const char *d, const char *w, bool sat)
+/* s64 register w into d of type de (clamping when sat).  uns: w holds
+ * an unsigned value (a u64 source, or a product of u32 values, may be
+ * 2^63 or more), so it clamps from above only. */
+static void from_s64(Px *p, Elem de, const char *d, const char *w, bool sat, bool uns)
 {
 	if (ir_is_float(de)) {
-		px_ins(p, "cvt.rn.%s.s64 %s, %s", px_ty(de), d, w);
+		px_ins(p, "cvt.rn.%s.%s64 %s, %s", px_ty(de), uns ? "u" : "s", d, w);
 		if (sat)
 			float_sat(p, de, d);
 		return;
 	}
-	if (sat && bits_of(de) < 64) {
-		long long lo, hi;
-		int_range(de, &lo, &hi);
+	long long lo, hi;
+	int_range(de, &lo, &hi);
+	if (sat && uns && de != E_U64)
+		px_ins(p, "min.u64 %s, %s, %lld", w, w, hi);
+	if (sat && !uns && de != E_I64) {
+		/* u64's range, capped at 2^63 - 1 by int_range, holds every
+		 * nonnegative s64: only its lower bound applies */
 		px_ins(p, "max.s64 %s, %s, %lld", w, w, lo);
-		px_ins(p, "min.s64 %s, %s, %lld", w, w, hi);
+		if (de != E_U64)
+			px_ins(p, "min.s64 %s, %s, %lld", w, w, hi);
 	}
 	if (px_class(de) == RC_B64) {
 		px_ins(p, "mov.b64 %s, %s", d, w);
@@ -129,7 +136,8 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 			float_sat(p, de, d);
 		return;
 	}
-	/* integer -> integer */
+	/* integer -> integer: CM saturates to the destination's range (a
+	 * negative value to 0 for u64, a u64 from 2^63 up stays) */
 	if (sat) {
 		const char *w = px_tmp(p, RC_B64);
 		if (sc == RC_B64)
@@ -137,14 +145,7 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 		else
 			px_ins(p, "cvt.%s64.%s32 %s, %s", ir_is_signed(se) ? "s" : "u",
 			       ir_is_signed(se) ? "s" : "u", w, s);
-		if (se == E_U64) {
-			long long lo, hi;
-			int_range(de, &lo, &hi);
-			px_ins(p, "min.u64 %s, %s, %lld", w, w, hi);
-		}
-		if (se == E_I64 && de == E_U64)
-			px_ins(p, "max.s64 %s, %s, 0", w, w);
-		from_s64(p, de, d, w, bits_of(de) < 64);
+		from_s64(p, de, d, w, true, se == E_U64);
 		return;
 	}
 	if (sc == RC_B64 && dc == RC_B64) {
@@ -297,9 +298,14 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	return true;
 }
 
-/* Exact integer computation in s64, then into D (clamped when sat). */
+/* Exact integer computation in s64, then into D (clamped when sat).  A
+ * product of unsigned 32-bit values (below 2^64) is exact as a u64, and a
+ * u64 source is taken as unsigned; a saturating sum of 64-bit values that
+ * overflows 64 bits is not exact (it wraps first). */
 static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const char **a)
 {
+	bool uns = se == E_U64 ||
+	           (!ir_is_signed(se) && (i->op == Omul || i->op == Omad));
 	const char *w[3] = {0};
 	for (int k = 0; k < ir_ops[i->op].nops && k < 3; k++) {
 		w[k] = px_tmp(p, RC_B64);
@@ -347,7 +353,7 @@ static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const ch
 		return true;
 	}
 	}
-	from_s64(p, de, d, r, i->sat);
+	from_s64(p, de, d, r, i->sat, uns);
 	return true;
 }
 

@@ -276,6 +276,34 @@ static void access(Px *p, const Where *w, bool store, Elem e, const char *r, con
 	}
 }
 
+/* One element of a block access at a + d under predicate q: one load or
+ * store when the address is aligned to the element (align: the bytes it
+ * is known to be aligned to, ir.h .alignN), else 32-bit pieces joined
+ * with mov (a DWALIGNED read of doubles: ld.global.f64 at an address that
+ * is 4 mod 8 faults with CUDA_ERROR_MISALIGNED_ADDRESS). */
+static void block_access(Px *p, const Where *w, bool store, Elem e, const char *r,
+                         const char *a, int64_t d, const char *q, int align)
+{
+	int eb = ir_elem_bytes[e];
+	if (eb <= align || e == E_I1) {
+		access(p, w, store, e, r, d ? arena_printf(p->arena, "%s+%lld", a, (long long)d) : a,
+		       q);
+		return;
+	}
+	if (align < 4 || eb != 8)
+		die("block access of %d-byte elements aligned to %d bytes", eb, align);
+	const char *lo = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+	if (store)
+		px_ins(p, "mov.b64 {%s, %s}, %s", lo, hi, r);
+	access(p, w, store, E_U32, lo, arena_printf(p->arena, "%s+%lld", a, (long long)d), q);
+	access(p, w, store, E_U32, hi, arena_printf(p->arena, "%s+%lld", a, (long long)d + 4), q);
+	if (!store)
+		px_ins(p, "mov.b64 %s, {%s, %s}", r, lo, hi);
+}
+
+/* The alignment of a block access's address (ir.h: .alignN, else 16). */
+static int block_align(const Inst *i) { return i->align ? i->align : 16; }
+
 /* A 64-bit signed copy of a scalar or slot register. */
 static const char *wide(Px *p, const Inst *v, uint32_t s)
 {
@@ -357,7 +385,7 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 		const char *ok, *a = address(p, w, o, eb, &ok);
 		and_pred(p, &q, ok);
 		and_pred(p, &q, slot_pred(p, val->ty.n, s, st, uni));
-		access(p, w, st, e, px_reg(p, val, s), a, q);
+		block_access(p, w, st, e, px_reg(p, val, s), a, 0, q, block_align(i));
 	}
 }
 
@@ -387,7 +415,7 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 			and_pred(p, &q, px_lane_ge(p, (uint32_t)lo));
 		if (hi < 32)
 			and_pred(p, &q, px_lane_lt(p, (uint32_t)hi));
-		access(p, w, false, e, px_own(p, i, r), arena_printf(p->arena, "%s+%d", a, d), q);
+		block_access(p, w, false, e, px_own(p, i, r), a, d, q, block_align(i));
 	}
 }
 
@@ -449,9 +477,7 @@ static bool block(Px *p, Inst *i)
 			px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", a, eb, a);
 	}
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *q = NULL, *as = a;
-		if (s)
-			as = arena_printf(p->arena, "%s+%u", a, s * 32 * eb);
+		const char *q = NULL;
 		if (lim) {
 			const char *t = x, *c = px_tmp(p, RC_PRED);
 			if (s) {
@@ -462,7 +488,8 @@ static bool block(Px *p, Inst *i)
 			q = c;
 		}
 		and_pred(p, &q, slot_pred(p, n, s, st, uni));
-		access(p, &w, st, e, px_reg(p, val, s), as, q);
+		block_access(p, &w, st, e, px_reg(p, val, s), a, (int64_t)s * 32 * eb, q,
+		             block_align(i));
 	}
 	return true;
 }
