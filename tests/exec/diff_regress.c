@@ -136,7 +136,23 @@ TEST(half_splat)
 		h_eq_i16(h, "out", (const int16_t *)o, (const int16_t *)w, 8);
 }
 
+TEST(avg64)
+{
+	uint64_t in[16], o[16], w[16];
+	for (int k = 0; k < 16; k++)
+		in[k] = (uint64_t)h_rand(h) << 32 | h_rand(h);
+	for (int k = 0; k < 8; k++) {
+		uint64_t a = in[k], b = in[8 + k];
+		w[k] = (a >> 1) + (b >> 1) + ((a | b) & 1);
+		/* floor((a + b + 1) / 2) of the signed values */
+		int64_t sa = (int64_t)a, sb = (int64_t)b;
+		w[8 + k] = (uint64_t)((sa >> 1) + (sb >> 1) + ((sa | sb) & 1));
+	}
+	if (H_RUN(h, F, "avg64", WALK(1, 1), IN(in), OUT(o)))
+		h_eq_u32(h, "out", (const uint32_t *)o, (const uint32_t *)w, 32);
+}
+
 const HTest exec_diff_regress[] = {
 	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute),
-	T(dw_aligned_f64), T(sat64), T(half_splat), {0},
+	T(dw_aligned_f64), T(sat64), T(half_splat), T(avg64), {0},
 };

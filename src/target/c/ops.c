@@ -101,7 +101,9 @@ static char *plain(CGen *g, Op op, Elem e, char *a, char *b, char *c)
 		return s ? STR("(%s < 0 ? (%s)(0 - (%s)%s) : %s)", a, T, W, a, a) : a;
 	case Omin: return f ? STR("fmin%s(%s, %s)", fsuf(e), a, b) : STR("(%s < %s ? %s : %s)", a, b, a, b);
 	case Omax: return f ? STR("fmax%s(%s, %s)", fsuf(e), a, b) : STR("(%s > %s ? %s : %s)", a, b, a, b);
-	case Oavg: return STR("(%s)(((int64_t)%s + (int64_t)%s + 1) >> 1)", T, a, b);
+	case Oavg:   /* the sum of two 64-bit values needs 65 bits */
+		return STR("(%s)(((%s)%s + (%s)%s + 1) >> 1)", T, nb > 32 ? "__int128" : "int64_t", a,
+		           nb > 32 ? "__int128" : "int64_t", b);
 	case Omulhi:
 		if (nb > 32)
 			return STR("(%s)(((%s)%s * (%s)%s) >> 64)", T, s ? "__int128" : "unsigned __int128", a,

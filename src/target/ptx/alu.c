@@ -169,6 +169,20 @@ static const char *ftz(Elem e)
 	return e == E_F32 ? ".ftz" : "";
 }
 
+/* d = (a + b + 1) >> 1 of 64-bit a and b without the 65-bit sum:
+ * (a >> 1) + (b >> 1) + ((a | b) & 1), shifts signed or unsigned as the
+ * type is (exact for both). */
+static void avg64(Px *p, bool sgn, const char *d, const char *a, const char *b)
+{
+	const char *x = px_tmp(p, RC_B64), *y = px_tmp(p, RC_B64);
+	px_ins(p, "or.b64 %s, %s, %s", y, a, b);
+	px_ins(p, "and.b64 %s, %s, 1", y, y);
+	px_ins(p, "shr.%s64 %s, %s, 1", sgn ? "s" : "u", x, a);
+	px_ins(p, "add.s64 %s, %s, %s", y, y, x);
+	px_ins(p, "shr.%s64 %s, %s, 1", sgn ? "s" : "u", x, b);
+	px_ins(p, "add.s64 %s, %s, %s", d, y, x);
+}
+
 /* d = a OP b for one slot in the operands' own type S (no .sat, S == D). */
 static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 {
@@ -221,7 +235,9 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	case Oavg:
 		if (fl)
 			return px_unsupported(p, i, "float avg");
-		if (bits >= 32) {
+		if (bits == 64) {
+			avg64(p, ir_is_signed(e), d, a[0], a[1]);
+		} else if (bits == 32) {
 			const char *x = px_tmp(p, RC_B64), *y = px_tmp(p, RC_B64);
 			const char *w = ir_is_signed(e) ? "s" : "u";
 			px_ins(p, "cvt.%s64.%s32 %s, %s", w, w, x, a[0]);
@@ -326,9 +342,7 @@ static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const ch
 	case Omin: px_ins(p, "min.s64 %s, %s, %s", r, w[0], w[1]); break;
 	case Omax: px_ins(p, "max.s64 %s, %s, %s", r, w[0], w[1]); break;
 	case Oavg:
-		px_ins(p, "add.s64 %s, %s, %s", r, w[0], w[1]);
-		px_ins(p, "add.s64 %s, %s, 1", r, r);
-		px_ins(p, "shr.s64 %s, %s, 1", r, r);
+		avg64(p, ir_is_signed(se), r, w[0], w[1]);
 		break;
 	case Odiv: case Orem: {
 		const char *z = px_tmp(p, RC_PRED);
