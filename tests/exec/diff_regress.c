@@ -152,7 +152,28 @@ TEST(avg64)
 		h_eq_u32(h, "out", (const uint32_t *)o, (const uint32_t *)w, 32);
 }
 
+TEST(media_edge)
+{
+	enum { W = 16, HH = 4 };
+	uint32_t img[W * HH];
+	uint8_t o[64], w[64];
+	for (int k = 0; k < W * HH; k++)
+		img[k] = h_rand(h);
+	const uint8_t *b = (const uint8_t *)img;
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 16; c++) {
+			int x = 56 + c, y = r;          /* bytes 64.. repeat pixel 15 */
+			int px = x / 4 > W - 1 ? W - 1 : x / 4;
+			w[r * 16 + c] = b[(y * W + px) * 4 + x % 4];
+			x = -8 + c, y = 1 + r;          /* bytes below 0 repeat pixel 0 */
+			px = x < 0 ? 0 : x / 4;
+			w[32 + r * 16 + c] = b[(y * W + px) * 4 + ((x % 4) + 4) % 4];
+		}
+	if (H_RUN(h, F, "media_edge", WALK(1, 1), SURF2D(img, W, HH, CMETAL_FMT_R32_UINT), OUT(o)))
+		h_eq_u8(h, "out", o, w, 64);
+}
+
 const HTest exec_diff_regress[] = {
 	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute),
-	T(dw_aligned_f64), T(sat64), T(half_splat), T(avg64), {0},
+	T(dw_aligned_f64), T(sat64), T(half_splat), T(avg64), T(media_edge), {0},
 };

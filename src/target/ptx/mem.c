@@ -7,7 +7,8 @@
  * Lane l handles elements l, l + 32, ... so a block access coalesces.
  * Every surface access is bounds-checked with CM semantics, as the CPU
  * runtime does: 1D reads past the surface's size give 0 and writes there
- * are dropped; media block reads clamp x and y to the edge, media writes
+ * are dropped; media block reads clamp x and y to the edge (x to the edge
+ * pixel, whose bytes repeat, as the CPU runtime does), media writes
  * outside are dropped.  SLM accesses outside the kernel's SLM are dropped
  * and read 0.  Atomics without a PTX instruction (FMIN, FMAX, FCMPWR) are
  * compare-and-swap loops.
@@ -95,7 +96,7 @@ static Where where(Px *p, Inst *i, Inst *b)
 	w.width = px_tmp(p, RC_B32), w.height = px_tmp(p, RC_B32), w.pitch = px_tmp(p, RC_B32);
 	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
 	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
-	if (i->op == Otload || i->op == Otstore) {
+	if (i->op == Otload || i->op == Otstore || i->op == Omload) {
 		w.bpp = px_tmp(p, RC_B32);
 		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.bpp, d, CUDA_S_BPP);
 	}
@@ -688,8 +689,17 @@ static bool media(Px *p, Inst *i)
 	Where w = where(p, i, i->ops[0]);
 	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
 	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32), *lim = NULL;
+	const char *pmax = NULL, *pm1 = NULL;
 	px_ins(p, "sub.s32 %s, %s, %d", xmax, w.width, eb);
 	px_ins(p, "sub.s32 %s, %s, 1", ymax, w.height);
+	if (!st) {
+		/* reads clamp to the edge PIXEL (bpp bytes, a power of two):
+		 * the byte at x reads byte x mod bpp of the clamped pixel */
+		pmax = px_tmp(p, RC_B32), pm1 = px_tmp(p, RC_B32);
+		px_ins(p, "max.u32 %s, %s, 1", pm1, w.bpp);
+		px_ins(p, "sub.s32 %s, %s, %s", pmax, w.width, pm1);
+		px_ins(p, "sub.u32 %s, %s, 1", pm1, pm1);
+	}
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
@@ -705,6 +715,12 @@ static bool media(Px *p, Inst *i)
 			px_ins(p, "and.pred %s, %s, %s", a, a, b);
 			q = a;
 		} else {
+			const char *in = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %s, %s", in, x, pm1);
+			px_ins(p, "sub.s32 %s, %s, %s", x, x, in);
+			px_ins(p, "min.s32 %s, %s, %s", x, x, pmax);
+			px_ins(p, "max.s32 %s, %s, 0", x, x);
+			px_ins(p, "add.s32 %s, %s, %s", x, x, in);
 			px_ins(p, "min.s32 %s, %s, %s", x, x, xmax);
 			px_ins(p, "max.s32 %s, %s, 0", x, x);
 			px_ins(p, "min.s32 %s, %s, %s", y, y, ymax);
