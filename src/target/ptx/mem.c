@@ -694,10 +694,13 @@ static bool media(Px *p, Inst *i)
 	px_ins(p, "sub.s32 %s, %s, 1", ymax, w.height);
 	if (!st) {
 		/* reads clamp to the edge PIXEL (bpp bytes, a power of two):
-		 * the byte at x reads byte x mod bpp of the clamped pixel */
+		 * the byte at x reads byte x mod bpp of the clamped pixel, so
+		 * x becomes max(min(x, pmax + t), t) with t = x mod bpp, pmax
+		 * the last pixel's start (the last element's when wider) */
 		pmax = px_tmp(p, RC_B32), pm1 = px_tmp(p, RC_B32);
+		px_ins(p, "max.u32 %s, %s, %d", pmax, w.bpp, eb);
+		px_ins(p, "sub.s32 %s, %s, %s", pmax, w.width, pmax);
 		px_ins(p, "max.u32 %s, %s, 1", pm1, w.bpp);
-		px_ins(p, "sub.s32 %s, %s, %s", pmax, w.width, pm1);
 		px_ins(p, "sub.u32 %s, %s, 1", pm1, pm1);
 	}
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
@@ -715,14 +718,11 @@ static bool media(Px *p, Inst *i)
 			px_ins(p, "and.pred %s, %s, %s", a, a, b);
 			q = a;
 		} else {
-			const char *in = px_tmp(p, RC_B32);
-			px_ins(p, "and.b32 %s, %s, %s", in, x, pm1);
-			px_ins(p, "sub.s32 %s, %s, %s", x, x, in);
-			px_ins(p, "min.s32 %s, %s, %s", x, x, pmax);
-			px_ins(p, "max.s32 %s, %s, 0", x, x);
-			px_ins(p, "add.s32 %s, %s, %s", x, x, in);
-			px_ins(p, "min.s32 %s, %s, %s", x, x, xmax);
-			px_ins(p, "max.s32 %s, %s, 0", x, x);
+			const char *t = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %s, %s", t, x, pm1);
+			px_ins(p, "add.s32 %s, %s, %s", hi, pmax, t);
+			px_ins(p, "min.s32 %s, %s, %s", x, x, hi);
+			px_ins(p, "max.s32 %s, %s, %s", x, x, t);
 			px_ins(p, "min.s32 %s, %s, %s", y, y, ymax);
 			px_ins(p, "max.s32 %s, %s, 0", y, y);
 		}
