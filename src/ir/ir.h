@@ -245,7 +245,10 @@ typedef enum { SP_NONE, SP_SURF, SP_SVM, SP_SLM } IrSpace;
  * elements; T its element type; scale = sizeof(T), or 1 with .byte):
  *
  *   bload  base, off               n x T at ptr(base) + off bytes (oword
- *                                  block read, SVM/SLM block read)
+ *                                  block read, SVM/SLM block read); the
+ *                                  address is 16-byte aligned, or .alignN
+ *                                  N-byte (a T wider than N is accessed
+ *                                  in N-byte pieces)
  *   bstore base, off, val
  *   mload  surf, x, y   imm=cols   2D media block: rows = n / cols; x in
  *                                  bytes, y in rows; reads clamp to edge
@@ -349,6 +352,9 @@ struct Inst {
 	uint8_t aop;          /* IrAtomic, Oatomic */
 	uint8_t chmask;       /* gather4/scatter4/tload/tstore: RGBA bits */
 	bool bytes;           /* .byte: offsets scaled by 1, not sizeof(T) */
+	uint8_t align;        /* bload/bstore .alignN: the address is only
+	                         known to be N-byte aligned (DWALIGNED, SVM
+	                         unaligned: 4); 0 = 16, an oword */
 	IrRegion rg;          /* rdregion, wrregion */
 	int64_t imm;          /* arg index, IrTid, fence mask, media cols,
 	                         sbarrier flag */

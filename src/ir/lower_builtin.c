@@ -135,16 +135,31 @@ static Inst *zero_vec(L *l, Elem e, uint32_t n)
 	return irb_const_int(&l->B, ir_type(e, n), 0);
 }
 
-/* block read / write: base, byte offset, value */
-static void block_rw(L *l, IrSpace sp, Inst *base, Inst *off, Node *data, bool rd)
+/* block read / write: base, byte offset, value; align is the alignment
+ * CM guarantees for the address (bload's .alignN), 0 for an oword. */
+static void block_rw(L *l, IrSpace sp, Inst *base, Inst *off, Node *data, bool rd, int align)
 {
+	Inst *i;
 	if (rd) {
 		Inst *ops[2] = {base, i32(l, off)};
-		lw_assign_to(l, data, emit(l, Obload, tyof(data), sp, ops, 2, NULL));
+		i = emit(l, Obload, tyof(data), sp, ops, 2, NULL);
+		lw_assign_to(l, data, i);
 	} else {
 		Inst *ops[3] = {base, i32(l, off), lw_expr(l, data)};
-		emit(l, Obstore, ir_type(E_VOID, 0), sp, ops, 3, NULL);
+		i = emit(l, Obstore, ir_type(E_VOID, 0), sp, ops, 3, NULL);
 	}
+	i->align = (uint8_t)align;
+}
+
+/* The alignment a block read with a CmBufferAttrib promises: a DWORD for
+ * the *DWALIGNED ones (and an attribute that is not a constant), else an
+ * oword (0). */
+static int attr_align(Node *attr)
+{
+	if (!attr->has_value)
+		return 4;
+	int64_t v = attr->cval;
+	return v == 1 || v == 5 || v == 7 ? 4 : 0;
 }
 
 /* gather / scatter with element (or byte) offsets. */
@@ -725,14 +740,14 @@ static Inst *memory(L *l, Node *c)
 	switch (c->builtin) {
 	case BI_READ_OWORD:
 	case BI_WRITE_OWORD:
-		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 1), A(c, 2), c->builtin == BI_READ_OWORD);
+		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 1), A(c, 2), c->builtin == BI_READ_OWORD, 0);
 		return NULL;
 	case BI_READ_OWORD_ATTR:
-		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 2), A(c, 3), true);
+		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 2), A(c, 3), true, attr_align(A(c, 1)));
 		return NULL;
 	case BI_HWORD_READ:
 	case BI_HWORD_WRITE:
-		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 1), A(c, 2), c->builtin == BI_HWORD_READ);
+		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 1), A(c, 2), c->builtin == BI_HWORD_READ, 0);
 		return NULL;
 	case BI_READ_2D: case BI_READ_2D_ATTR:
 		media(l, c, true);
@@ -845,16 +860,18 @@ static Inst *memory(L *l, Node *c)
 	case BI_SLM_BLOCK_READ:
 	case BI_SLM_BLOCK_WRITE:
 		block_rw(l, SP_SLM, u32(l, ex(l, c, 0)), ex(l, c, 1), A(c, 2),
-		         c->builtin == BI_SLM_BLOCK_READ);
+		         c->builtin == BI_SLM_BLOCK_READ, 0);
 		return NULL;
 	case BI_SLM_BLOCK_READ_ATTR:
-		block_rw(l, SP_SLM, u32(l, ex(l, c, 0)), ex(l, c, 2), A(c, 3), true);
+		block_rw(l, SP_SLM, u32(l, ex(l, c, 0)), ex(l, c, 2), A(c, 3), true,
+		         attr_align(A(c, 1)));
 		return NULL;
 	case BI_SVM_BLOCK_READ:
 	case BI_SVM_BLOCK_READ_UNALIGNED:
 	case BI_SVM_BLOCK_WRITE:
 		block_rw(l, SP_SVM, lw_conv_elem(l, ex(l, c, 0), E_U64, false), lw_int(l, E_I32, 0),
-		         A(c, 1), c->builtin != BI_SVM_BLOCK_WRITE);
+		         A(c, 1), c->builtin != BI_SVM_BLOCK_WRITE,
+		         c->builtin == BI_SVM_BLOCK_READ_UNALIGNED ? 4 : 0);
 		return NULL;
 	case BI_SVM_SCATTER_READ:
 	case BI_SVM_SCATTER_WRITE:

@@ -362,7 +362,8 @@ static void const_items(P *p, Inst *i)
 
 static const char *const space_names[] = {"", "surf", "svm", "slm"};
 
-/* The opcode and its dotted suffixes, e.g. atomic.cmpxchg.slm.byte. */
+/* The opcode and its dotted suffixes, e.g. atomic.cmpxchg.slm.byte,
+ * bload.svm.align4. */
 static void opname(P *p, Inst *i)
 {
 	const char *s = p->t.s, *end = s + p->t.n;
@@ -390,6 +391,8 @@ static void opname(P *p, Inst *i)
 			i->sat = ok = true;
 		if (!ok && IS("byte"))
 			i->bytes = ok = true;
+		if (!ok && n == 6 && !memcmp(s, "align", 5) && strchr("1248", s[5]))
+			i->align = (uint8_t)(s[5] - '0'), ok = true;
 #undef IS
 		if (!ok)
 			fail(p, "unknown suffix '.%.*s'", (int)n, s);

@@ -149,6 +149,8 @@ static bool check_types(V *v, const Inst *i)
 		return BAD("memory instruction without a space");
 	if (i->sat && !(oi->flags & IRF_SAT))
 		return BAD(".sat on an instruction that does not saturate");
+	if (i->align && i->op != Obload && i->op != Obstore)
+		return BAD(".align on an instruction that is not a block access");
 	for (uint32_t k = 0; k < i->nops; k++)
 		if (!i->ops[k] || !i->ops[k]->block || i->ops[k]->ty.elem == E_VOID)
 			return BAD("operand %u is not a value in this kernel", k);

@@ -1,11 +1,12 @@
 /* difftest.c — runs generated kernels (tests/diff/gen.py) in several modes
  * and compares every output byte for byte.
  *
- *   difftest [-m 'DEVICE OPTIONS']... [-v] FILE.cm...
+ *   difftest [-g] [-m 'DEVICE OPTIONS']... [-v] FILE.cm...
  *
  * A mode is a device ("cpu", "cuda") and build options ("-O0",
  * "-O2 -fptx-layout=canonical"); the first mode is the reference (default
- * modes: 'cpu -O0' and 'cpu -O2').  Each file's "// DIFF:" line gives the
+ * modes: 'cpu -O0' and 'cpu -O2'; -g: the five modes of the GPU run,
+ * tests/gpu/diff.sh).  Each file's "// DIFF:" line gives the
  * launch (groups x threads) and the buffer sizes; the inputs (a buffer, an
  * SVM allocation, a 2D R32_UINT image and two scalars) are random bytes
  * from the file's seed, the outputs (a buffer, an SVM allocation, a 2D
@@ -252,23 +253,39 @@ static int check_file(const char *file)
 	return status;
 }
 
+/* -g: the GPU run's modes (tests/gpu/diff.sh), the CPU at -O2 first as
+ * the reference. */
+static const char *const gpu_modes[] = {
+	"cpu -O2", "cpu -O0", "cuda -O2 -fptx-layout=auto", "cuda -O2 -fptx-layout=canonical",
+	"cuda -O0 -fptx-layout=auto",
+};
+
+/* Adds mode s, "DEVICE OPTIONS" (kept by reference). */
+static void add_mode(const char *s)
+{
+	modes[nmodes].spec = s;
+	size_t n = strcspn(s, " ");
+	if (n >= sizeof modes[nmodes].dev)
+		n = sizeof modes[nmodes].dev - 1;
+	memcpy(modes[nmodes].dev, s, n);
+	modes[nmodes].opts = s + n + strspn(s + n, " ");
+	nmodes++;
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-m") && i + 1 < argc && nmodes < MAXMODES) {
-			const char *s = argv[++i];
-			modes[nmodes].spec = s;
-			size_t n = strcspn(s, " ");
-			if (n >= sizeof modes[nmodes].dev)
-				n = sizeof modes[nmodes].dev - 1;
-			memcpy(modes[nmodes].dev, s, n);
-			modes[nmodes].opts = s + n + strspn(s + n, " ");
-			nmodes++;
+			add_mode(argv[++i]);
+		} else if (!strcmp(argv[i], "-g")) {
+			for (size_t k = 0; k < sizeof gpu_modes / sizeof gpu_modes[0]; k++)
+				if (nmodes < MAXMODES)
+					add_mode(gpu_modes[k]);
 		} else if (!strcmp(argv[i], "-v")) {
 			verbose = 1;
 		} else {
-			fprintf(stderr, "usage: difftest [-m 'DEVICE OPTIONS']... FILE.cm...\n");
+			fprintf(stderr, "usage: difftest [-g] [-m 'DEVICE OPTIONS']... FILE.cm...\n");
 			return 3;
 		}
 	}

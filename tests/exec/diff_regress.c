@@ -66,6 +66,114 @@ TEST(svm_scatter_absolute)
 		h_eq_u32(h, "out", o, w, 36);
 }
 
+TEST(dw_aligned_f64)
+{
+	uint32_t in[48], sv[16], o[32], w[32];
+	for (int k = 0; k < 48; k++)
+		in[k] = h_rand(h);
+	for (int k = 0; k < 16; k++)
+		sv[k] = h_rand(h);
+	memcpy(w, (const char *)in + 60, 64);
+	memcpy(w + 16, (const char *)sv + 12, 32);
+	memcpy(w + 24, (const char *)w + 20, 32);
+	if (H_RUN(h, F, "dw_aligned_f64", WALK(1, 1), IN(in), OUT(o), SVM_IN(sv)))
+		h_eq_u32(h, "out", o, w, 32);
+}
+
+TEST(sat64)
+{
+	uint32_t in[32], o[88], w[88] = {0};
+	int32_t a[8];
+	uint64_t u[8];
+	uint32_t b[8];
+	for (int k = 0; k < 32; k++)
+		in[k] = h_rand(h);
+	for (int k = 0; k < 8; k++)
+		in[k] = (uint32_t)h_range(h, -1000, 1000);
+	in[9] |= 0x80000000u;     /* u[1] and u[7] from 2^63 up */
+	in[23] |= 0x80000000u;
+	in[24] |= 0xfff00000u;    /* b[0]: a product past 2^63 */
+	memcpy(a, in, 32);
+	memcpy(u, in + 8, 64);
+	memcpy(b, in + 24, 32);
+	uint64_t r[8];
+	int64_t s[8];
+	for (int k = 0; k < 8; k++)
+		r[k] = a[k] < 0 ? 0 : (uint64_t)a[k];
+	memcpy(w, r, 64);
+	memcpy(w + 16, u, 64);
+	for (int k = 0; k < 8; k++)
+		s[k] = u[k] > INT64_MAX ? INT64_MAX : (int64_t)u[k];
+	memcpy(w + 32, s, 64);
+	for (int k = 0; k < 8; k++)
+		r[k] = a[k] < 0 ? 0 : 2 * (uint64_t)a[k];
+	memcpy(w + 48, r, 64);
+	for (int k = 0; k < 8; k++) {
+		uint64_t p = (uint64_t)b[k] * b[k];
+		w[64 + k] = p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+	}
+	int16_t hs[8];
+	for (int k = 0; k < 8; k++)
+		hs[k] = u[k] > 32767 ? 32767 : (int16_t)u[k];
+	memcpy(w + 72, hs, 16);
+	float f[8];
+	for (int k = 0; k < 8; k++)
+		f[k] = (float)((uint64_t)b[k] * b[k]);
+	memcpy(w + 76, f, 32);
+	if (H_RUN(h, F, "sat64", WALK(1, 1), IN(in), OUT(o)))
+		h_eq_u32(h, "out", o, w, 84);
+}
+
+TEST(half_splat)
+{
+	uint16_t in[8], o[8], w[8];
+	for (int k = 0; k < 8; k++)
+		in[k] = (uint16_t)h_rand(h);
+	in[3] = (uint16_t)(in[3] & 0x3fff);   /* a finite half */
+	for (int k = 0; k < 8; k++)
+		w[k] = in[3];
+	if (H_RUN(h, F, "half_splat", WALK(1, 1), IN(in), OUT(o)))
+		h_eq_i16(h, "out", (const int16_t *)o, (const int16_t *)w, 8);
+}
+
+TEST(avg64)
+{
+	uint64_t in[16], o[16], w[16];
+	for (int k = 0; k < 16; k++)
+		in[k] = (uint64_t)h_rand(h) << 32 | h_rand(h);
+	for (int k = 0; k < 8; k++) {
+		uint64_t a = in[k], b = in[8 + k];
+		w[k] = (a >> 1) + (b >> 1) + ((a | b) & 1);
+		/* floor((a + b + 1) / 2) of the signed values */
+		int64_t sa = (int64_t)a, sb = (int64_t)b;
+		w[8 + k] = (uint64_t)((sa >> 1) + (sb >> 1) + ((sa | sb) & 1));
+	}
+	if (H_RUN(h, F, "avg64", WALK(1, 1), IN(in), OUT(o)))
+		h_eq_u32(h, "out", (const uint32_t *)o, (const uint32_t *)w, 32);
+}
+
+TEST(media_edge)
+{
+	enum { W = 16, HH = 4 };
+	uint32_t img[W * HH];
+	uint8_t o[64], w[64];
+	for (int k = 0; k < W * HH; k++)
+		img[k] = h_rand(h);
+	const uint8_t *b = (const uint8_t *)img;
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 16; c++) {
+			int x = 56 + c, y = r;          /* bytes 64.. repeat pixel 15 */
+			int px = x / 4 > W - 1 ? W - 1 : x / 4;
+			w[r * 16 + c] = b[(y * W + px) * 4 + x % 4];
+			x = -8 + c, y = 1 + r;          /* bytes below 0 repeat pixel 0 */
+			px = x < 0 ? 0 : x / 4;
+			w[32 + r * 16 + c] = b[(y * W + px) * 4 + ((x % 4) + 4) % 4];
+		}
+	if (H_RUN(h, F, "media_edge", WALK(1, 1), SURF2D(img, W, HH, CMETAL_FMT_R32_UINT), OUT(o)))
+		h_eq_u8(h, "out", o, w, 64);
+}
+
 const HTest exec_diff_regress[] = {
-	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute), {0},
+	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute),
+	T(dw_aligned_f64), T(sat64), T(half_splat), T(avg64), T(media_edge), {0},
 };

@@ -101,7 +101,9 @@ static char *plain(CGen *g, Op op, Elem e, char *a, char *b, char *c)
 		return s ? STR("(%s < 0 ? (%s)(0 - (%s)%s) : %s)", a, T, W, a, a) : a;
 	case Omin: return f ? STR("fmin%s(%s, %s)", fsuf(e), a, b) : STR("(%s < %s ? %s : %s)", a, b, a, b);
 	case Omax: return f ? STR("fmax%s(%s, %s)", fsuf(e), a, b) : STR("(%s > %s ? %s : %s)", a, b, a, b);
-	case Oavg: return STR("(%s)(((int64_t)%s + (int64_t)%s + 1) >> 1)", T, a, b);
+	case Oavg:   /* the sum of two 64-bit values needs 65 bits */
+		return STR("(%s)(((%s)%s + (%s)%s + 1) >> 1)", T, nb > 32 ? "__int128" : "int64_t", a,
+		           nb > 32 ? "__int128" : "int64_t", b);
 	case Omulhi:
 		if (nb > 32)
 			return STR("(%s)(((%s)%s * (%s)%s) >> 64)", T, s ? "__int128" : "unsigned __int128", a,
@@ -343,8 +345,13 @@ static void rd_body(CGen *g, const Inst *i, const Inst *s, bool checked, const c
 static bool rdregion(CGen *g, const Inst *i)
 {
 	const Inst *s = i->ops[0];
-	if (s->ty.n == 1) {   /* splat */
-		assign(g, i, rd(g, s, "0"));
+	if (s->ty.n == 1) {   /* splat: a copy of the bits (f16 too) */
+		Buf *o = g->out;
+		buf_printf(o, "\tfor (int k = 0; k < %u; k++) ", i->ty.n);
+		c_lv(g, i, "k");
+		buf_puts(o, " = ");
+		c_lv(g, s, "0");
+		buf_puts(o, ";\n");
 		return true;
 	}
 	if (i->ty.n == 1)

@@ -56,20 +56,27 @@ static void float_sat(Px *p, Elem e, const char *d)
 	px_ins(p, "cvt.sat.%s.%s %s, %s", px_ty(e), px_ty(e), d, d);
 }
 
-/* s64 register w into d of type de (clamping when sat). */
-static void from_s64(Px *p, Elem de, const char *d, const char *w, bool sat)
+/* s64 register w into d of type de (clamping when sat).  uns: w holds
+ * an unsigned value (a u64 source, or a product of u32 values, may be
+ * 2^63 or more), so it clamps from above only. */
+static void from_s64(Px *p, Elem de, const char *d, const char *w, bool sat, bool uns)
 {
 	if (ir_is_float(de)) {
-		px_ins(p, "cvt.rn.%s.s64 %s, %s", px_ty(de), d, w);
+		px_ins(p, "cvt.rn.%s.%s64 %s, %s", px_ty(de), uns ? "u" : "s", d, w);
 		if (sat)
 			float_sat(p, de, d);
 		return;
 	}
-	if (sat && bits_of(de) < 64) {
-		long long lo, hi;
-		int_range(de, &lo, &hi);
+	long long lo, hi;
+	int_range(de, &lo, &hi);
+	if (sat && uns && de != E_U64)
+		px_ins(p, "min.u64 %s, %s, %lld", w, w, hi);
+	if (sat && !uns && de != E_I64) {
+		/* u64's range, capped at 2^63 - 1 by int_range, holds every
+		 * nonnegative s64: only its lower bound applies */
 		px_ins(p, "max.s64 %s, %s, %lld", w, w, lo);
-		px_ins(p, "min.s64 %s, %s, %lld", w, w, hi);
+		if (de != E_U64)
+			px_ins(p, "min.s64 %s, %s, %lld", w, w, hi);
 	}
 	if (px_class(de) == RC_B64) {
 		px_ins(p, "mov.b64 %s, %s", d, w);
@@ -129,7 +136,8 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 			float_sat(p, de, d);
 		return;
 	}
-	/* integer -> integer */
+	/* integer -> integer: CM saturates to the destination's range (a
+	 * negative value to 0 for u64, a u64 from 2^63 up stays) */
 	if (sat) {
 		const char *w = px_tmp(p, RC_B64);
 		if (sc == RC_B64)
@@ -137,14 +145,7 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 		else
 			px_ins(p, "cvt.%s64.%s32 %s, %s", ir_is_signed(se) ? "s" : "u",
 			       ir_is_signed(se) ? "s" : "u", w, s);
-		if (se == E_U64) {
-			long long lo, hi;
-			int_range(de, &lo, &hi);
-			px_ins(p, "min.u64 %s, %s, %lld", w, w, hi);
-		}
-		if (se == E_I64 && de == E_U64)
-			px_ins(p, "max.s64 %s, %s, 0", w, w);
-		from_s64(p, de, d, w, bits_of(de) < 64);
+		from_s64(p, de, d, w, true, se == E_U64);
 		return;
 	}
 	if (sc == RC_B64 && dc == RC_B64) {
@@ -166,6 +167,20 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 static const char *ftz(Elem e)
 {
 	return e == E_F32 ? ".ftz" : "";
+}
+
+/* d = (a + b + 1) >> 1 of 64-bit a and b without the 65-bit sum:
+ * (a >> 1) + (b >> 1) + ((a | b) & 1), shifts signed or unsigned as the
+ * type is (exact for both). */
+static void avg64(Px *p, bool sgn, const char *d, const char *a, const char *b)
+{
+	const char *x = px_tmp(p, RC_B64), *y = px_tmp(p, RC_B64);
+	px_ins(p, "or.b64 %s, %s, %s", y, a, b);
+	px_ins(p, "and.b64 %s, %s, 1", y, y);
+	px_ins(p, "shr.%s64 %s, %s, 1", sgn ? "s" : "u", x, a);
+	px_ins(p, "add.s64 %s, %s, %s", y, y, x);
+	px_ins(p, "shr.%s64 %s, %s, 1", sgn ? "s" : "u", x, b);
+	px_ins(p, "add.s64 %s, %s, %s", d, y, x);
 }
 
 /* d = a OP b for one slot in the operands' own type S (no .sat, S == D). */
@@ -220,7 +235,9 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	case Oavg:
 		if (fl)
 			return px_unsupported(p, i, "float avg");
-		if (bits >= 32) {
+		if (bits == 64) {
+			avg64(p, ir_is_signed(e), d, a[0], a[1]);
+		} else if (bits == 32) {
 			const char *x = px_tmp(p, RC_B64), *y = px_tmp(p, RC_B64);
 			const char *w = ir_is_signed(e) ? "s" : "u";
 			px_ins(p, "cvt.%s64.%s32 %s, %s", w, w, x, a[0]);
@@ -297,9 +314,14 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	return true;
 }
 
-/* Exact integer computation in s64, then into D (clamped when sat). */
+/* Exact integer computation in s64, then into D (clamped when sat).  A
+ * product of unsigned 32-bit values (below 2^64) is exact as a u64, and a
+ * u64 source is taken as unsigned; a saturating sum of 64-bit values that
+ * overflows 64 bits is not exact (it wraps first). */
 static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const char **a)
 {
+	bool uns = se == E_U64 ||
+	           (!ir_is_signed(se) && (i->op == Omul || i->op == Omad));
 	const char *w[3] = {0};
 	for (int k = 0; k < ir_ops[i->op].nops && k < 3; k++) {
 		w[k] = px_tmp(p, RC_B64);
@@ -320,9 +342,7 @@ static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const ch
 	case Omin: px_ins(p, "min.s64 %s, %s, %s", r, w[0], w[1]); break;
 	case Omax: px_ins(p, "max.s64 %s, %s, %s", r, w[0], w[1]); break;
 	case Oavg:
-		px_ins(p, "add.s64 %s, %s, %s", r, w[0], w[1]);
-		px_ins(p, "add.s64 %s, %s, 1", r, r);
-		px_ins(p, "shr.s64 %s, %s, 1", r, r);
+		avg64(p, ir_is_signed(se), r, w[0], w[1]);
 		break;
 	case Odiv: case Orem: {
 		const char *z = px_tmp(p, RC_PRED);
@@ -347,7 +367,7 @@ static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const ch
 		return true;
 	}
 	}
-	from_s64(p, de, d, r, i->sat);
+	from_s64(p, de, d, r, i->sat, uns);
 	return true;
 }
 

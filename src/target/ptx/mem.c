@@ -7,7 +7,8 @@
  * Lane l handles elements l, l + 32, ... so a block access coalesces.
  * Every surface access is bounds-checked with CM semantics, as the CPU
  * runtime does: 1D reads past the surface's size give 0 and writes there
- * are dropped; media block reads clamp x and y to the edge, media writes
+ * are dropped; media block reads clamp x and y to the edge (x to the edge
+ * pixel, whose bytes repeat, as the CPU runtime does), media writes
  * outside are dropped.  SLM accesses outside the kernel's SLM are dropped
  * and read 0.  Atomics without a PTX instruction (FMIN, FMAX, FCMPWR) are
  * compare-and-swap loops.
@@ -100,7 +101,7 @@ static Where where(Px *p, Inst *i, Inst *b)
 	w.width = px_tmp(p, RC_B32), w.height = px_tmp(p, RC_B32), w.pitch = px_tmp(p, RC_B32);
 	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
 	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
-	if (i->op == Otload || i->op == Otstore) {
+	if (i->op == Otload || i->op == Otstore || i->op == Omload) {
 		w.bpp = px_tmp(p, RC_B32);
 		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.bpp, d, CUDA_S_BPP);
 	}
@@ -281,6 +282,34 @@ static void access(Px *p, const Where *w, bool store, Elem e, const char *r, con
 	}
 }
 
+/* One element of a block access at a + d under predicate q: one load or
+ * store when the address is aligned to the element (align: the bytes it
+ * is known to be aligned to, ir.h .alignN), else 32-bit pieces joined
+ * with mov (a DWALIGNED read of doubles: ld.global.f64 at an address that
+ * is 4 mod 8 faults with CUDA_ERROR_MISALIGNED_ADDRESS). */
+static void block_access(Px *p, const Where *w, bool store, Elem e, const char *r,
+                         const char *a, int64_t d, const char *q, int align)
+{
+	int eb = ir_elem_bytes[e];
+	if (eb <= align || e == E_I1) {
+		access(p, w, store, e, r, d ? arena_printf(p->arena, "%s+%lld", a, (long long)d) : a,
+		       q);
+		return;
+	}
+	if (align < 4 || eb != 8)
+		die("block access of %d-byte elements aligned to %d bytes", eb, align);
+	const char *lo = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+	if (store)
+		px_ins(p, "mov.b64 {%s, %s}, %s", lo, hi, r);
+	access(p, w, store, E_U32, lo, arena_printf(p->arena, "%s+%lld", a, (long long)d), q);
+	access(p, w, store, E_U32, hi, arena_printf(p->arena, "%s+%lld", a, (long long)d + 4), q);
+	if (!store)
+		px_ins(p, "mov.b64 %s, {%s, %s}", r, lo, hi);
+}
+
+/* The alignment of a block access's address (ir.h: .alignN, else 16). */
+static int block_align(const Inst *i) { return i->align ? i->align : 16; }
+
 /* A 64-bit signed copy of a scalar or slot register. */
 static const char *wide(Px *p, const Inst *v, uint32_t s)
 {
@@ -362,7 +391,7 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 		const char *ok, *a = address(p, w, o, eb, &ok);
 		and_pred(p, &q, ok);
 		and_pred(p, &q, slot_pred(p, val->ty.n, s, st, uni));
-		access(p, w, st, e, px_reg(p, val, s), a, q);
+		block_access(p, w, st, e, px_reg(p, val, s), a, 0, q, block_align(i));
 	}
 }
 
@@ -421,7 +450,7 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 			and_pred(p, &q, px_lane_ge(p, (uint32_t)lo));
 		if (hi < 32)
 			and_pred(p, &q, px_lane_lt(p, (uint32_t)hi));
-		access(p, w, false, e, px_own(p, i, r), arena_printf(p->arena, "%s+%d", a, d), q);
+		block_access(p, w, false, e, px_own(p, i, r), a, d, q, block_align(i));
 	}
 }
 
@@ -471,9 +500,7 @@ static bool block(Px *p, Inst *i)
 			px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", a, eb, a);
 	}
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *q = NULL, *as = a;
-		if (s)
-			as = arena_printf(p->arena, "%s+%u", a, s * 32 * eb);
+		const char *q = NULL;
 		if (lim) {
 			const char *t = x;
 			if (s) {
@@ -483,7 +510,8 @@ static bool block(Px *p, Inst *i)
 			q = below(p, t, lim);
 		}
 		and_pred(p, &q, slot_pred(p, n, s, st, uni));
-		access(p, &w, st, e, px_reg(p, val, s), as, q);
+		block_access(p, &w, st, e, px_reg(p, val, s), a, (int64_t)s * 32 * eb, q,
+		             block_align(i));
 	}
 	return true;
 }
@@ -753,8 +781,20 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e];
 	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32), *lim = NULL;
+	const char *pmax = NULL, *pm1 = NULL;
 	px_ins(p, "sub.s32 %s, %s, %d", xmax, w->width, eb);
 	px_ins(p, "sub.s32 %s, %s, 1", ymax, w->height);
+	if (!st) {
+		/* reads clamp to the edge PIXEL (bpp bytes, a power of two):
+		 * the byte at x reads byte x mod bpp of the clamped pixel, so
+		 * x becomes max(min(x, pmax + t), t) with t = x mod bpp, pmax
+		 * the last pixel's start (the last element's when wider) */
+		pmax = px_tmp(p, RC_B32), pm1 = px_tmp(p, RC_B32);
+		px_ins(p, "max.u32 %s, %s, %d", pmax, w->bpp, eb);
+		px_ins(p, "sub.s32 %s, %s, %s", pmax, w->width, pmax);
+		px_ins(p, "max.u32 %s, %s, 1", pm1, w->bpp);
+		px_ins(p, "sub.u32 %s, %s, 1", pm1, pm1);
+	}
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
@@ -770,8 +810,11 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 			px_ins(p, "and.pred %s, %s, %s", a, a, b);
 			q = a;
 		} else {
-			px_ins(p, "min.s32 %s, %s, %s", x, x, xmax);
-			px_ins(p, "max.s32 %s, %s, 0", x, x);
+			const char *t = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %s, %s", t, x, pm1);
+			px_ins(p, "add.s32 %s, %s, %s", hi, pmax, t);
+			px_ins(p, "min.s32 %s, %s, %s", x, x, hi);
+			px_ins(p, "max.s32 %s, %s, %s", x, x, t);
 			px_ins(p, "min.s32 %s, %s, %s", y, y, ymax);
 			px_ins(p, "max.s32 %s, %s, 0", y, y);
 		}
