@@ -632,6 +632,8 @@ static void var_decl(L *l, Node *d)
 	if (init && init->kind != ND_INIT_LIST) {
 		l->B.loc = init->loc;
 		Inst *x = lw_expr(l, init);
+		if (x && init->ty && init->ty->kind == TY_ARRAY)
+			x = lw_array_fit(l, x, v->ty.n);
 		if (x)
 			lw_write(l, v, lw_coerce(l, x, v->ty, d->sat));
 	} else if (init && init->args.len) {
@@ -961,10 +963,23 @@ static void add_param(L *l, Node *p)
 	ip->type_attr = intern_cstr(attr);
 }
 
+/* A template kernel's instance is named by its instance name, as a
+ * symbol ("K<float>" -> "K_Lfloat_R"; kernel_symbol in util). */
+static const char *kernel_name(L *l, Node *fn)
+{
+	if (!fn->inst_of || !fn->sym)
+		return fn->name;
+	Buf b = {0};
+	kernel_symbol(&b, fn->sym->name);
+	const char *s = arena_strdup(l->a, buf_cstr(&b));
+	buf_free(&b);
+	return s;
+}
+
 static void lower_kernel(L *l, Node *fn)
 {
 	l->gen++;
-	l->f = ir_func_new(l->m, fn->name, fn->loc);
+	l->f = ir_func_new(l->m, kernel_name(l, fn), fn->loc);
 	l->B = (IrBuilder){.f = l->f, .loc = fn->loc};
 	Block *entry = lw_block(l), *exit = lw_block(l);
 	lw_seal_block(l, entry);
