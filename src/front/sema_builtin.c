@@ -1267,6 +1267,56 @@ static bool ck_atomic_legacy(BiCall *c)
 	                         nsrc == 2 ? 2 * n : n);
 }
 
+/* write_typed_atomic<Op[,T[,N]]>([mask,] s, ret, [src0, [src1,]] u[, v[, r[, lod]]])
+ * (cm-language.md §6.2): N pixels of a typed surface, N of 1, 2, 4 or 8
+ * as in Intel's header; the sources are as many as the operation takes and
+ * the coordinates follow.  The result is moved last, as for the other
+ * atomics. */
+static bool ck_typed_atomic(BiCall *c)
+{
+	int si = c->id == BI_WRITE_TYPED_ATOMIC_MASKED ? 1 : 0;
+	Node *ret = c->a[si + 1];
+	if (!is_vm(ret)) {
+		bi_error(c, ret, "the result must be a vector_ref, found '%s'", ty_str(ret->ty));
+		return false;
+	}
+	int n = elems(ret);
+	if (n != 1 && n != 2 && n != 4 && n != 8) {
+		bi_error(c, ret, "the result (one element per pixel) must have 1, 2, 4 or 8 "
+		         "elements, found %d", n);
+		return false;
+	}
+	if (c->has_N && c->N != n) {
+		bi_error(c, ret, "N is %lld but the result has %d elements", (long long)c->N, n);
+		return false;
+	}
+	int nsrc = atomic_nsrc(c->op), ncoord = c->na - si - 2 - nsrc;
+	if (ncoord < 1 || ncoord > 4) {
+		bi_error(c, NULL, "%s takes %d source%s, then 1 to 4 coordinate vectors "
+		         "(u, v, r, lod); found %d argument%s after the result",
+		         atomic_name(c->op), nsrc, nsrc == 1 ? "" : "s", c->na - si - 2,
+		         c->na - si - 2 == 1 ? "" : "s");
+		return false;
+	}
+	if (si && elems(c->a[0]) != n) {
+		bi_error(c, c->a[0], "the mask has %d elements; the result has %d",
+		         elems(c->a[0]), n);
+		return false;
+	}
+	for (int k = 0; k < ncoord; k++) {
+		int i = si + 2 + nsrc + k;
+		if (!is_vm(c->a[i]) || elems(c->a[i]) != n || !ty_is_integer(elem_of(c->a[i]))) {
+			bi_error(c, c->a[i], "coordinate '%s' must be an integer vector of %d "
+			         "elements, found '%s'", (const char *[]){"u", "v", "r", "lod"}[k], n,
+			         ty_str(c->a[i]->ty));
+			return false;
+		}
+		conv_elem(c, i, ty_scalar(SK_UINT));
+	}
+	move_last(c, si + 1);
+	return check_atomic_data(c, n, si + 1, nsrc, c->na - 1, n);
+}
+
 /* cm_svm_atomic(op, addrs, dst, [src0, [src1]]) and svm_atomic<Op>(addrs, dst, ...) */
 static bool ck_atomic_svm(BiCall *c)
 {

@@ -91,8 +91,62 @@ TEST(template_kernels)
 		h_eq_u32(h, "uint (uint)", ou, wu, 4);
 }
 
+TEST(typed_atomics)
+{
+	uint32_t s[4][8], ws[4][8], o[64], w[64] = {0};
+	float f[4][8], wf[4][8];
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 8; x++) {
+			s[y][x] = h_rand(h) % 100000;
+			f[y][x] = h_float(h, -10, 10);
+		}
+	memcpy(ws, s, sizeof s);
+	memcpy(wf, f, sizeof f);
+	for (int k = 0; k < 8; k++) {
+		w[k] = ws[0][k];
+		ws[0][k] += 3 * k;
+		if (k & 1)
+			w[8 + k] = ws[1][k]++;
+		uint32_t expect = ws[2][k] + (k & 1);
+		w[16 + k] = ws[2][k];
+		if (ws[2][k] == expect)
+			ws[2][k] = 100 + k;
+		if (k + 4 < 8)
+			w[24 + k] = --ws[3][k + 4];
+	}
+	for (int k = 0; k < 8; k++) {
+		if (k == 1)
+			continue;       /* lod 1: no such level, dropped */
+		w[32 + k] = ws[3][k];
+		ws[3][k] = ws[3][k] > 1000u * k ? ws[3][k] : 1000u * k;
+	}
+	for (int k = 0; k < 8; k++) {
+		memcpy(&w[40 + k], &wf[0][k], 4);
+		wf[0][k] += 0.5f * k;
+	}
+	if (H_RUN(h, F, "tatom_ret", WALK(1, 1), SURF2D(s, 8, 4, CMETAL_FMT_R32_UINT),
+	          SURF2D(f, 8, 4, CMETAL_FMT_R32F), OUT(o))) {
+		h_eq_u32(h, "results", o, w, 64);
+		h_eq_u32(h, "uint surface", &s[0][0], &ws[0][0], 32);
+		h_near_f32(h, "float surface", &f[0][0], &wf[0][0], 32, 1e-6f);
+	}
+}
+
+TEST(typed_atomics_contended)
+{
+	int32_t s[4][8], w[4][8];
+	enum { THREADS = 16 };
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 8; x++) {
+			s[y][x] = h_range(h, -100000, 100000);
+			w[y][x] = s[y][x] + THREADS * (x + 1) + (y == 0 && x % 2 == 0 ? THREADS : 0);
+		}
+	if (H_RUN(h, F, "tatom_add", WALK(THREADS, 1), SURF2D(s, 8, 4, CMETAL_FMT_R32_SINT)))
+		h_eq_i32(h, "surface", &s[0][0], &w[0][0], 32);
+}
+
 const HTest exec_compat[] = {
 	T(sized_builtins), T(static_const_locals), T(partial_array_init),
-	T(template_kernels),
+	T(template_kernels), T(typed_atomics), T(typed_atomics_contended),
 	{0},
 };
