@@ -564,7 +564,8 @@ static const char *tform_names(BiCall *c)
 static int shaped_operand(BiCall *c)
 {
 	int first = -1;
-	for (int i = 0; i < c->na && c->pcodes[i] && c->pcodes[i] != '*'; i++) {
+	/* cm_pln<SZ>(coefficients, src1, src2): SZ sizes src1 */
+	for (int i = c->id == BI_PLN; i < c->na && c->pcodes[i] && c->pcodes[i] != '*'; i++) {
 		if (!strchr("xvw", c->pcodes[i]))
 			continue;
 		if (is_vm(c->a[i]))
