@@ -495,7 +495,7 @@ static bool tcode_is_type(char code) { return strchr("tTs", code) != NULL; }
 static const char *pick_tform(BiCall *c, TemplArg *ta, int nt, int *len)
 {
 	const char *sig = c->row->sig, *colon = strchr(sig, ':');
-	const char *f = colon ? sig : "";
+	const char *f = sig;            /* the template part is [sig, end) */
 	const char *end = colon ? colon : sig, *partial = NULL;
 	int plen = 0;
 	if (nt == 0 && f == end) {
