@@ -380,6 +380,8 @@ enum {
 	X(ENUM_DECL)    /* name (may be NULL), args: ENUMERATORs */           \
 	X(ENUMERATOR)   /* name, lhs (value expr or NULL) */                  \
 	X(TEMPLATE)     /* tparams, lhs: the FUNC (or STRUCT_DECL) */         \
+	X(INSTANTIATE)  /* template void f<args>(params); lhs: the FUNC     \
+	                   (no body), targs: the explicit arguments */        \
 	X(NAMESPACE)    /* name, args: declarations */                        \
 	X(USING_NS)     /* using namespace name; */                           \
 	X(UNIT)         /* args: top-level declarations */
@@ -564,6 +566,7 @@ int sema_max_vm_bytes(Sema *S);           /* vectors and matrices are smaller */
 enum { MAX_REGION_SPAN = 1 << 20 };
 Sym *sema_lookup(Sema *S, const char *name);      /* sema.c: visible declaration or NULL */
 Node *sema_call(Sema *S, Node *call, Sym *fn);    /* sema_template.c: call of a user function/template */
+void sema_explicit_inst(Sema *S, Node *n);        /* sema_template.c: template void f<T>(...); */
 /* sema_cm.c */
 Node *sema_member_call(Sema *S, Node *e);                    /* x.select<...>(...), ... */
 bool sema_vm_init(Sema *S, Node *decl, Type *t);             /* VAR_DECL of a VM type */

@@ -158,6 +158,7 @@ bool ps_is_cm_member(const Token *t);
 /* parse_expr.c */
 Node *ps_expr_nested(Parser *p);       /* inside brackets: '>' is an operator */
 void ps_args(Parser *p, NodeList *out);
+void ps_targs(Parser *p, Node *n, const char *what);
 Node *ps_string(Parser *p);
 Node *ps_paren(Parser *p);
 Node *ps_cond(Parser *p);

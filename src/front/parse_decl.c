@@ -279,10 +279,56 @@ static void parse_tparams(Parser *p, Node *t)
 	vec_free(&v);
 }
 
-/* template_decl := 'template' template_params declaration */
+/* explicit_instantiation := 'template' decl_specs declarator
+ *                           [template_args] params ';'
+ * e.g. `template _GENX_MAIN_ void K<float>(SurfaceIndex s);` */
+static void parse_instantiation(Parser *p, NodeList *out, int extra, Token *kw)
+{
+	DeclSpec ds;
+	ps_decl_specs(p, &ds);
+	Declarator d;
+	if (ds.ts)
+		parse_declarator(p, ds.ts, &d);
+	if (!ds.ts || !d.name || !(at(p, P_LT) || at(p, P_LPAREN))) {
+		ps_perr(p, kw, "expected '<' after 'template', or an explicit instantiation "
+		        "of a function template ('template void f<T>(...);')");
+		ps_sync(p);
+		return;
+	}
+	Node *n = mk(p, ND_INSTANTIATE, kw);
+	Node *f = mk(p, ND_FUNC, d.tok);
+	f->name = n->name = d.name;
+	f->name_loc = n->name_loc = d.tok->loc;
+	f->ts = d.ts;
+	f->dspec = ds.dspec | extra;
+	if (at(p, P_LT))
+		ps_targs(p, n, d.name);
+	if (!at(p, P_LPAREN)) {
+		ps_perr(p, peek(p), "expected the parameter list of the instantiation of '%s', "
+		        "found %s", d.name, ps_tok_desc(p, peek(p)));
+		ps_sync(p);
+		return;
+	}
+	ps_scope_push(p, NULL, false);
+	parse_params(p, f);
+	ps_scope_pop(p);
+	if (at(p, P_LBRACE))
+		ps_perr(p, peek(p), "an explicit instantiation has no body");
+	if (!ps_expect(p, P_SEMI, "after the explicit instantiation"))
+		ps_sync(p);
+	n->lhs = f;
+	nl_push(p->a, out, n);
+}
+
+/* template_decl := 'template' template_params declaration
+ *                | explicit_instantiation */
 static void parse_template(Parser *p, NodeList *out, int extra)
 {
 	Token *kw = next(p);
+	if (!at(p, P_LT)) {
+		parse_instantiation(p, out, extra, kw);
+		return;
+	}
 	Node *t = mk(p, ND_TEMPLATE, kw);
 	ps_scope_push(p, NULL, true);
 	parse_tparams(p, t);

@@ -45,7 +45,7 @@ void ps_args(Parser *p, NodeList *out)
 
 /* template_args := '<' [template_arg (',' template_arg)*] '>'
  * template_arg := type_name | cond_expr with no top-level '>' */
-static void parse_targs(Parser *p, Node *n, const char *what)
+void ps_targs(Parser *p, Node *n, const char *what)
 {
 	VEC(TemplArg) v = {0};
 	bool save = p->no_gt;
@@ -151,7 +151,7 @@ static Node *parse_name_expr(Parser *p)
 	Node *c = mk(p, ND_CALL, t);
 	c->len = id->len;
 	c->lhs = id;
-	parse_targs(p, c, id->name);
+	ps_targs(p, c, id->name);
 	if (at(p, P_LPAREN))
 		ps_args(p, &c->args);
 	else
@@ -251,7 +251,7 @@ static Node *parse_member(Parser *p, Node *e)
 	n->name_loc = nt->loc;
 	n->template_kw = tkw;
 	if (targs)
-		parse_targs(p, n, nt->text);
+		ps_targs(p, n, nt->text);
 	if (at(p, P_LPAREN))
 		ps_args(p, &n->args);
 	else if (targs)

@@ -474,18 +474,157 @@ static TemplArg *call_targs(Node *call, int *n)
 	return NULL;
 }
 
-static bool fold_targs(BiCall *c)
+/* Whether a template argument is a type (a type-id, or a name of one). */
+static bool targ_is_type(Sema *S, const TemplArg *ta)
+{
+	if (ta->ts)
+		return true;
+	if (!ta->expr || ta->expr->kind != ND_IDENT)
+		return false;
+	Sym *s = sema_lookup(S, ta->expr->name);
+	return s && s->kind == SYM_TYPE;
+}
+
+static bool tcode_is_type(char code) { return strchr("tTs", code) != NULL; }
+
+/* The template part of a row's sig is one or more forms separated by '|',
+ * in the order of Intel's header templates (cm-language.md §7): "t|Z"
+ * accepts cm_sin<float>(x), cm_sin<8>(v) and cm_sin<2,4>(m).  A form
+ * fits when each explicit argument has the kind of its code (a 'Z' takes
+ * every remaining integer) and the codes left over are optional. */
+static const char *pick_tform(BiCall *c, TemplArg *ta, int nt, int *len)
 {
 	const char *sig = c->row->sig, *colon = strchr(sig, ':');
-	int nt, ncodes = colon ? (int)(colon - sig) : 0;
-	TemplArg *ta = call_targs(c->call, &nt);
-	if (nt > ncodes) {
-		error_at(ta[ncodes].loc, "'%s' takes %d template argument%s, found %d",
-		         c->row->name, ncodes, ncodes == 1 ? "" : "s", nt);
+	const char *f = sig;            /* the template part is [sig, end) */
+	const char *end = colon ? colon : sig, *partial = NULL;
+	int plen = 0;
+	if (nt == 0 && f == end) {
+		*len = 0;
+		return f;
+	}
+	while (f < end) {
+		const char *bar = memchr(f, '|', (size_t)(end - f));
+		int n = (int)((bar ? bar : end) - f), i = 0, k = 0;
+		for (; i < nt && k < n; k++) {
+			if (f[k] == 'Z') {
+				while (i < nt && !targ_is_type(c->S, &ta[i]))
+					i++;
+				continue;
+			}
+			if (tcode_is_type(f[k]) != targ_is_type(c->S, &ta[i]))
+				break;
+			i++;
+		}
+		bool rest_optional = true;
+		for (int r = k; r < n; r++)
+			if (strchr("TNO", f[r]))
+				rest_optional = false;
+		if (i == nt && rest_optional) {
+			*len = n;
+			return f;
+		}
+		if (i == nt && !partial) {      /* fold_targs names what is missing */
+			partial = f;
+			plen = n;
+		}
+		f = bar ? bar + 1 : end;
+	}
+	*len = plen;
+	return partial;
+}
+
+/* "<T>, <SZ> or <N1,N2>": the forms of a template part, for messages. */
+static const char *tform_names(BiCall *c)
+{
+	const char *sig = c->row->sig, *colon = strchr(sig, ':');
+	Buf b = { 0 };
+	for (const char *p = sig; colon && p < colon; p++) {
+		if (p == sig || p[-1] == '|')
+			buf_printf(&b, "%s<", p == sig ? "" : " or ");
+		switch (*p) {
+		case 't': case 'T': buf_printf(&b, "T"); break;
+		case 's': buf_printf(&b, "T1"); break;
+		case 'N': case 'n': buf_printf(&b, "N"); break;
+		case 'O': buf_printf(&b, "Op"); break;
+		case 'Z': buf_printf(&b, "SZ | N1,N2"); break;
+		}
+		if (p + 1 < colon && p[1] != '|')
+			buf_printf(&b, "%s", *p == '|' ? "" : ",");
+		if (p + 1 == colon || p[1] == '|')
+			buf_printf(&b, ">");
+	}
+	const char *r = arena_printf(sema_arena(c->S), "%s", buf_cstr(&b));
+	buf_free(&b);
+	return r;
+}
+
+/* The operand that explicit sizes and a source type describe: the first
+ * vector or matrix operand, else the first arithmetic one (Intel's
+ * overloads put the sized vector first or, swapped, after a scalar). */
+static int shaped_operand(BiCall *c)
+{
+	int first = -1;
+	/* cm_pln<SZ>(coefficients, src1, src2): SZ sizes src1 */
+	for (int i = c->id == BI_PLN; i < c->na && c->pcodes[i] && c->pcodes[i] != '*'; i++) {
+		if (!strchr("xvw", c->pcodes[i]))
+			continue;
+		if (is_vm(c->a[i]))
+			return i;
+		if (first < 0)
+			first = i;
+	}
+	return first;
+}
+
+/* Explicit sizes (SZ, or N1,N2) fix the operand's element count: a vector
+ * or matrix must have that many elements, a scalar is splatted (Intel's
+ * parameter is a vector<T,SZ> that the scalar initializes); a source type
+ * T1 converts the operand. */
+static bool apply_shape(BiCall *c, int64_t size, bool has_size, Type *src)
+{
+	int i = shaped_operand(c);
+	if (i < 0)
+		die("template sizes on a builtin without an operand");
+	Node *e = c->a[i];
+	if (has_size && is_vm(e) && elems(e) != size) {
+		bi_error(c, e, "the template arguments give %lld element%s, but argument %d "
+		         "has %d ('%s')", (long long)size, size == 1 ? "" : "s", i + 1,
+		         elems(e), ty_str(e->ty));
 		return false;
 	}
-	for (int i = 0; i < ncodes; i++) {
-		char code = sig[i];
+	Type *el = src ? src : elem_of(e);
+	if (has_size && !is_vm(e) && size > 1) {
+		if (size * el->size >= 4096) {
+			bi_error(c, e, "the template arguments give %lld elements, more than a "
+			         "vector may hold", (long long)size);
+			return false;
+		}
+		conv(c, i, ty_vector(el, (int)size));
+	} else if (src) {
+		conv_elem(c, i, src);
+	}
+	return true;
+}
+
+static bool fold_targs(BiCall *c)
+{
+	int nt, len;
+	TemplArg *ta = call_targs(c->call, &nt);
+	const char *f = pick_tform(c, ta, nt, &len);
+	if (!f) {
+		const char *forms = tform_names(c);
+		if (!*forms)
+			error_at(ta[0].loc, "'%s' takes no template arguments", c->row->name);
+		else
+			error_at(nt ? ta[0].loc : c->call->loc, "the template arguments of '%s' "
+			         "(%s) must be %s", c->row->name, c->row->desc, forms);
+		return false;
+	}
+	int64_t size = 1;
+	bool has_size = false;
+	Type *src = NULL;
+	for (int i = 0, k = 0; k < len; k++) {
+		char code = f[k];
 		if (i >= nt) {
 			if (code == 'T' || code == 'N' || code == 'O') {
 				error_at(c->call->loc, "'%s' (%s) needs an explicit template "
@@ -496,7 +635,22 @@ static bool fold_targs(BiCall *c)
 		}
 		const char *what = arena_printf(sema_arena(c->S),
 		                                "template argument %d of '%s'", i + 1, c->row->name);
-		if (code == 't' || code == 'T') {
+		if (code == 'Z') {
+			for (; i < nt && !targ_is_type(c->S, &ta[i]); i++) {
+				int64_t v;
+				if (!sema_targ_int(c->S, &ta[i], what, &v))
+					return false;
+				if (v < 1 || v > 4096) {
+					error_at(ta[i].loc, "%s must be a size from 1 to 4096, found %lld",
+					         what, (long long)v);
+					return false;
+				}
+				size *= v;
+				has_size = true;
+			}
+			continue;
+		}
+		if (code == 't' || code == 'T' || code == 's') {
 			Type *t = sema_targ_type(c->S, &ta[i], what);
 			if (!t)
 				return false;
@@ -505,7 +659,10 @@ static bool fold_targs(BiCall *c)
 				         what, ty_str(t));
 				return false;
 			}
-			c->T = t;
+			if (code == 's')
+				src = t;
+			else
+				c->T = t;
 		} else if (code == 'O') {
 			Node *x = ta[i].expr ? sema_expr(c->S, ta[i].expr) : NULL;
 			if (!x || !is_enum_named(x->ty, "CmAtomicOpType") ||
@@ -520,8 +677,9 @@ static bool fold_targs(BiCall *c)
 				return false;
 			c->has_N = true;
 		}
+		i++;
 	}
-	return true;
+	return has_size || src ? apply_shape(c, size, has_size, src) : true;
 }
 
 /* ---------------------------------------------------------- the resolver */
@@ -1108,6 +1266,56 @@ static bool ck_atomic_legacy(BiCall *c)
 	bool has_ret = c->na - oi - 1 > lsrc;
 	return check_atomic_data(c, n, oi + 1, lsrc, has_ret ? c->na - 1 : -1,
 	                         nsrc == 2 ? 2 * n : n);
+}
+
+/* write_typed_atomic<Op[,T[,N]]>([mask,] s, ret, [src0, [src1,]] u[, v[, r[, lod]]])
+ * (cm-language.md §6.2): N pixels of a typed surface, N of 1, 2, 4 or 8
+ * as in Intel's header; the sources are as many as the operation takes and
+ * the coordinates follow.  The result is moved last, as for the other
+ * atomics. */
+static bool ck_typed_atomic(BiCall *c)
+{
+	int si = c->id == BI_WRITE_TYPED_ATOMIC_MASKED ? 1 : 0;
+	Node *ret = c->a[si + 1];
+	if (!is_vm(ret)) {
+		bi_error(c, ret, "the result must be a vector_ref, found '%s'", ty_str(ret->ty));
+		return false;
+	}
+	int n = elems(ret);
+	if (n != 1 && n != 2 && n != 4 && n != 8) {
+		bi_error(c, ret, "the result (one element per pixel) must have 1, 2, 4 or 8 "
+		         "elements, found %d", n);
+		return false;
+	}
+	if (c->has_N && c->N != n) {
+		bi_error(c, ret, "N is %lld but the result has %d elements", (long long)c->N, n);
+		return false;
+	}
+	int nsrc = atomic_nsrc(c->op), ncoord = c->na - si - 2 - nsrc;
+	if (ncoord < 1 || ncoord > 4) {
+		bi_error(c, NULL, "%s takes %d source%s, then 1 to 4 coordinate vectors "
+		         "(u, v, r, lod); found %d argument%s after the result",
+		         atomic_name(c->op), nsrc, nsrc == 1 ? "" : "s", c->na - si - 2,
+		         c->na - si - 2 == 1 ? "" : "s");
+		return false;
+	}
+	if (si && elems(c->a[0]) != n) {
+		bi_error(c, c->a[0], "the mask has %d elements; the result has %d",
+		         elems(c->a[0]), n);
+		return false;
+	}
+	for (int k = 0; k < ncoord; k++) {
+		int i = si + 2 + nsrc + k;
+		if (!is_vm(c->a[i]) || elems(c->a[i]) != n || !ty_is_integer(elem_of(c->a[i]))) {
+			bi_error(c, c->a[i], "coordinate '%s' must be an integer vector of %d "
+			         "elements, found '%s'", (const char *[]){"u", "v", "r", "lod"}[k], n,
+			         ty_str(c->a[i]->ty));
+			return false;
+		}
+		conv_elem(c, i, ty_scalar(SK_UINT));
+	}
+	move_last(c, si + 1);
+	return check_atomic_data(c, n, si + 1, nsrc, c->na - 1, n);
 }
 
 /* cm_svm_atomic(op, addrs, dst, [src0, [src1]]) and svm_atomic<Op>(addrs, dst, ...) */

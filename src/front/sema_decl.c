@@ -131,7 +131,7 @@ static Type *array_decl(Sema *S, Node *d, Type *elem, bool global)
 		return ty_error();
 	}
 	if (!elem->is_const || !d->init) {
-		error_at(name_loc(d), "file-scope array '%s' must be const and initialized", d->name);
+		error_at(name_loc(d), "array '%s' must be const and initialized (a file-scope or static const array)", d->name);
 		return ty_error();
 	}
 	if (!ty_is_scalar(elem) || ty_is_error(elem)) {
@@ -212,10 +212,21 @@ static void init_scalar(Sema *S, Node *d, Type *t)
 		d->args.data[0] = d->init;
 }
 
+/* A `static const` local (a scalar or an array with a constant
+ * initializer) is a file-scope constant with a block-scoped name: the
+ * only kind of static local CM allows (§9: file-scope `static const` arrays
+ * are fine; cmc accepts the same inside a body). */
+static bool static_const_local(Node *d, bool global)
+{
+	return !global && (d->dspec & DS_STATIC) &&
+	       (d->ts->is_const || (d->dspec & DS_CONSTEXPR));
+}
+
 void sema_var_decl(Sema *S, Node *d, bool global)
 {
 	TypeSpec *ts = d->ts;
 	Type *t;
+	bool sconst = static_const_local(d, global);
 	if (ts->kind == TS_AUTO) {
 		Node *init = d->init ? d->init : d->args.len == 1 ? d->args.data[0] : NULL;
 		if (!init || init->kind == ND_INIT_LIST) {
@@ -243,16 +254,20 @@ void sema_var_decl(Sema *S, Node *d, bool global)
 		t = ty_error();
 	}
 	if (d->args2.len && !ty_is_error(t))
-		t = array_decl(S, d, t, global);
+		t = array_decl(S, d, t, global || sconst);
 	else if (t->kind == TY_VOID && !ty_is_error(t)) {
 		error_at(name_loc(d), "variable '%s' has incomplete type 'void'", d->name);
 		t = ty_error();
 	}
-	if ((d->dspec & DS_STATIC) && !global && !ty_is_error(t)) {
-		error_at(name_loc(d), "static local variables are not supported in CM");
+	if ((d->dspec & DS_STATIC) && !global && !ty_is_error(t) &&
+	    (!sconst || !(ty_is_scalar(t) || t->kind == TY_ARRAY))) {
+		error_at(name_loc(d), "static local variables are not supported in CM "
+		         "(only static const scalars and arrays)");
+		t = ty_error();
 	}
 	d->ty = t;
-	Sym *s = sema_new_sym(S, global ? SYM_GLOBAL : SYM_VAR, d->name, t, name_loc(d), d);
+	Sym *s = sema_new_sym(S, global || sconst ? SYM_GLOBAL : SYM_VAR, d->name, t,
+	                      name_loc(d), d);
 	d->sym = s;
 	bool has_init = d->init || d->args.len;
 	if (global && has_init && !t->is_const && !ty_is_error(t) && t->kind != TY_ARRAY) {
@@ -270,7 +285,12 @@ void sema_var_decl(Sema *S, Node *d, bool global)
 	    !(d->init && (bad(d->init) || d->init->has_value)))
 		diag_at(DIAG_ERROR, name_loc(d), nlen(d->name),
 		        "constexpr variable '%s' must be initialized by a constant expression", d->name);
-	if (S->fx && has_init) {
+	else if (sconst && !ty_is_error(t) && ty_is_scalar(t) &&
+	         !(d->init && (bad(d->init) || d->init->has_value)))
+		diag_at(DIAG_ERROR, name_loc(d), nlen(d->name),
+		        "static const local '%s' must be initialized by a constant expression",
+		        d->name);
+	if (S->fx && has_init && !sconst) {
 		DeclMark m = {d, S->fx->seq, S->scope->block_end};
 		vec_push(&S->fx->decls, m);
 		sema_check_simd_width(S, d, t);
@@ -563,6 +583,7 @@ void sema_top_decl(Sema *S, Node *d)
 		break;
 	case ND_FUNC: func_decl(S, d); break;
 	case ND_TEMPLATE: template_decl(S, d); break;
+	case ND_INSTANTIATE: sema_explicit_inst(S, d); break;
 	case ND_TYPEDEF: sema_typedef_decl(S, d); break;
 	case ND_STRUCT_DECL: sema_struct_decl(S, d); break;
 	case ND_ENUM_DECL: sema_enum_decl(S, d); break;

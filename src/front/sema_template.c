@@ -534,3 +534,69 @@ Node *sema_call(Sema *S, Node *call, Sym *head)
 		diag_at(DIAG_ERROR, at, nlen(name), "kernel '%s' cannot be called", name);
 	return call;
 }
+
+/* `template [_GENX_MAIN_] void K<float>(SurfaceIndex);`: instantiates the
+ * function template whose parameters, under the explicit arguments (and
+ * deduction from the declared parameter types), are exactly the declared
+ * ones.  An instance of a _GENX_MAIN_ template is a kernel, named by its
+ * instance name ("K<float>", see kernel_symbol in util). */
+void sema_explicit_inst(Sema *S, Node *n)
+{
+	Node *f = n->lhs;
+	bool ret_auto;
+	Type *fty = sema_func_signature(S, f, &ret_auto);
+	Sym *head = sema_lookup(S, f->name);
+	if (!head || (head->kind != SYM_TEMPLATE && head->kind != SYM_FUNC)) {
+		diag_at(DIAG_ERROR, f->name_loc, nlen(f->name),
+		        "explicit instantiation of '%s', which is not a function template", f->name);
+		return;
+	}
+	if (ty_is_error(fty))
+		return;
+	Node *call = node_new(S->a, ND_CALL, n->loc);
+	call->targs = n->targs;
+	call->ntargs = n->ntargs;
+	call->has_targs = n->has_targs;
+	for (int i = 0; i < fty->nparams; i++) {
+		Node *a = node_new(S->a, ND_IDENT, f->params.data[i]->loc);
+		a->ty = fty->params[i];
+		a->lvalue = true;
+		nl_push(S->a, &call->args, a);
+	}
+	Cand *found = NULL;
+	int nfound = 0;
+	for (Sym *s = head; s; s = s->next_overload) {
+		if (s->kind != SYM_TEMPLATE)
+			continue;
+		Cand *c = NEWN(S->a, Cand, 1);
+		c->sym = s;
+		match(S, c, call);
+		bool exact = c->viable;
+		for (int i = 0; exact && i < c->nparams; i++)
+			exact = ty_base(c->params[i]) == ty_base(fty->params[i]);
+		if (exact) {
+			found = c;
+			nfound++;
+		}
+	}
+	if (nfound != 1) {
+		diag_at(DIAG_ERROR, f->name_loc, nlen(f->name), nfound ?
+		        "explicit instantiation of '%s' is ambiguous" :
+		        "explicit instantiation of '%s' matches no template of that name "
+		        "(the parameters must be the template's under the given arguments)",
+		        f->name);
+		return;
+	}
+	Node *tf = found->sym->decl->lhs;
+	if ((f->dspec & DS_GENX_MAIN) && !(tf->dspec & DS_GENX_MAIN)) {
+		diag_at(DIAG_ERROR, f->name_loc, nlen(f->name),
+		        "explicit instantiation of '%s' as a kernel, but the template is not "
+		        "_GENX_MAIN_", f->name);
+		return;
+	}
+	Sym *is = instantiate(S, found, call);
+	if (is) {
+		is->is_kernel = (tf->dspec & DS_GENX_MAIN) != 0;
+		n->sym = is;
+	}
+}

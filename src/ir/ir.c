@@ -256,7 +256,7 @@ Inst *ir_mask(const Inst *i)
 
 int ir_nsrc(const Inst *i)
 {
-	return i->op == Oatomic ? ir_atomic_nsrc[i->aop] : 0;
+	return i->op == Oatomic || i->op == Otatomic ? ir_atomic_nsrc[i->aop] : 0;
 }
 
 bool ir_const_is_splat(const Inst *i)

@@ -198,6 +198,7 @@ enum {
 	X(tload, "tload", 4, IRF_MEM | IRF_MASK)                              \
 	X(tstore, "tstore", 5, IRF_MEM | IRF_MASK | IRF_VOID)                 \
 	X(atomic, "atomic", 3, IRF_MEM | IRF_MASK | IRF_VAR)                  \
+	X(tatomic, "tatomic", 4, IRF_MEM | IRF_MASK | IRF_VAR)                \
 	/* synchronisation, thread ids, misc */                               \
 	X(barrier, "barrier", 0, IRF_VOID | IRF_BARRIER)                      \
 	X(sbarrier, "sbarrier", 0, IRF_VOID | IRF_BARRIER) /* imm 1 signal */ \
@@ -266,6 +267,9 @@ typedef enum { SP_NONE, SP_SURF, SP_SVM, SP_SLM } IrSpace;
  *   tstore surf, u, v, r, val[,mask]
  *   atomic base, goff, offs, src0..[,mask]  .op (IrAtomic) decides the
  *           number of sources; returns the old value (PREDEC: the new)
+ *   tatomic surf, u, v, r, src0..[,mask]  the same on the first dword of
+ *           typed pixel (u, v, r); pixels outside the surface, or of
+ *           fewer than 4 bytes, are dropped and read 0
  *
  * For SVM gathers with a vector of addresses, base is const 0:u64 and goff
  * const 0 with .byte.  Surface reads out of bounds give 0 and writes are

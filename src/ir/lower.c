@@ -632,6 +632,8 @@ static void var_decl(L *l, Node *d)
 	if (init && init->kind != ND_INIT_LIST) {
 		l->B.loc = init->loc;
 		Inst *x = lw_expr(l, init);
+		if (x && init->ty && init->ty->kind == TY_ARRAY)
+			x = lw_array_fit(l, x, v->ty.n);
 		if (x)
 			lw_write(l, v, lw_coerce(l, x, v->ty, d->sat));
 	} else if (init && init->args.len) {
@@ -961,10 +963,44 @@ static void add_param(L *l, Node *p)
 	ip->type_attr = intern_cstr(attr);
 }
 
+/* A template kernel's instance is named by its instance name, as a
+ * symbol ("K<float>" -> "K_Lfloat_R"; kernel_symbol in util). */
+static const char *kernel_name(L *l, Node *fn)
+{
+	if (!fn->inst_of || !fn->sym)
+		return fn->name;
+	Buf b = {0};
+	kernel_symbol(&b, fn->sym->name);
+	const char *s = arena_strdup(l->a, buf_cstr(&b));
+	buf_free(&b);
+	return s;
+}
+
+/* File-scope const vectors and matrices with an initializer get their
+ * value at kernel entry, which dominates every use (a binding made at the
+ * first use could sit in a branch). */
+static void init_const_globals(L *l)
+{
+	for (int i = 0; i < l->unit->args.len; i++) {
+		Node *d = l->unit->args.data[i];
+		Sym *s = d->kind == ND_VAR_DECL ? d->sym : NULL;
+		Node *init = s ? (d->init ? d->init : d->args.len ? d->args.data[0] : NULL) : NULL;
+		if (!init || s->kind != SYM_GLOBAL || !ty_is_vm(s->ty) || !s->ty->is_const ||
+		    init->kind == ND_INIT_LIST)
+			continue;
+		Binding *b = lw_bind(l, s);
+		Inst *x = lw_expr(l, init);
+		if (x && init->ty && init->ty->kind == TY_ARRAY)
+			x = lw_array_fit(l, x, b->lr.var->ty.n);
+		if (x)
+			lw_write(l, b->lr.var, lw_coerce(l, x, b->lr.var->ty, d->sat));
+	}
+}
+
 static void lower_kernel(L *l, Node *fn)
 {
 	l->gen++;
-	l->f = ir_func_new(l->m, fn->name, fn->loc);
+	l->f = ir_func_new(l->m, kernel_name(l, fn), fn->loc);
 	l->B = (IrBuilder){.f = l->f, .loc = fn->loc};
 	Block *entry = lw_block(l), *exit = lw_block(l);
 	lw_seal_block(l, entry);
@@ -980,6 +1016,7 @@ static void lower_kernel(L *l, Node *fn)
 		lw_write(l, v, irb_arg(&l->B, (uint32_t)i));
 		b->lr = lw_whole(v, p->sym->ty);
 	}
+	init_const_globals(l);
 	Frame fr = {.ret = exit};
 	l->frame = &fr;
 	l->jump = NULL;

@@ -115,6 +115,7 @@ IrType lw_type(Type *t);
 Inst *lw_expr(L *l, Node *e);         /* rvalue (refs read) */
 Inst *lw_cond(L *l, Node *e);         /* scalar i1 */
 Inst *lw_coerce(L *l, Inst *v, IrType to, bool sat);
+Inst *lw_array_fit(L *l, Inst *v, uint32_t n);
 Inst *lw_conv_elem(L *l, Inst *v, Elem to, bool sat);
 Inst *lw_int(L *l, Elem e, int64_t v);
 bool lw_lref(L *l, Node *e, LRef *out);  /* false: not an lvalue */

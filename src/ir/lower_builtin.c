@@ -330,6 +330,43 @@ static void atomic(L *l, Node *c, IrSpace sp, Inst *base, Inst *goff, int first,
 		lw_assign_to(l, ret, i);
 }
 
+/* write_typed_atomic: [mask,] s, srcs.., u[, v[, r[, lod]]], ret (sema put
+ * the result last).  A lane whose lod is not 0 names a mip level 2D
+ * surfaces do not have: it is dropped like a pixel outside. */
+static void typed_atomic(L *l, Node *c, bool masked)
+{
+	int aop = atomic_op(c->cargs[0]);
+	if (aop < 0) {
+		error_at(c->loc, "unknown atomic operation %d", c->cargs[0]);
+		return;
+	}
+	int si = masked ? 1 : 0, nsrc = ir_atomic_nsrc[aop];
+	Node *ret = A(c, c->args.len - 1);
+	IrType ty = tyof(ret);
+	int ncoord = c->args.len - si - 2 - nsrc;
+	Inst *co[4];
+	for (int k = 0; k < 4; k++)
+		co[k] = k < ncoord ? u32(l, ex(l, c, si + 1 + nsrc + k)) : zero_vec(l, E_U32, ty.n);
+	Inst *user = NULL;
+	if (masked) {
+		Inst *m = ex(l, c, 0);
+		Inst *one = irb_const_int(&l->B, ir_scalar(m->ty.elem), 1);
+		user = lw_bool_vec(l, irb_op(&l->B, Oand, m->ty, m, one, NULL));
+	}
+	if (ncoord == 4) {
+		Inst *lod0 = irb_op(&l->B, Oeq, ir_type(E_I1, ty.n), co[3],
+		                    lw_int(l, E_U32, 0), NULL);
+		user = user ? irb_op(&l->B, Oand, lod0->ty, user, lod0, NULL) : lod0;
+	}
+	Inst *ops[6] = {ex(l, c, si), co[0], co[1], co[2]};
+	for (int s = 0; s < nsrc; s++)
+		ops[4 + s] = lw_coerce(l, ex(l, c, si + 1 + s), ty, false);
+	Inst *i = emit(l, Otatomic, ty, SP_SURF, ops, 4 + (uint32_t)nsrc,
+	               access_mask(l, ty.n, user));
+	i->aop = (uint8_t)aop;
+	lw_assign_to(l, ret, i);
+}
+
 /* ---- math ------------------------------------------------------------------- */
 
 /* Operands from..from+n converted to their common type (floats if fl). */
@@ -808,6 +845,10 @@ static Inst *memory(L *l, Node *c)
 		atomic(l, c, SP_SURF, ex(l, c, 1), lw_int(l, E_U32, 0), 2, m, false, false);
 		return NULL;
 	}
+	case BI_WRITE_TYPED_ATOMIC:
+	case BI_WRITE_TYPED_ATOMIC_MASKED:
+		typed_atomic(l, c, c->builtin == BI_WRITE_TYPED_ATOMIC_MASKED);
+		return NULL;
 	case BI_WRITE_ATOMIC_LEGACY:
 		atomic(l, c, SP_SURF, ex(l, c, 0), u32(l, ex(l, c, 2)), 3, NULL, false, true);
 		return NULL;
@@ -955,7 +996,7 @@ Inst *lw_builtin(L *l, Node *c)
 	case BI_THREAD_ORIGIN_X ... BI_LINEAR_GLOBAL_SIZE:
 		r = thread_ids(l, c);
 		return r ? lw_coerce(l, r, tyof(c), false) : NULL;
-	case BI_READ_OWORD ... BI_WRITE_ATOMIC_MASKED:
+	case BI_READ_OWORD ... BI_WRITE_TYPED_ATOMIC_MASKED:
 	case BI_SLM_INIT ... BI_SLM_BLOCK_WRITE:
 	case BI_SVM_BLOCK_READ ... BI_SVM_SCATTER4:
 		return memory(l, c);

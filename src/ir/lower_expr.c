@@ -137,6 +137,21 @@ Inst *lw_const_array(L *l, Sym *s)
 	return irb_const_list(&l->B, ty, vals);
 }
 
+/* vector<T,N> v(array) copies the first min(array size, N) elements
+ * (cm-language.md §2.3).  cmc leaves the rest of a longer vector
+ * uninitialized; here they are 0, what an uninitialized local reads as. */
+Inst *lw_array_fit(L *l, Inst *v, uint32_t n)
+{
+	if (v->ty.n > n)
+		return irb_rdregion(&l->B, ir_type(v->ty.elem, n), v,
+		                    (IrRegion){0, (int32_t)n, 1, 0}, NULL);
+	if (v->ty.n == n)
+		return v;
+	Inst *z = konst(l, ir_type(v->ty.elem, n), 0, 0, false);
+	return irb_wrregion(&l->B, z, v, (IrRegion){0, (int32_t)v->ty.n, 1, 0},
+	                    NULL, NULL);
+}
+
 /* ---- conversions ------------------------------------------------------------- */
 
 Inst *lw_splat(L *l, Inst *v, uint32_t n)
@@ -409,17 +424,8 @@ static Inst *cast(L *l, Node *e)
 	if (!v || e->ty->kind == TY_VOID)
 		return NULL;
 	IrType to = lw_type(e->ty);
-	if (src->ty && src->ty->kind == TY_ARRAY && v->ty.n != to.n) {
-		/* vector<T,N> v(array): the first min(size) elements */
-		if (v->ty.n > to.n) {
-			v = irb_rdregion(&l->B, ir_type(v->ty.elem, to.n), v,
-			                 (IrRegion){0, (int32_t)to.n, 1, 0}, NULL);
-		} else {
-			Inst *z = konst(l, ir_type(v->ty.elem, to.n), 0, 0, false);
-			v = irb_wrregion(&l->B, z, v, (IrRegion){0, (int32_t)v->ty.n, 1, 0},
-			                 NULL, NULL);
-		}
-	}
+	if (src->ty && src->ty->kind == TY_ARRAY)
+		v = lw_array_fit(l, v, to.n);
 	return lw_coerce(l, v, to, e->sat);
 }
 

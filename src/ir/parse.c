@@ -384,7 +384,7 @@ static void opname(P *p, Inst *i)
 		for (int k = 1; k < 4 && !ok; k++)
 			if (IS(space_names[k]))
 				i->space = (uint8_t)k, ok = true;
-		for (int k = 0; k < AT_COUNT_ && !ok && i->op == Oatomic; k++)
+		for (int k = 0; k < AT_COUNT_ && !ok && (i->op == Oatomic || i->op == Otatomic); k++)
 			if (IS(ir_atomic_name[k]))
 				i->aop = (uint8_t)k, ok = true;
 		if (!ok && IS("sat"))

@@ -138,7 +138,7 @@ static void put_const(Buf *out, const Inst *i)
 static void put_opname(Buf *out, const Inst *i)
 {
 	buf_puts(out, ir_ops[i->op].name);
-	if (i->op == Oatomic)
+	if (i->op == Oatomic || i->op == Otatomic)
 		buf_printf(out, ".%s", ir_atomic_name[i->aop]);
 	if (i->space)
 		buf_printf(out, ".%s", space_names[i->space]);

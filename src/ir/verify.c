@@ -203,6 +203,7 @@ static bool check_types(V *v, const Inst *i)
 			return BAD("bad thread id");
 		return true;
 	case Oatomic:
+	case Otatomic:
 		if (i->aop >= AT_COUNT_)
 			return BAD("bad atomic op");
 		return true;

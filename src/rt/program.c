@@ -139,10 +139,13 @@ cm_status cmetal_kernel_create(cmetal_program *p, const char *name, cmetal_kerne
 		return rt_fail(CM_INVALID_VALUE, "cmetal_kernel_create: %s is NULL",
 		               name ? "the output pointer" : "the kernel name");
 	*out = NULL;
+	Buf sym = {0};
+	kernel_symbol(&sym, name);      /* "K<float>" names a template's instance */
 	for (uint32_t i = 0; i < p->nkernels; i++) {
 		const CmkKernelInfo *ki = &p->kernels[i];
-		if (strcmp(ki->name, name) != 0)
+		if (strcmp(ki->name, name) != 0 && strcmp(ki->name, buf_cstr(&sym)) != 0)
 			continue;
+		buf_free(&sym);
 		cmetal_kernel *k = calloc(1, sizeof *k);
 		if (!k)
 			return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
@@ -158,6 +161,7 @@ cm_status cmetal_kernel_create(cmetal_program *p, const char *name, cmetal_kerne
 		*out = k;
 		return CM_SUCCESS;
 	}
+	buf_free(&sym);
 	Buf b = {0};
 	for (uint32_t i = 0; i < p->nkernels; i++)
 		buf_printf(&b, "%s'%s'", i ? ", " : "", p->kernels[i].name);

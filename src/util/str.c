@@ -124,3 +124,92 @@ char *read_file(const char *path, size_t *len)
 	buf_cstr(&b);
 	return b.data;
 }
+
+/* ---- kernel symbols ---------------------------------------------------- */
+
+/* Spellings of a scalar type that a host may write in a kernel name, and
+ * the one the compiler's instance names use (front.h SCALAR_KINDS). */
+static const char *const type_synonyms[][2] = {
+	{"unsigned int", "uint"}, {"unsigned", "uint"}, {"uint32_t", "uint"},
+	{"unsigned short", "ushort"}, {"unsigned short int", "ushort"},
+	{"uint16_t", "ushort"}, {"unsigned char", "uchar"}, {"uint8_t", "uchar"},
+	{"signed char", "char"}, {"int8_t", "char"}, {"signed", "int"},
+	{"signed int", "int"}, {"int32_t", "int"}, {"short int", "short"},
+	{"int16_t", "short"}, {"long long int", "long long"}, {"int64_t", "long long"},
+	{"unsigned long long int", "unsigned long long"},
+	{"uint64_t", "unsigned long long"},
+};
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Appends a run of words (already single-spaced), mapped to its
+ * canonical spelling. */
+static void put_words(Buf *b, const char *w, size_t n)
+{
+	for (size_t i = 0; i < sizeof type_synonyms / sizeof type_synonyms[0]; i++)
+		if (strlen(type_synonyms[i][0]) == n && !strncmp(type_synonyms[i][0], w, n)) {
+			buf_puts(b, type_synonyms[i][1]);
+			return;
+		}
+	buf_putn(b, w, n);
+}
+
+/* Words are gathered into runs ("unsigned long long"), single-spaced;
+ * punctuation is copied and spaces around it dropped. */
+void kernel_canonical_name(Buf *out, const char *name)
+{
+	Buf words = {0};
+	for (const char *s = name;; s++) {
+		if (word_char(*s)) {
+			buf_putc(&words, *s);
+			continue;
+		}
+		if (*s == ' ' || *s == '\t' || *s == '\n') {
+			const char *t = s;
+			while (*t == ' ' || *t == '\t' || *t == '\n')
+				t++;
+			if (words.len && word_char(*t))
+				buf_putc(&words, ' ');
+			s = t - 1;
+			continue;
+		}
+		if (words.len)
+			put_words(out, words.data, words.len);
+		words.len = 0;
+		if (!*s)
+			break;
+		buf_putc(out, *s);
+	}
+	buf_free(&words);
+}
+
+void kernel_symbol(Buf *out, const char *name)
+{
+	if (!strchr(name, '<')) {
+		buf_puts(out, name);
+		return;
+	}
+	Buf c = {0};
+	kernel_canonical_name(&c, name);
+	for (size_t i = 0; i < c.len; i++) {
+		char ch = c.data[i];
+		switch (ch) {
+		case '_': buf_puts(out, "__"); break;
+		case '<': buf_puts(out, "_L"); break;
+		case '>': buf_puts(out, "_R"); break;
+		case ',': buf_puts(out, "_C"); break;
+		case ' ': buf_puts(out, "_S"); break;
+		case '-': buf_puts(out, "_N"); break;
+		default:
+			if (word_char(ch))
+				buf_putc(out, ch);
+			else
+				buf_printf(out, "_x%02X", (unsigned char)ch);
+		}
+	}
+	buf_free(&c);
+}

@@ -70,6 +70,14 @@ uint64_t hash_more(uint64_t h, const void *p, size_t n); /* continues hash_bytes
  * hex digits> <path>\n", or "- <path>\n" when text is NULL (looked for,
  * not there). */
 void dep_line(Buf *b, const char *path, const char *text, size_t len);
+/* The symbol of a kernel in generated C and PTX.  A template kernel's
+ * instance ("K<float, 8>", as a host spells it; spaces and the usual type
+ * spellings such as "unsigned int" or "uint32_t" do not matter) becomes an
+ * identifier ("K_Lfloat_C8_R": '_' doubled, '<' _L, '>' _R, ',' _C,
+ * ' ' _S, '-' _N, others _xHH); a plain name is itself. */
+void kernel_symbol(Buf *out, const char *name);
+/* The canonical spelling kernel_symbol encodes ("K<uint,8>"). */
+void kernel_canonical_name(Buf *out, const char *name);
 char *xstrdup(const char *s);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);

@@ -99,7 +99,8 @@ typedef struct {
 #define T(n) {#n, t_##n}
 
 extern const HTest exec_core[], exec_members[], exec_simd[], exec_memory[],
-	exec_math[], exec_sync[], exec_arith[], exec_dataport[], exec_lang[];
+	exec_math[], exec_sync[], exec_arith[], exec_dataport[], exec_lang[],
+	exec_compat[];
 extern const HTest exec_gpu_regress[], exec_diff_regress[];
 
 #endif

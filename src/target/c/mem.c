@@ -306,42 +306,95 @@ static bool typed_op(CGen *g, const Inst *i)
 	return true;
 }
 
-static bool atomic_op(CGen *g, const Inst *i)
+/* Whether an atomic's element type fits its operation (the C helpers of
+ * the prelude exist for these). */
+static bool atomic_type_ok(const Inst *i, uint32_t n)
 {
 	Elem e = i->ty.elem;
-	uint32_t n = i->ops[2]->ty.n, sz = (uint32_t)ir_elem_bytes[e];
-	int ns = ir_nsrc(i);
+	uint32_t sz = (uint32_t)ir_elem_bytes[e];
 	bool fop = i->aop >= AT_FMAX && i->aop <= AT_FSUB;
 	bool ok = fop || i->aop == AT_XCHG || i->aop == AT_CMPXCHG
 	                  ? (e == E_F32 || (!fop && ir_is_int(e) && sz >= 2))
 	                  : ir_is_int(e) && sz >= 2;
-	if (!ok || i->ty.n != n) {
+	if (!ok || i->ty.n != n)
 		error_at(i->loc, "atomic %s on %u x %s is not supported", ir_atomic_name[i->aop], i->ty.n,
 		         ir_elem_name[e]);
-		return false;
-	}
-	Buf *o = g->out;
-	buf_puts(o, "\tmemset(");
+	return ok && i->ty.n == n;
+}
+
+/* The result starts at 0 (lanes that do not run read 0). */
+static void zero_result(CGen *g, const Inst *i)
+{
+	buf_puts(g->out, "\tmemset(");
 	addr_of(g, i);
-	buf_puts(o, ", 0, sizeof(");
+	buf_puts(g->out, ", 0, sizeof(");
 	c_name(g, i);
-	buf_puts(o, "));\n");
+	buf_puts(g->out, "));\n");
+}
+
+/* Lane k: result[k] = the atomic on *(T *)(ptr), sources from ops[s0..]. */
+static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
+{
+	Elem e = i->ty.elem;
+	int ns = ir_nsrc(i);
+	buf_puts(g->out, "\t\t\t");
+	c_lv(g, i, "k");
+	buf_printf(g->out, " = cmk_at_%s_%s((%s *)(%s), ", ir_atomic_name[i->aop], ir_elem_name[e],
+	           c_type(e), ptr);
+	for (int s = 0; s < 2; s++) {
+		if (s < ns)
+			c_lv(g, i->ops[s0 + s], "k");
+		else
+			buf_puts(g->out, "0");
+		buf_puts(g->out, s ? ");\n" : ", ");
+	}
+}
+
+static bool atomic_op(CGen *g, const Inst *i)
+{
+	uint32_t n = i->ops[2]->ty.n, sz = (uint32_t)ir_elem_bytes[i->ty.elem];
+	if (!atomic_type_ok(i, n))
+		return false;
+	Buf *o = g->out;
+	zero_result(g, i);
 	mem_base(g, i, i->ops[0]);
 	lane_loop(g, i, n);
 	lane_addr(g, i, sz);
 	buf_printf(o, "\t\t\tif (!cmk_in(m, a, %u) || (uintptr_t)CMK_AT(m, a) %% %u) "
-	              "{ cmk_fault(t, %d, \"atomic out of bounds\", %d); continue; }\n\t\t\t",
+	              "{ cmk_fault(t, %d, \"atomic out of bounds\", %d); continue; }\n",
 	           sz, sz, chk(g), g->line);
-	c_lv(g, i, "k");
-	buf_printf(o, " = cmk_at_%s_%s((%s *)CMK_AT(m, a), ", ir_atomic_name[i->aop], ir_elem_name[e],
-	           c_type(e));
-	for (int s = 0; s < 2; s++) {
-		if (s < ns)
-			c_lv(g, i->ops[3 + s], "k");
-		else
-			buf_puts(o, "0");
-		buf_puts(o, s ? ");\n" : ", ");
+	atomic_lane(g, i, "CMK_AT(m, a)", 3);
+	buf_puts(o, "\t\t}\n\t}\n");
+	return true;
+}
+
+/* Typed atomic at pixel (u, v, r): the first dword of the pixel, which
+ * must be at least 4 bytes; other lanes are dropped and read 0. */
+static bool tatomic_op(CGen *g, const Inst *i)
+{
+	uint32_t n = i->ops[1]->ty.n;
+	if (!atomic_type_ok(i, n))
+		return false;
+	if (ir_elem_bytes[i->ty.elem] != 4) {
+		error_at(i->loc, "typed atomics need 4-byte elements");
+		return false;
 	}
+	Buf *o = g->out;
+	zero_result(g, i);
+	buf_puts(o, "\t{\n\t\tCmkSurface s; cmk_mgeom(t, (uint64_t)");
+	c_name(g, i->ops[0]);
+	buf_puts(o, ", &s);\n");
+	lane_loop(g, i, n);
+	buf_puts(o, "\t\t\tuint64_t u = ");
+	c_lv(g, i->ops[1], "k");
+	buf_puts(o, ", w = ");
+	c_lv(g, i->ops[2], "k");
+	buf_puts(o, ", r = ");
+	c_lv(g, i->ops[3], "k");
+	buf_printf(o, ";\n\t\t\tif (!s.base || s.bpp < 4 || u >= s.width / s.bpp || w >= s.height || "
+	              "(r + 1) * s.height * s.pitch > s.size) { cmk_fault(t, %d, \"typed atomic out of bounds\", %d); continue; }\n",
+	           chk(g), g->line);
+	atomic_lane(g, i, "s.base + (r * s.height + w) * s.pitch + u * s.bpp", 4);
 	buf_puts(o, "\t\t}\n\t}\n");
 	return true;
 }
@@ -456,6 +509,7 @@ bool c_emit_mem(CGen *g, const Inst *i)
 	case Ogather4: case Oscatter4: return gather4_op(g, i);
 	case Otload: case Otstore: return typed_op(g, i);
 	case Oatomic: return atomic_op(g, i);
+	case Otatomic: return tatomic_op(g, i);
 	case Obarrier:
 		svc_call(g, "barrier", "");
 		return true;

@@ -101,11 +101,12 @@ static Where where(Px *p, Inst *i, Inst *b)
 	w.width = px_tmp(p, RC_B32), w.height = px_tmp(p, RC_B32), w.pitch = px_tmp(p, RC_B32);
 	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.base, d, CUDA_S_BASE);
 	px_ins(p, "ld.global.nc.u64 %s, [%s+%d]", w.size, d, CUDA_S_SIZE);
-	if (i->op == Otload || i->op == Otstore || i->op == Omload) {
+	bool typed = i->op == Otload || i->op == Otstore || i->op == Otatomic;
+	if (typed || i->op == Omload) {
 		w.bpp = px_tmp(p, RC_B32);
 		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.bpp, d, CUDA_S_BPP);
 	}
-	if (i->op == Omload || i->op == Omstore || i->op == Otload || i->op == Otstore) {
+	if (i->op == Omload || i->op == Omstore || typed) {
 		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.width, d, CUDA_S_WIDTH);
 		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.height, d, CUDA_S_HEIGHT);
 		px_ins(p, "ld.global.nc.u32 %s, [%s+%d]", w.pitch, d, CUDA_S_PITCH);
@@ -970,6 +971,52 @@ static bool atomic(Px *p, Inst *i)
 	return true;
 }
 
+/* tatomic: the atomic on the first dword of typed pixel (u, v, r); lanes
+ * outside the surface, or on pixels of fewer than 4 bytes, are dropped and
+ * read 0 (as atomic() does for offsets outside a buffer). */
+static bool tatomic(Px *p, Inst *i)
+{
+	Inst *mask = ir_mask(i);
+	int ns = ir_nsrc(i);
+	uint32_t n = i->ops[1]->ty.n;
+	if (ir_elem_bytes[i->ty.elem] != 4)
+		return px_unsupported(p, i, "typed atomics on elements other than 4 bytes");
+	Where w = where(p, i, i->ops[0]);
+	const char *wpx = px_tmp(p, RC_B32);
+	px_ins(p, "div.u32 %s, %s, %s", wpx, w.width, w.bpp);
+	for (uint32_t s = 0; s < SLOTS(n); s++) {
+		const char *q = NULL, *src[2] = {0}, *ok;
+		const char *u = px_reg(p, i->ops[1], s), *v = px_reg(p, i->ops[2], s);
+		const char *r = px_reg(p, i->ops[3], s);
+		const char *in = px_tmp(p, RC_PRED), *t = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.lt.u32 %s, %s, %s", in, u, wpx);
+		px_ins(p, "setp.lt.u32 %s, %s, %s", t, v, w.height);
+		px_ins(p, "and.pred %s, %s, %s", in, in, t);
+		px_ins(p, "setp.ge.u32 %s, %s, 4", t, w.bpp);
+		px_ins(p, "and.pred %s, %s, %s", in, in, t);
+		const char *row = px_tmp(p, RC_B32), *o = px_tmp(p, RC_B64), *xo = px_tmp(p, RC_B64);
+		const char *x = px_tmp(p, RC_B32);
+		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", row, r, w.height, v);
+		px_ins(p, "mul.wide.u32 %s, %s, %s", o, row, w.pitch);
+		px_ins(p, "mul.lo.u32 %s, %s, %s", x, u, w.bpp);
+		px_ins(p, "cvt.u64.u32 %s, %s", xo, x);
+		px_ins(p, "add.u64 %s, %s, %s", o, o, xo);
+		const char *a = address(p, &w, o, 4, &ok);
+		and_pred(p, &q, in);
+		and_pred(p, &q, ok);
+		if (n - s * 32 < 32)
+			and_pred(p, &q, px_lane_lt(p, n - s * 32));
+		if (mask)
+			and_pred(p, &q, px_reg(p, mask, s));
+		for (int k = 0; k < ns && k < 2; k++)
+			src[k] = px_reg(p, i->ops[4 + k], s);
+		if (!atomic_op(p, i, &w, px_reg(p, i, s), a, src, q))
+			return false;
+	}
+	uniform(p, i, false);
+	return true;
+}
+
 bool px_mem(Px *p, Inst *i)
 {
 	switch (i->op) {
@@ -978,6 +1025,7 @@ bool px_mem(Px *p, Inst *i)
 	case Ogather4: case Oscatter4: return scatter4(p, i);
 	case Omload: case Omstore: return media(p, i);
 	case Oatomic: return atomic(p, i);
+	case Otatomic: return tatomic(p, i);
 	case Otload: case Otstore: return typed(p, i);
 	default:
 		return px_unsupported(p, i, arena_printf(p->arena, "'%s' (typed surfaces)",
