@@ -184,7 +184,48 @@ TEST(media_blocks)
 	MEDIA_CASE("media_u32_4x16", CMETAL_FMT_R32_UINT, 4, 4, 16, 1, -3, 60, 14);
 }
 
+/* walker_filter's reference (gpu_regress.cm) on a W x HH image of 4-byte
+ * pixels: reads clamp to the edge pixel, writes outside are dropped. */
+static void r_walker_filter(const uint8_t *in, uint8_t *out, int W, int HH, int nx, int ny)
+{
+	for (int v = 0; v < ny; v++)
+		for (int h = 0; h < nx; h++)
+			for (int r = 0; r < 6; r++)
+				for (int b = 0; b < 24; b++) {
+					unsigned sum = 0;
+					for (int i = 0; i < 3; i++)
+						for (int j = 0; j < 3; j++) {
+							int y = v * 6 + r + i, x = h * 24 + b + 4 * j;
+							int px = x / 4, ch = x % 4;
+							px = px >= W ? W - 1 : px;
+							y = y >= HH ? HH - 1 : y;
+							sum += in[((size_t)y * W + px) * 4 + ch];
+						}
+					int oy = v * 6 + 1 + r, ox = h * 24 + 4 + b;
+					if (oy < HH && ox < W * 4)
+						out[(size_t)oy * W * 4 + ox] = (uint8_t)((sum + 4) / 9);
+				}
+}
+
+TEST(walker_filter)
+{
+	enum { W = 640, HH = 480 };
+	static uint8_t s[HH][W * 4], o[HH][W * 4], w[HH][W * 4];
+	for (int y = 0; y < HH; y++)
+		for (int x = 0; x < W * 4; x++)
+			s[y][x] = (uint8_t)h_rand(h);
+	memset(o, 0, sizeof o);
+	memset(w, 0, sizeof w);
+	int nx = (W + 5) / 6, ny = (HH + 5) / 6;
+	r_walker_filter(&s[0][0], &w[0][0], W, HH, nx, ny);
+	HShape sh = WALK(nx, ny);
+	sh.options = "-fno-bounds-check"; /* edge blocks write outside */
+	if (H_RUN(h, F, "walker_filter", sh, SURF2D(s, W, HH, CMETAL_FMT_A8R8G8B8),
+	          SURF2D(o, W, HH, CMETAL_FMT_A8R8G8B8)))
+		h_eq_u8(h, "out", &o[0][0], &w[0][0], sizeof o);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
-	T(media_blocks), {0},
+	T(media_blocks), T(walker_filter), {0},
 };
