@@ -31,7 +31,8 @@ static void usage(FILE *f)
 	      "  -fsyntax-only      check the source and stop\n"
 	      "  --emit=ast         print the checked syntax tree\n"
 	      "  -t TARGET          ptx (default), c (or cpu), ir (text only)\n"
-	      "  -march=ARCH        PTX: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a (default\n"
+	      "  -march=ARCH        PTX: sm_80, sm_86, sm_87, sm_89, sm_90[a], sm_100[a|f],\n"
+	      "                     sm_103[a|f], sm_110[a|f], sm_120[a|f], sm_121[a|f] (default\n"
 	      "                     sm_90); CM persona for CM_GENX: SKL, ICLLP, TGLLP, ...\n"
 	      "                     (default SKL)\n"
 	      "  -O0, -O1, -O2      optimization level (default -O2)\n"
@@ -81,7 +82,7 @@ static void usage_passes(void)
 static void print_version(FILE *f)
 {
 	fprintf(f, "cmetal version %s\n", CMETAL_VERSION_STRING);
-	fprintf(f, "Targets: ptx (sm_80..sm_90a), c (host CPU), ir\n");
+	fprintf(f, "Targets: ptx (sm_80..sm_121f), c (host CPU), ir\n");
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {

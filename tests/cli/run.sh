@@ -154,9 +154,17 @@ expect several_text_stdout 0 "" sh -c "'$CMETAL' -S -t ir k.cm k2.cm -o - | grep
 expect stdin_twice 1 "more than once" "$CMETAL" -fsyntax-only - -
 
 # -march: the PTX architectures the back end knows, and a clear error for others
-for a in sm_80 sm_86 sm_87 sm_89 sm_90 sm_90a; do
+for a in sm_80 sm_86 sm_87 sm_89 sm_90 sm_90a sm_100 sm_100a sm_100f sm_103 sm_103a sm_103f \
+	sm_110 sm_110a sm_110f sm_120 sm_120a sm_120f sm_121 sm_121a sm_121f; do
 	expect "march_$a" 0 "" sh -c "'$CMETAL' -S -march=$a k.cm -o - | grep -q '^\\.target $a\$'"
 done
+# each with a PTX version ptxas accepts for it (when ptxas is there)
+if command -v ptxas >/dev/null 2>&1; then
+	for a in sm_100 sm_103a sm_110f sm_120 sm_121a; do
+		expect "march_ptxas_$a" 0 "" sh -c "'$CMETAL' -S -march=$a k.cm -o k-$a.ptx && ptxas -arch=$a k-$a.ptx -o k-$a.cubin"
+	done
+fi
+expect march_101 1 "unknown PTX architecture 'sm_101'" "$CMETAL" -S -march=sm_101 k.cm -o -
 expect march_unknown 1 "unknown PTX architecture 'sm_75'" "$CMETAL" -S -march=sm_75 k.cm -o -
 expect march_garbage 1 "unknown PTX architecture 'sm_x'" "$CMETAL" -S -march=sm_x k.cm -o -
 exit 0

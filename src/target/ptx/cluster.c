@@ -24,6 +24,7 @@
  * and launches without a cluster attribute every CTA is a cluster of one,
  * and this code computes what the ordinary kernel does.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/cuda_abi.h"
@@ -37,7 +38,8 @@ bool px_cluster_on(const Px *p)
 /* -fcluster-slm needs clusters (sm_90); false after an error. */
 bool px_cluster_check(const EmitOptions *o, const char *march)
 {
-	if (!o->cluster_slm || !strncmp(march, "sm_9", 4))
+	/* clusters: sm_90 and every newer architecture */
+	if (!o->cluster_slm || atoi(march + 3) >= 90)
 		return true;
 	error_at((Loc){0}, "-fcluster-slm needs thread-block clusters: -march=sm_90 or newer "
 	         "(not %s)", march);

@@ -677,16 +677,31 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	return ok;
 }
 
-static const char *check_march(const char *m)
+/* The architectures the back end emits for, each with the oldest PTX ISA
+ * version that has it (ptxas refuses an older .version). */
+static const struct {
+	const char *name, *isa;
+} marchs[] = {
+	{"sm_80", "8.0"}, {"sm_86", "8.0"}, {"sm_87", "8.0"}, {"sm_89", "8.0"},
+	{"sm_90", "8.0"}, {"sm_90a", "8.0"}, {"sm_100", "8.6"}, {"sm_100a", "8.6"},
+	{"sm_100f", "8.8"}, {"sm_103", "8.8"}, {"sm_103a", "8.8"}, {"sm_103f", "8.8"},
+	{"sm_110", "9.0"}, {"sm_110a", "9.0"}, {"sm_110f", "9.0"}, {"sm_120", "8.7"},
+	{"sm_120a", "8.7"}, {"sm_120f", "8.8"}, {"sm_121", "8.8"}, {"sm_121a", "8.8"},
+	{"sm_121f", "8.8"},
+};
+
+/* The entry of -march m (default sm_90), or an error and -1. */
+static int check_march(const char *m)
 {
-	static const char *const ok[] = {"sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
 	if (!m)
-		return "sm_90";
-	for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++)
-		if (!strcmp(ok[k], m))
-			return ok[k];
-	error_at((Loc){0}, "unknown PTX architecture '%s' (use sm_80 .. sm_90a)", m);
-	return NULL;
+		m = "sm_90";
+	for (size_t k = 0; k < sizeof marchs / sizeof marchs[0]; k++)
+		if (!strcmp(marchs[k].name, m))
+			return (int)k;
+	error_at((Loc){0}, "unknown PTX architecture '%s' (use one of sm_80, sm_86, sm_87, "
+	         "sm_89, sm_90[a], sm_100[a|f], sm_103[a|f], sm_110[a|f], sm_120[a|f], "
+	         "sm_121[a|f])", m);
+	return -1;
 }
 
 static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32_t scratch,
@@ -765,8 +780,11 @@ static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, 
 
 static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 {
-	const char *march = check_march(o->march);
-	if (!march || !px_cluster_check(o, march) || !check_thread_args(m, o->thread_args))
+	int arch = check_march(o->march);
+	if (arch < 0)
+		return false;
+	const char *march = marchs[arch].name;
+	if (!px_cluster_check(o, march) || !check_thread_args(m, o->thread_args))
 		return false;
 	Buf head = {0}, globals = {0};
 	Buf *kern = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(Buf));
@@ -778,7 +796,8 @@ static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 	for (uint32_t k = 0; k < m->nfuncs && ok; k++)
 		ok = emit_kernel(m->funcs[k], o, &kern[k], &globals, &nshfl[k], &scratch[k],
 		                 &pfmeta[k], &npf);
-	buf_printf(&head, ".version 8.0\n.target %s\n.address_size 64\n\n", march);
+	buf_printf(&head, ".version %s\n.target %s\n.address_size 64\n\n", marchs[arch].isa,
+	           march);
 	for (uint32_t k = 0; k < m->nfuncs; k++)
 		if (scratch[k]) {   /* slm.c; sized at launch (rt/cuda_abi.h) */
 			buf_puts(&head, ".extern .shared .align 16 .b8 cmetal_scratch[];\n");
