@@ -33,6 +33,9 @@ Regions (tests/sass counts SASS per unit of work in one of them):
              the deepest nested, then the largest;
   loop@N     (loop:OP@N) the N-th in that order.  Plain `loop` ranks every
              innermost loop the same way.
+  path:OP    the loop loop:OP picks, counted along its path from head to
+             backward branch with the most OP, the shortest of those: the
+             hot path, without a fast path's out-of-line alternative.
 --loops lists each kernel's loops with what the ranking looks at, --region
 what a region holds.
 """
@@ -213,7 +216,40 @@ def main_path(ins):
     return path
 
 
-REGION = re.compile(r"^(all|main|loop)(?::([A-Za-z0-9_.]+))?(?:@(\d+))?$")
+def loop_path(ins, l, op):
+    """Indices of the path through loop l from its head to its backward
+    branch with the most op instructions, the shortest of those: a fast
+    path's out-of-line alternative inside the loop counts only when it is
+    the path taken."""
+    best = {}	# k -> (op count, -length, next index) from k to the tail
+    for k in range(l.tail, l.head - 1, -1):
+        i = ins[k]
+        here = 1 if i.op.split(".")[0] == op or i.op.startswith(op + ".") else 0
+        if k == l.tail:
+            best[k] = (here, -1, None)
+            continue
+        succ = []
+        if i.op.startswith(("BRA", "BRX", "JMP", "JMX")):
+            if i.target is not None and k < i.target <= l.tail:
+                succ.append(i.target)
+            if i.pred or i.op == "BRA.DIV" or i.target is None or i.target <= k:
+                succ.append(k + 1)
+        elif i.op.startswith(("EXIT", "RET")):
+            if i.pred:
+                succ.append(k + 1)
+        else:
+            succ.append(k + 1)
+        options = [(here + best[t][0], best[t][1] - 1, t) for t in succ if t in best]
+        if options:
+            best[k] = max(options, key=lambda o: (o[0], o[1]))
+    path, k = [], l.head
+    while k is not None and k in best:
+        path.append(k)
+        k = best[k][2]
+    return path
+
+
+REGION = re.compile(r"^(all|main|loop|path)(?::([A-Za-z0-9_.]+))?(?:@(\d+))?$")
 
 
 def region(ins, spec):
@@ -231,6 +267,8 @@ def region(ins, spec):
     if len(ranked) < nth:
         raise ValueError("%s: %d such loops (%s)" % (spec, len(ranked), describe_loops(ins)))
     l = ranked[nth - 1]
+    if kind == "path":
+        return [ins[k] for k in loop_path(ins, l, op)]
     return ins[l.head:l.tail + 1]
 
 

@@ -218,6 +218,37 @@ static bool fold_roff(Inst *i)
 	return true;
 }
 
+/* A runtime offset x + c or x - c (32-bit, not saturating) gives its
+ * constant to the region: offset + c with runtime offset x reads the same
+ * positions, and regions whose offsets differ only by constants now share
+ * one runtime value (after cse, k-means' c * D + d for every d is c * D).
+ * Narrower offsets keep their form (x + c wraps at 2^16 there), and so
+ * does a negative result (regions have offsets of at least 0). */
+static bool fold_roff_add(Inst *i)
+{
+	Inst *r = ir_roff(i);
+	if (!r || (r->op != Oadd && r->op != Osub) || r->sat || r->ty.n != 1 ||
+	    (r->ty.elem != E_I32 && r->ty.elem != E_U32))
+		return false;
+	int64_t c;
+	Inst *x;
+	if (opt_const_int(r->ops[1], &c))
+		x = r->ops[0];
+	else if (r->op == Oadd && opt_const_int(r->ops[0], &c))
+		x = r->ops[1];
+	else
+		return false;
+	if (r->op == Osub)
+		c = -c;
+	c = (int32_t)(uint32_t)c;	/* the add wraps at 2^32 */
+	int64_t off = (int64_t)i->rg.offset + c;
+	if (off < 0 || off > INT32_MAX || x->ty.n != 1)
+		return false;
+	i->rg.offset = (int32_t)off;
+	i->ops[ir_ops[i->op].nops] = x;
+	return true;
+}
+
 bool opt_fold(Func *f)
 {
 	bool any = false;
@@ -225,6 +256,7 @@ bool opt_fold(Func *f)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
 			ir_resolve_ops(i);
 			if (i->op == Ordregion || i->op == Owrregion) {
+				any |= fold_roff_add(i);
 				any |= fold_roff(i);
 				any |= fold_region(f, i);
 			} else if (i->op == Oconv) {

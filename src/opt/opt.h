@@ -23,6 +23,8 @@ bool opt_run(Module *m, int level, const char *dump, Buf *dump_out);
 
 /* fold.c — constant folding through element-wise ops and regions. */
 bool opt_fold(Func *f);
+/* cse.c — common scalar subexpressions within a block. */
+bool opt_cse(Func *f);
 /* dce.c — dead instructions and dead vector elements. */
 bool opt_dce(Func *f);
 /* region.c — region collapsing and copy propagation. */

@@ -12,6 +12,7 @@ const Pass opt_passes[] = {
 	{"fold", opt_fold, 1},       /* constants through ops and regions */
 	{"region", opt_region, 1},   /* rdregion of rdregion, whole writes */
 	{"sr", opt_sr, 1},           /* x / 2^k, x % 2^k */
+	{"cse", opt_cse, 1},         /* one value per scalar expression */
 	{"fold2", opt_fold, 1},      /* what region and sr exposed */
 	{"dce", opt_dce, 1},         /* dead code, dead vector elements */
 };

@@ -225,7 +225,50 @@ TEST(walker_filter)
 		h_eq_u8(h, "out", &o[0][0], &w[0][0], sizeof o);
 }
 
+/* row_groups' reference (gpu_regress.cm): element i of a table of n reads
+ * 0 outside it. */
+static double r_row_sums(const double *tab, int n, int w, int shift, int rows, int is_u16)
+{
+	double acc = 0;
+	for (int r = 0; r < rows; r++)
+		for (int d = 0; d < w; d++) {
+			int i = r * w + shift + d;
+			double x = i >= 0 && i < n ? tab[i] : 0;
+			if (is_u16)
+				acc = (uint16_t)(uint32_t)(acc + x * (d + 1));
+			else
+				acc += x * (d + 1);
+		}
+	return acc;
+}
+
+TEST(row_groups)
+{
+	enum { N = 4 };
+	static float a[N * 64], o[N * 8], w[N * 8];
+	for (int i = 0; i < N * 64; i++)
+		a[i] = (float)(h_rand(h) % 200);
+	int shift = (int)h_range(h, 0, 1), rows = 3 + (int)h_range(h, 0, 2);
+	for (int t = 0; t < N; t++) {
+		double f[64], dd[32], s[64];
+		for (int i = 0; i < 64; i++) {
+			f[i] = a[t * 64 + i];
+			s[i] = (uint16_t)a[t * 64 + i];
+		}
+		for (int i = 0; i < 32; i++)
+			dd[i] = f[2 * i] * 0.5;
+		memset(w + t * 8, 0, 8 * sizeof *w);
+		w[t * 8 + 0] = (float)r_row_sums(f, 64, 16, shift, rows, 0);
+		w[t * 8 + 1] = (float)r_row_sums(f, 64, 8, shift, rows + 2, 0);
+		w[t * 8 + 2] = (float)r_row_sums(dd, 32, 4, shift, rows, 0);
+		w[t * 8 + 3] = (float)r_row_sums(s, 64, 8, shift, rows, 1);
+	}
+	if (H_RUN(h, F, "row_groups", GROUPS(2, 2), IN(a), OUT(o), I32(shift), I32(rows)))
+		h_near_f32(h, "out", o, w, N * 8, 1e-6f);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
-	T(media_blocks), T(walker_filter), {0},
+	T(media_blocks), T(walker_filter),
+	T(row_groups), {0},
 };

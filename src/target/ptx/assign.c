@@ -294,6 +294,42 @@ static void group_extracts(Px *p, Func *f)
 		}
 }
 
+/* A scalar extract at a runtime offset (k-means' cen(c, d)). */
+static bool runtime_extract(const Inst *i)
+{
+	return i->op == Ordregion && ir_roff(i) && i->ty.n == 1 && is_vector(i->ops[0]);
+}
+
+/* The runtime-offset scalar extracts of an SLM copy in one block that share
+ * their runtime offset (after cse and fold, c * D for every d of a row) and
+ * whose constant offsets span at most 64 elements are loaded together by
+ * the first of them (slm.c px_slm_rextract): one range check for all, and
+ * 16-byte loads when the offset is aligned. */
+static void group_rextracts(Px *p, Func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			PxVal *pi = &p->val[i->id];
+			if (!runtime_extract(i) || !p->val[i->ops[0]->id].in_slm || pi->rlead)
+				continue;
+			int32_t lo = i->rg.offset, hi = i->rg.offset;
+			uint32_t n = 0;
+			for (Inst *j = i; j; j = j->next)
+				if (runtime_extract(j) && j->ops[0] == i->ops[0] &&
+				    ir_roff(j) == ir_roff(i) && !p->val[j->id].rlead) {
+					lo = j->rg.offset < lo ? j->rg.offset : lo;
+					hi = j->rg.offset > hi ? j->rg.offset : hi;
+					n++;
+				}
+			if (n < 2 || (int64_t)hi - lo >= 64)
+				continue;
+			for (Inst *j = i; j; j = j->next)
+				if (runtime_extract(j) && j->ops[0] == i->ops[0] && ir_roff(j) == ir_roff(i))
+					p->val[j->id].rlead = i;
+			pi->rkmin = lo, pi->rkmax = hi;
+		}
+}
+
 /* Values read at runtime positions (a runtime-offset rdregion, iselect)
  * that span more than one register get a copy in the warp's SLM scratch
  * (slm.c): there such a read is one load, where registers need a shuffle
@@ -324,6 +360,7 @@ static void assign_slm(Px *p, Func *f)
 			place_slm(p, f, v, depth);
 		}
 	group_extracts(p, f);
+	group_rextracts(p, f);
 }
 
 static Use **use_lists(Px *p, Func *f)

@@ -95,6 +95,22 @@ const char *px_tmp(Px *p, RegClass c)
 	return arena_printf(p->arena, "%st%u", rc_prefix[c], p->ntmp[c]++);
 }
 
+void px_cold_begin(Px *p, const char *label)
+{
+	Buf hot = p->body;
+	p->body = p->cold;
+	p->cold = hot;
+	buf_printf(&p->body, "%s:\n", label);
+}
+
+void px_cold_end(Px *p, const char *back)
+{
+	px_ins(p, "bra.uni %s", back);
+	Buf cold = p->body;
+	p->body = p->cold;
+	p->cold = cold;
+}
+
 const char *px_label(Px *p)
 {
 	return arena_printf(p->arena, "$L_t%u", p->nlabel++);
@@ -654,6 +670,8 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	}
 	buf_printf(&p->body, "$L_%s_exit:\n", f->name);
 	px_epilogue(p);
+	put_buf(&p->body, &p->cold);
+	buf_free(&p->cold);
 	buf_printf(out, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
 	for (uint32_t k = 0; k < f->nparams; k++)
 		buf_printf(out, ",\n\t%s", param_decl(p, &f->params[k], k));

@@ -837,7 +837,8 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
  * y in rows.  Reads clamp to the edge, writes outside are dropped.  A
  * block of several slots tests once (uniformly: x0 and y0 are scalars)
  * whether it lies wholly inside and then takes media_fast, else the exact
- * path: interior tiles of an image, the common case, pay no clamp. */
+ * path (out of line, in the cold section): interior tiles of an image, the
+ * common case, pay no clamp. */
 static bool media(Px *p, Inst *i)
 {
 	bool st = i->op == Omstore;
@@ -855,10 +856,10 @@ static bool media(Px *p, Inst *i)
 		const char *edge = px_label(p), *done = px_label(p);
 		px_ins(p, "@!%s bra.uni %s", in, edge);
 		media_fast(p, i, &w, x0, y0, cols);
-		px_ins(p, "bra.uni %s", done);
-		buf_printf(&p->body, "%s:\n", edge);
-		media_exact(p, i, &w, x0, y0, cols);
 		buf_printf(&p->body, "%s:\n", done);
+		px_cold_begin(p, edge);
+		media_exact(p, i, &w, x0, y0, cols);
+		px_cold_end(p, done);
 	}
 	uniform(p, val, st);
 	return true;

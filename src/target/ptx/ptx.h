@@ -39,6 +39,11 @@ typedef struct {
 	bool grouped;         /* (a constant extract) a 16-byte load serves it
 	                         and another extract of its block */
 	const struct Inst *store_before; /* (on a reader) this value, before it */
+	const struct Inst *rlead; /* (a runtime-offset scalar extract of an SLM
+	                           copy) the first of its block's extracts of the
+	                           same copy at the same runtime offset: it loads
+	                           them all (slm.c px_slm_rextract) */
+	int32_t rkmin, rkmax;     /* (on rlead) their constant offsets' range */
 	const char *scr;      /* register: the warp's scratch base, once stored */
 } PxVal;
 
@@ -48,6 +53,7 @@ typedef struct {
 	const EmitOptions *o;
 	Arena *arena;         /* names; lives for the kernel */
 	Buf body;             /* instructions, after the declarations */
+	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
 	uint32_t ntmp[RC_COUNT_];
 	uint32_t nshfl;       /* static shfl.sync count */
 	uint32_t nselp;       /* selects placed by region moves */
@@ -62,6 +68,7 @@ typedef struct {
 	uint32_t scratch;     /* SLM scratch bytes per warp (slm.c) */
 	uint32_t nlds;        /* scratch loads emitted, for the -S notes */
 	struct PxGroup *groups; /* slm.c: 16-byte groups loaded in this block */
+	struct PxRGroup *rgroups; /* slm.c: runtime-offset extract groups loaded */
 	const struct Layout **canon; /* canonical layout of n elements, by n */
 } Px;
 
@@ -77,6 +84,11 @@ const char *px_reg_in(Px *p, const Inst *v, const struct Layout *l, uint32_t slo
 uint32_t px_nregs(Px *p, const Inst *v);   /* own registers per lane */
 const char *px_tmp(Px *p, RegClass c);                    /* a fresh temporary */
 const char *px_label(Px *p);                              /* a fresh label name */
+/* Between px_cold_begin and px_cold_end, instructions go to the cold
+ * section after the kernel's ret: a fast path's rarely taken alternative,
+ * which ends with a branch back, so the hot path stays straight. */
+void px_cold_begin(Px *p, const char *label);
+void px_cold_end(Px *p, const char *back);
 void px_ins(Px *p, const char *fmt, ...) PRINTF_LIKE(2, 3); /* one instruction line */
 void px_comment(Px *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *px_ty(Elem e);      /* arithmetic type: s32 u32 s64 u64 f16 f32 f64 pred */
@@ -146,6 +158,9 @@ uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */
 void px_slm_store(Px *p, const Inst *v);  /* the copy, after v's definition */
 /* d = element pos (b32 register, per lane) of v, from its copy; 0 outside v */
 void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos);
+/* d = runtime-offset scalar extract i of an SLM copy, loaded with its group
+ * (PxVal.rlead) */
+void px_slm_rextract(Px *p, const Inst *i, const char *d);
 /* d = element k of v for reader i, by a 16-byte broadcast load shared with
  * the other extracts of its block */
 void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char *d);

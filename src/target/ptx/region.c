@@ -391,6 +391,10 @@ static bool rdregion(Px *p, Inst *i)
 			mov(p, px_class(e), e, px_reg(p, i, ds), px_reg(p, src, 0));
 		return true;
 	}
+	if (roff && p->val[i->id].rlead) {
+		px_slm_rextract(p, i, px_reg(p, i, 0));
+		return true;
+	}
 	if (!roff && i->ty.n == 1 && p->val[src->id].in_slm) {
 		px_slm_extract(p, i, src, (uint32_t)lay_region_index(i->rg, 0), px_reg(p, i, 0));
 		return true;

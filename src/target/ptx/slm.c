@@ -150,3 +150,95 @@ void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos)
 	px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, d, a, p->val[v->id].slm);
 	p->nlds++;
 }
+
+/* The loaded elements of a group of runtime-offset extracts (rlead). */
+typedef struct PxRGroup {
+	const Inst *lead;
+	const char *regs[64];  /* element rkmin + k of the group, NULL: not read */
+	struct PxRGroup *next;
+} PxRGroup;
+
+/* Loads every element a group reads, at its lead: t = roff + rkmin and
+ * element rkmin + k at t + k.  When all of them are inside the copy (one
+ * unsigned compare of t) the loads need no check, and 16 bytes go at once
+ * where t keeps them aligned; else (out of line) each load is checked and
+ * reads 0 outside. */
+static PxRGroup *rgroup_load(Px *p, const Inst *lead)
+{
+	const Inst *v = lead->ops[0];
+	const PxVal *pl = &p->val[lead->id];
+	Elem e = v->ty.elem;
+	uint32_t w = px_slm_width(e), span = (uint32_t)(pl->rkmax - pl->rkmin), n = v->ty.n;
+	PxRGroup *g = NEW(p->arena, PxRGroup);
+	g->lead = lead;
+	for (Inst *j = (Inst *)lead; j; j = j->next)
+		if (p->val[j->id].rlead == lead && !g->regs[j->rg.offset - pl->rkmin])
+			g->regs[j->rg.offset - pl->rkmin] = px_tmp(p, px_class(e));
+	const char *t = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B32), *in = px_tmp(p, RC_PRED);
+	const char *slow = px_label(p), *done = px_label(p);
+	px_ins(p, "add.s32 %s, %s, %d", t, px_reg(p, ir_roff(lead), 0), pl->rkmin);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, t, w, read_base(p, v));
+	uint32_t vec = w == 4 ? 4 : w == 8 ? 2 : 1;
+	bool aligned = vec > 1 && p->scratch % 16 == 0 && p->val[v->id].slm % 16 == 0;
+	if (span < n) {
+		px_ins(p, "setp.lt.u32 %s, %s, %u", in, t, n - span);
+		if (aligned) {
+			const char *r = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %s, %u", r, t, vec - 1);
+			px_ins(p, "setp.eq.and.u32 %s, %s, 0, %s", in, r, in);
+		}
+	} else {
+		px_ins(p, "setp.ne.u32 %s, 0, 0", in);
+	}
+	px_ins(p, "@!%s bra.uni %s", in, slow);
+	for (uint32_t k = 0; k <= span; k++) {
+		if (!g->regs[k])
+			continue;
+		uint32_t at = p->val[v->id].slm + k * w;
+		if (aligned && k % vec == 0 && k + vec - 1 <= span) {
+			Buf r = {0};
+			for (uint32_t j = 0; j < vec; j++) {
+				if (!g->regs[k + j])
+					g->regs[k + j] = px_tmp(p, px_class(e));
+				buf_printf(&r, "%s%s", j ? ", " : "", g->regs[k + j]);
+			}
+			px_ins(p, "ld.shared.v%u.b%u {%s}, [%s+%u]", vec, w * 8, buf_cstr(&r), a, at);
+			buf_free(&r);
+			k += vec - 1;
+		} else {
+			px_ins(p, "ld.shared.b%u %s, [%s+%u]", w * 8, g->regs[k], a, at);
+		}
+		p->nlds++;
+	}
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, slow);
+	for (uint32_t k = 0; k <= span; k++) {
+		if (!g->regs[k])
+			continue;
+		const char *q = px_tmp(p, RC_PRED), *pos = px_tmp(p, RC_B32);
+		px_ins(p, "add.u32 %s, %s, %u", pos, t, k);
+		px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, n);
+		px_ins(p, "mov.b%u %s, 0", w * 8, g->regs[k]);
+		px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, g->regs[k], a,
+		       p->val[v->id].slm + k * w);
+	}
+	px_cold_end(p, done);
+	px_comment(p, "layout: %u runtime-offset extracts of %%%u's SLM copy loaded together",
+	           span + 1, v->id);
+	g->next = p->rgroups;
+	p->rgroups = g;
+	return g;
+}
+
+void px_slm_rextract(Px *p, const Inst *i, const char *d)
+{
+	const Inst *lead = p->val[i->id].rlead;
+	PxRGroup *g = p->rgroups;
+	while (g && g->lead != lead)
+		g = g->next;
+	if (!g)
+		g = rgroup_load(p, lead);
+	Elem e = i->ty.elem;
+	px_ins(p, "mov.b%u %s, %s", px_slm_width(e) * 8, d,
+	       g->regs[i->rg.offset - p->val[lead->id].rkmin]);
+}
