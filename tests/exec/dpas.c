@@ -175,7 +175,56 @@ DPAS_TEST(7, u8_r5)
 DPAS_TEST(8, df_r8)
 DPAS_TEST(9, df_r1)
 
+/* bench/cm/hgemm.cm at n = 64: C += A B with half inputs (exact in half)
+ * and float C, and the double form; tolerance as above with K = n. */
+enum { GN = 64 };
+
+TEST(hgemm)
+{
+	static uint16_t a[GN * GN], b[GN * GN];
+	static float fa[GN * GN], fb[GN * GN], c[GN * GN], c0[GN * GN];
+	for (int i = 0; i < GN * GN; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256, b[i] = half_bits(fb[i]);
+		c0[i] = c[i] = h_float(h, -4, 4);
+	}
+	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm", WALK(GN / 8, GN / 8), IN(a), IN(b),
+	           INOUT(c), I32(GN)))
+		return;
+	for (int i = 0; i < GN; i++)
+		for (int j = 0; j < GN; j++) {
+			double want = c0[i * GN + j], mag = fabs(want);
+			for (int k = 0; k < GN; k++)
+				want += (double)fa[i * GN + k] * fb[k * GN + j],
+					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
+			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
+				return;
+			}
+		}
+}
+
+TEST(dgemm_dpas)
+{
+	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
+	for (int i = 0; i < GN * GN; i++)
+		a[i] = h_float(h, -1, 1), b[i] = h_float(h, -1, 1), c0[i] = c[i] = h_float(h, -4, 4);
+	if (!H_RUN(h, "../../bench/cm/hgemm", "dgemm_dpas", WALK(GN / 8, GN / 8), IN(a), IN(b),
+	           INOUT(c), I32(GN)))
+		return;
+	for (int i = 0; i < GN; i++)
+		for (int j = 0; j < GN; j++) {
+			double want = c0[i * GN + j], mag = fabs(want);
+			for (int k = 0; k < GN; k++)
+				want += a[i * GN + k] * b[k * GN + j], mag += fabs(a[i * GN + k] * b[k * GN + j]);
+			if (!(fabs(c[i * GN + j] - want) <= 1e-13 * mag)) {
+				h_fail(h, "c[%d][%d] = %.17g, expected %.17g", i, j, c[i * GN + j], want);
+				return;
+			}
+		}
+}
+
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
-	T(df_r8), T(df_r1), {0},
+	T(df_r8), T(df_r1), T(hgemm), T(dgemm_dpas), {0},
 };
