@@ -67,6 +67,10 @@ struct BiCall {
 	bool has_N;
 	int64_t op;             /* atomic op */
 	bool has_op;
+	int64_t prec[2];        /* CmPrecisionType arguments, in order */
+	int nprec;
+	int64_t ns[2];          /* the first integer arguments, in order */
+	int nn;
 	Type *ty;               /* result computed by the checker */
 };
 
@@ -142,6 +146,17 @@ static const EnumVal readsize_vals[] = {
 	{ "CM_READ_8", 3 }, { NULL, 0 }
 };
 
+/* DPAS operand precisions, Intel's order; DF (double) is cmetal's. */
+static const EnumVal prec_vals[] = {
+	{ "CM_PRECISION_U1", 0 }, { "CM_PRECISION_S1", 1 },
+	{ "CM_PRECISION_U2", 2 }, { "CM_PRECISION_S2", 3 },
+	{ "CM_PRECISION_U4", 4 }, { "CM_PRECISION_S4", 5 },
+	{ "CM_PRECISION_U8", 6 }, { "CM_PRECISION_S8", 7 },
+	{ "CM_PRECISION_BF", 8 }, { "CM_PRECISION_HF", 9 },
+	{ "CM_PRECISION_TF32", 10 }, { "CM_PRECISION_DF", 16 },
+	{ NULL, 0 }
+};
+
 static const EnumVal sat_vals[] = {
 	{ "_GENX_NOSAT", 0 }, { "_GENX_SAT", 1 }, { NULL, 0 }
 };
@@ -174,6 +189,7 @@ static const struct {
 	{ "CmSurfacePlaneIndex", true, plane_vals },
 	{ "CM_READ_SIZE", true, readsize_vals },
 	{ "CmSaturation", false, sat_vals },
+	{ "CmPrecisionType", true, prec_vals },
 };
 
 static const char *atomic_name(int64_t v)
@@ -517,7 +533,7 @@ static const char *pick_tform(BiCall *c, TemplArg *ta, int nt, int *len)
 		}
 		bool rest_optional = true;
 		for (int r = k; r < n; r++)
-			if (strchr("TNO", f[r]))
+			if (strchr("TNOP", f[r]))
 				rest_optional = false;
 		if (i == nt && rest_optional) {
 			*len = n;
@@ -546,6 +562,7 @@ static const char *tform_names(BiCall *c)
 		case 's': buf_printf(&b, "T1"); break;
 		case 'N': case 'n': buf_printf(&b, "N"); break;
 		case 'O': buf_printf(&b, "Op"); break;
+		case 'P': buf_printf(&b, "Precision"); break;
 		case 'Z': buf_printf(&b, "SZ | N1,N2"); break;
 		}
 		if (p + 1 < colon && p[1] != '|')
@@ -626,7 +643,7 @@ static bool fold_targs(BiCall *c)
 	for (int i = 0, k = 0; k < len; k++) {
 		char code = f[k];
 		if (i >= nt) {
-			if (code == 'T' || code == 'N' || code == 'O') {
+			if (code == 'T' || code == 'N' || code == 'O' || code == 'P') {
 				error_at(c->call->loc, "'%s' (%s) needs an explicit template "
 				         "argument %d", c->row->name, c->row->desc, i + 1);
 				return false;
@@ -672,10 +689,21 @@ static bool fold_targs(BiCall *c)
 				return false;
 			}
 			c->has_op = true;
+		} else if (code == 'P') {
+			Node *x = ta[i].expr ? sema_expr(c->S, ta[i].expr) : NULL;
+			if (!x || !is_enum_named(x->ty, "CmPrecisionType") ||
+			    !const_val(x, &c->prec[c->nprec])) {
+				error_at(ta[i].loc, "%s must be a precision (CM_PRECISION_HF, ...)",
+				         what);
+				return false;
+			}
+			c->nprec++;
 		} else {
 			if (!sema_targ_int(c->S, &ta[i], what, &c->N))
 				return false;
 			c->has_N = true;
+			if (c->nn < 2)
+				c->ns[c->nn++] = c->N;
 		}
 		i++;
 	}
@@ -1515,6 +1543,123 @@ static bool ck_half_cvt(BiCall *c)
 	c->ty = with_elem(c->a[0]->ty, to);
 	if (c->ty->kind == TY_MATRIX)
 		c->ty = ty_vector(to, c->ty->n);
+	return true;
+}
+
+/* cm_dpas<P1, P2, depth, repeat[, T]>([src0,] src1, src2): the DPAS
+ * shapes of docs/language.md.  With execution size E (8 or 16, from
+ * src1's size), src1 holds depth x E dwords, src2 repeat x depth dwords
+ * (elements packed into dwords along K), src0 and the result repeat x E
+ * accumulators: int/uint for 8-bit integers, float for HF/BF/TF32, double
+ * for cmetal's DF form (two dwords per double). */
+static const char *prec_name(int64_t v)
+{
+	for (const EnumVal *e = prec_vals; e->name; e++)
+		if (e->value == v)
+			return e->name;
+	return "?";
+}
+
+static bool prec_is_int(int64_t p) { return p == 6 || p == 7; }
+
+/* The accumulator element type of precision p, or NULL (unsupported). */
+static Type *dpas_acc(int64_t p)
+{
+	switch (p) {
+	case 6: case 7: return ty_scalar(SK_INT);
+	case 8: case 9: case 10: return ty_scalar(SK_FLOAT);
+	case 16: return ty_scalar(SK_DOUBLE);
+	default: return NULL;
+	}
+}
+
+static bool dpas_precisions(BiCall *c)
+{
+	int64_t p1 = c->prec[0], p2 = c->prec[1];
+	for (int k = 0; k < 2; k++)
+		if (!dpas_acc(c->prec[k])) {
+			bi_error(c, NULL, "precision %s is not supported (cmetal has U8, S8, BF, "
+			         "HF, TF32 and DF)", prec_name(c->prec[k]));
+			return false;
+		}
+	if (p1 != p2 && !(prec_is_int(p1) && prec_is_int(p2))) {
+		bi_error(c, NULL, "src1 is %s but src2 is %s; only U8 and S8 may be mixed",
+		         prec_name(p1), prec_name(p2));
+		return false;
+	}
+	if (c->ns[0] != 8) {
+		bi_error(c, NULL, "the systolic depth must be 8, found %lld", (long long)c->ns[0]);
+		return false;
+	}
+	if (c->ns[1] < 1 || c->ns[1] > 8) {
+		bi_error(c, NULL, "the repeat count must be 1 to 8, found %lld", (long long)c->ns[1]);
+		return false;
+	}
+	return true;
+}
+
+/* Operand i (src1 or src2) must hold `dwords` dwords of packed elements. */
+static bool dpas_operand(BiCall *c, int i, const char *name, int dwords, bool df)
+{
+	Node *e = c->a[i];
+	Type *el = elem_of(e);
+	if (df ? el->kind != TY_SCALAR || el->sk != SK_DOUBLE : el->size > 4) {
+		bi_error(c, e, "%s must have %s, found '%s'", name,
+		         df ? "double elements" : "elements of at most 4 bytes", ty_str(e->ty));
+		return false;
+	}
+	if (elems(e) * el->size != dwords * 4) {
+		bi_error(c, e, "%s must hold %d bytes (%d dwords), found '%s'", name, dwords * 4,
+		         dwords, ty_str(e->ty));
+		return false;
+	}
+	return true;
+}
+
+static bool ck_dpas(BiCall *c)
+{
+	if (!dpas_precisions(c))
+		return false;
+	int64_t p1 = c->prec[0], rc = c->ns[1], sd = 8;
+	bool df = p1 == 16, acc = c->id == BI_DPAS;
+	int i1 = acc ? 1 : 0;
+	Node *b = c->a[i1];
+	int bytes = elems(b) * elem_size(b);
+	int es = bytes / (int)(4 * sd);
+	if (es != 8 && es != 16) {
+		bi_error(c, b, "src1 must hold depth x 8 or depth x 16 dwords (execution size "
+		         "8 or 16), found '%s'", ty_str(b->ty));
+		return false;
+	}
+	if (!dpas_operand(c, i1, "src1", (int)sd * es, df) ||
+	    !dpas_operand(c, i1 + 1, "src2", (int)(sd * rc), df))
+		return false;
+	Type *at = dpas_acc(p1);
+	int n = (int)(rc * es);
+	if (acc) {
+		Type *el = elem_of(c->a[0]);
+		if (prec_is_int(p1) && el->kind == TY_SCALAR && el->sk == SK_UINT)
+			at = el;
+		if (el != at || elems(c->a[0]) != n) {
+			bi_error(c, c->a[0], "src0 must be a vector<%s,%d> (repeat count x execution "
+			         "size), found '%s'", ty_str(at), n, ty_str(c->a[0]->ty));
+			return false;
+		}
+	} else if (c->T) {
+		if (prec_is_int(p1) && c->T->sk == SK_UINT)
+			at = c->T;
+		if (c->T != at) {
+			bi_error(c, NULL, "the result type must be %s for %s, found '%s'",
+			         ty_str(at), prec_name(p1), ty_str(c->T));
+			return false;
+		}
+	}
+	c->T = at;
+	c->ty = ty_vector(at, n);
+	c->call->cargs[0] = (int)p1;
+	c->call->cargs[1] = (int)c->prec[1];
+	c->call->cargs[2] = (int)rc;
+	c->call->ncargs = 3;
 	return true;
 }
 

@@ -153,6 +153,7 @@ enum {
 	X(rdregion, "rdregion", 1, IRF_P | IRF_ROFF)                          \
 	X(wrregion, "wrregion", 2, IRF_P | IRF_ROFF | IRF_MASK)               \
 	X(iselect, "iselect", 2, IRF_P)    /* out[k] = src[idx[k]]; OOB gives 0 */ \
+	X(dpas, "dpas", 3, IRF_P)          /* acc, b, a #prec: see below */    \
 	/* reductions and masks */                                            \
 	X(any, "any", 1, IRF_P)            /* v{n}i1 -> i1 */                 \
 	X(all, "all", 1, IRF_P)                                               \
@@ -220,6 +221,22 @@ enum {
  * With .sat: integer destinations clamp to their range (the value computed
  * exactly first); float destinations clamp to [0.0, 1.0] with NaN -> 0
  * (cm-language.md §4.2). */
+
+/* Odpas acc, b, a: the systolic multiply-accumulate (cm_dpas) with depth 8.
+ * imm = p1 | p2 << 8 | rc << 16: the precisions of b and a (IrPrec, Intel's
+ * CmPrecisionType values) and the repeat count rc (1..8).  With E the
+ * execution size (8 or 16) and K the elements per row (16 for HF/BF, 32
+ * for U8/S8, 8 for TF32, 4 for DF), reading b and a as little-endian bytes:
+ *   a is rc x K   (row r: 8 dwords, element k at bits of dword k / (K/8))
+ *   b is K x E    (element (k, n) in dword (k / (K/8)) * E + n, sub-element
+ *                  k % (K/8); for DF, double (k, n) is b's element k * E + n)
+ *   result[r*E + n] = acc[r*E + n] + sum over k of a[r][k] * b[k][n]
+ * acc and the result are i32/u32 (integers, exact, wrapping), f32 (HF, BF,
+ * TF32: each product is exact in f32 and added in order k = 0.. with
+ * round-to-nearest-even; TF32 inputs drop their low 13 mantissa bits) or
+ * f64 (DF: fused multiply-add per k, in order). */
+typedef enum { PR_U8 = 6, PR_S8 = 7, PR_BF = 8, PR_HF = 9, PR_TF32 = 10, PR_DF = 16 } IrPrec;
+#define IR_DPAS_IMM(p1, p2, rc) ((int64_t)(p1) | (int64_t)(p2) << 8 | (int64_t)(rc) << 16)
 
 typedef enum {
 #define X(n, s, c, f) O##n,
@@ -370,6 +387,18 @@ struct Inst {
 	Inst *fwd;            /* replaced by this value (ir_forward) until the
 	                         pass's ir_apply_forwards rewrites the uses */
 };
+
+/* Odpas attributes (see IR_OPS). */
+static inline int ir_dpas_p1(const Inst *i) { return (int)(i->imm & 255); }
+static inline int ir_dpas_p2(const Inst *i) { return (int)(i->imm >> 8 & 255); }
+static inline int ir_dpas_rc(const Inst *i) { return (int)(i->imm >> 16 & 255); }
+static inline int ir_dpas_es(const Inst *i) { return (int)i->ty.n / ir_dpas_rc(i); }
+/* Elements of precision p per row of a (K); 0 for an unknown p. */
+static inline int ir_dpas_k(int p)
+{
+	return p == PR_U8 || p == PR_S8 ? 32 : p == PR_BF || p == PR_HF ? 16 :
+	       p == PR_TF32 ? 8 : p == PR_DF ? 4 : 0;
+}
 
 typedef enum { J_NONE, J_BR, J_CBR, J_RET } JumpKind;
 

@@ -989,6 +989,25 @@ static Inst *math(L *l, Node *c)
 	}
 }
 
+/* cm_dpas: one Odpas; the form without src0 accumulates onto zero.  The
+ * operands keep their element types: Odpas reads their bytes. */
+static Inst *dpas(L *l, Node *c)
+{
+	bool acc = c->builtin == BI_DPAS;
+	IrType t = tyof(c);
+	Inst *ops[3];
+	ops[0] = acc ? ex(l, c, 0) : NULL;
+	ops[1] = ex(l, c, acc);
+	ops[2] = ex(l, c, acc + 1);
+	if (!ops[1] || !ops[2] || (acc && !ops[0]))
+		return NULL;
+	if (!acc)
+		ops[0] = ir_is_float(t.elem) ? irb_const_float(&l->B, t, 0) : irb_const_int(&l->B, t, 0);
+	Inst *i = emit(l, Odpas, t, SP_NONE, ops, 3, NULL);
+	i->imm = IR_DPAS_IMM(c->cargs[0], c->cargs[1], c->cargs[2]);
+	return i;
+}
+
 Inst *lw_builtin(L *l, Node *c)
 {
 	Inst *r;
@@ -1062,6 +1081,8 @@ Inst *lw_builtin(L *l, Node *c)
 		return NULL;
 	case BI_CMTL_VECTOR_ASSIGN ... BI_CMTL_TANH_CW:
 		return cmtl(l, c);
+	case BI_DPAS: case BI_DPAS_NOACC:
+		return dpas(l, c);
 	default:
 		error_at(c->loc, "builtin '%s' is not supported by the lowering",
 		         c->lhs && c->lhs->name ? c->lhs->name : "?");

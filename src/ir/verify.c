@@ -138,6 +138,28 @@ static bool check_region_ops(V *v, const Inst *i)
 	return region_ok(v, i, i->ops[1]->ty.n, i->ty.n);
 }
 
+/* Odpas: the shapes of ir.h's comment. */
+static bool check_dpas(V *v, const Inst *i)
+{
+	int p1 = ir_dpas_p1(i), p2 = ir_dpas_p2(i), rc = ir_dpas_rc(i);
+	if (!ir_dpas_k(p1) || !ir_dpas_k(p2) || rc < 1 || rc > 8 || i->ty.n % (uint32_t)rc)
+		return BAD("bad dpas precisions or repeat count");
+	int es = ir_dpas_es(i), k = ir_dpas_k(p1);
+	Elem acc = p1 == PR_DF ? E_F64 : k == 32 ? i->ty.elem : E_F32;
+	bool ints = (p1 == PR_U8 || p1 == PR_S8) == (p2 == PR_U8 || p2 == PR_S8);
+	if ((es != 8 && es != 16) || (p1 != p2 && (!ints || k != 32)))
+		return BAD("bad dpas shape");
+	if (i->ty.elem != acc || (k == 32 && acc != E_I32 && acc != E_U32) ||
+	    !ir_type_eq(i->ops[0]->ty, i->ty))
+		return BAD("dpas accumulator of the wrong type");
+	uint32_t bb = ir_elem_bytes[i->ops[1]->ty.elem] * i->ops[1]->ty.n;
+	uint32_t ab = ir_elem_bytes[i->ops[2]->ty.elem] * i->ops[2]->ty.n;
+	if (bb != 32u * (uint32_t)es || ab != 32u * (uint32_t)rc || is_mask(i->ops[1]->ty) ||
+	    is_mask(i->ops[2]->ty))
+		return BAD("dpas operands of the wrong size");
+	return true;
+}
+
 static bool check_types(V *v, const Inst *i)
 {
 	const OpInfo *oi = &ir_ops[i->op];
@@ -182,6 +204,8 @@ static bool check_types(V *v, const Inst *i)
 		    !ir_is_int(i->ops[1]->ty.elem))
 			return BAD("iselect needs integer indices, one per result element");
 		return true;
+	case Odpas:
+		return check_dpas(v, i);
 	case Oany: case Oall:
 		if (!is_mask(i->ops[0]->ty) || !ir_type_eq(i->ty, ir_scalar(E_I1)))
 			return BAD("any/all take an i1 vector and yield i1");

@@ -4,6 +4,9 @@
 #    result assembled with `ptxas -arch=sm_90` (when ptxas is on PATH);
 #  - NAME.ptx (if present): the exact text, compiled with CMETAL_NO_PTXAS=1
 #    so it does not depend on the ptxas version;
+#  - NAME.expect (if present): every line of it must occur in the PTX, as
+#    a fixed string (instructions that must be there, whatever registers
+#    and moves surround them);
 #  - NAME.cost (if present): the region cost comments ("// rdregion ...")
 #    and the layout notes ("// layout: ...": a value's layout when not
 #    canonical, each conversion and SLM copy with its cost) must match it
@@ -78,6 +81,11 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 		if [ -e "$DIR/$name.cost" ] && ! cmp -s "$tmp/cost" "$DIR/$name.cost"; then
 			why="region costs differ: $(diff "$DIR/$name.cost" "$tmp/cost" | head -n 10)"
 		fi
+	fi
+	if [ -z "$why" ] && [ -e "$DIR/$name.expect" ]; then
+		while IFS= read -r line; do
+			grep -qF -- "$line" "$out" || { why="missing in the PTX: $line"; break; }
+		done < "$DIR/$name.expect"
 	fi
 	if [ -z "$why" ] && [ -e "$DIR/$name.ptx" ]; then
 		CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx "$src" -o "$tmp/g.ptx" 2>/dev/null

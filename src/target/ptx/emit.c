@@ -604,6 +604,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	case Oarg: return emit_arg(p, i);
 	case Ordregion: case Owrregion: case Oiselect: return px_region(p, i);
 	case Obitcast: return px_bitcast(p, i);
+	case Odpas: return px_dpas(p, i);
 	default: break;
 	}
 	if (ir_ops[i->op].flags & IRF_MEM)

@@ -127,6 +127,9 @@ bool px_bitcast(Px *p, Inst *i);
 /* Broadcasts element k (constant) of v into a uniform register of v's class. */
 const char *px_extract(Px *p, const Inst *v, uint32_t k);
 
+/* dpas.c: Odpas (cm_dpas) as mma.sync */
+bool px_dpas(Px *p, Inst *i);
+
 /* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
  * printf records (rt/cuda_abi.h "printf") */
 bool px_warp(Px *p, Inst *i);

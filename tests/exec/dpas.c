@@ -1,0 +1,230 @@
+/* dpas.c — cm_dpas against a C reference built from the logical matrices:
+ * A (repeat x K) and B (K x E) are drawn, packed into src2 and src1 as
+ * docs/language.md describes, and D = C + A B is computed in double (or
+ * exactly in 64-bit integers).  Integer results must match exactly.
+ * Floating results must be within TOL x (|c| + sum |a b|) of the exact
+ * value: the inputs are exact in their precision and each product is exact
+ * in the accumulator, so the only error is the rounding of the K additions
+ * (at most K x 2^-24 relative to that sum for f32; the GPU's tensor cores
+ * add in another order).  TF32 inputs carry random low mantissa bits,
+ * which DPAS ignores (the reference truncates them). */
+#include "harness.h"
+
+#define F "dpas"
+
+enum { U8 = 6, S8 = 7, BF = 8, HF = 9, TF32 = 10, DF = 16 };
+
+typedef struct {
+	const char *kernel;
+	int p1, p2, rc, es;
+	bool acc;             /* the form with src0 */
+	int nout;             /* elements the kernel writes */
+} Cfg;
+
+static int kdim(int p) { return p <= S8 ? 32 : p <= HF ? 16 : p == TF32 ? 8 : 4; }
+static int esize(int p) { return p <= S8 ? 1 : p <= HF ? 2 : p == TF32 ? 4 : 8; }
+
+/* Half bits of x, which is a normal half or 0 (the tests draw only those). */
+static uint16_t half_bits(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, 4);
+	if (!(u & 0x7fffffff))
+		return (uint16_t)(u >> 16);
+	return (uint16_t)(((u >> 16) & 0x8000) | ((((u >> 23) & 255) - 112) << 10) |
+	                  ((u >> 13) & 1023));
+}
+
+/* Draws one element of precision p: its logical value, and its bytes at
+ * element index idx of buf. */
+static double draw(H *h, int p, unsigned char *buf, int idx)
+{
+	unsigned char *at = buf + (size_t)idx * esize(p);
+	switch (p) {
+	case U8: { uint8_t v = (uint8_t)h_rand(h); *at = v; return v; }
+	case S8: { int8_t v = (int8_t)h_rand(h); memcpy(at, &v, 1); return v; }
+	case HF: {
+		float x = (float)h_range(h, -512, 512) / 256;
+		uint16_t b = half_bits(x);
+		memcpy(at, &b, 2);
+		return x;
+	}
+	case BF: {
+		float x = (float)h_range(h, -255, 255) / 64;
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		uint16_t b = (uint16_t)(u >> 16);
+		memcpy(at, &b, 2);
+		return x;
+	}
+	case TF32: {
+		float x = h_float(h, -2, 2), t;
+		memcpy(at, &x, 4);
+		uint32_t u;
+		memcpy(&u, &x, 4);
+		u &= 0xffffe000u;
+		memcpy(&t, &u, 4);
+		return t;
+	}
+	default: {
+		double x = h_float(h, -1, 1) + h_float(h, -1, 1) * 0x1p-24;
+		memcpy(at, &x, 8);
+		return x;
+	}
+	}
+}
+
+/* Index of B's element (k, n) in src1's element stream. */
+static int b_index(int p, int k, int n, int es)
+{
+	int o = kdim(p) / 8;
+	return o ? (k / o * es + n) * o + k % o : k * es + n;
+}
+
+static void run(H *h, const Cfg *c)
+{
+	enum { MAXK = 32, MAXE = 16, MAXR = 8 };
+	int K = kdim(c->p1), es = c->es, rc = c->rc, n = rc * es;
+	bool fl = c->p1 >= BF, dbl = c->p1 == DF;
+	static unsigned char a[1024], b[1024], cc[1024], o[1024];
+	double A[MAXR][MAXK], B[MAXK][MAXE], C[MAXR * MAXE];
+	memset(a, 0, sizeof a), memset(b, 0, sizeof b), memset(cc, 0, sizeof cc);
+	for (int r = 0; r < rc; r++)
+		for (int k = 0; k < K; k++)
+			A[r][k] = draw(h, c->p2, a, r * K + k);
+	for (int k = 0; k < K; k++)
+		for (int j = 0; j < es; j++)
+			B[k][j] = draw(h, c->p1, b, b_index(c->p1, k, j, es));
+	for (int e = 0; e < n; e++) {
+		C[e] = 0;
+		if (!c->acc)
+			continue;
+		if (dbl)
+			C[e] = h_float(h, -4, 4), memcpy(cc + 8 * e, &C[e], 8);
+		else if (fl) {
+			float x = h_float(h, -4, 4);
+			C[e] = x, memcpy(cc + 4 * e, &x, 4);
+		} else {
+			int32_t x = h_range(h, -100000, 100000);
+			C[e] = x, memcpy(cc + 4 * e, &x, 4);
+		}
+	}
+	memset(o, 0, sizeof o);
+	/* the kernels read as many bytes as their operands have */
+	size_t ab = (size_t)32 * rc, bb = (size_t)32 * es, cb = (size_t)n * (dbl ? 8 : 4);
+	size_t ob = (size_t)c->nout * (dbl ? 8 : 4);
+	HArg args[4] = {
+		{HA_IN, a, ab}, {HA_IN, b, bb}, {HA_IN, cc, cb ? cb : 4}, {HA_OUT, o, ob},
+	};
+	if (!h_run_n(h, F, c->kernel, WALK(1, 1), args, 4))
+		return;
+	for (int r = 0; r < rc; r++)
+		for (int j = 0; j < es; j++) {
+			int e = r * es + j;
+			double want = C[e], mag = fabs(C[e]);
+			for (int k = 0; k < K; k++)
+				want += A[r][k] * B[k][j], mag += fabs(A[r][k] * B[k][j]);
+			if (!fl) {
+				int32_t got, w = (int32_t)(uint32_t)(int64_t)want;
+				memcpy(&got, o + 4 * e, 4);
+				if (got != w)
+					h_fail(h, "%s: d[%d][%d] = %d, expected %d", c->kernel, r, j, got, w);
+				continue;
+			}
+			double got;
+			if (dbl) {
+				memcpy(&got, o + 8 * e, 8);
+			} else {
+				float g;
+				memcpy(&g, o + 4 * e, 4);
+				got = g;
+			}
+			double tol = (dbl ? 1e-13 : 1e-5) * (mag > 1e-30 ? mag : 1e-30);
+			if (!(fabs(got - want) <= tol))
+				h_fail(h, "%s: d[%d][%d] = %.17g, expected %.17g (tolerance %.3g)", c->kernel,
+				       r, j, got, want, tol);
+		}
+	/* what the kernel pads its output with */
+	for (int e = n * (dbl ? 8 : 4); e < (int)ob; e++)
+		if (o[e])
+			h_fail(h, "%s: padding byte %d is %d", c->kernel, e, o[e]);
+}
+
+static const Cfg cfgs[] = {
+	{"hf_r8", HF, HF, 8, 8, true, 64},
+	{"hf_r3", HF, HF, 3, 8, false, 32},
+	{"hf_e16", HF, HF, 2, 16, true, 32},
+	{"bf_r8", BF, BF, 8, 8, true, 64},
+	{"tf32_r4", TF32, TF32, 4, 8, true, 32},
+	{"s8_r8", S8, S8, 8, 8, true, 64},
+	{"u8s8_r1", U8, S8, 1, 8, false, 8},
+	{"u8_r5", U8, U8, 5, 8, true, 48},
+	{"df_r8", DF, DF, 8, 8, true, 64},
+	{"df_r1", DF, DF, 1, 8, false, 8},
+};
+
+#define DPAS_TEST(i, name) TEST(name) { run(h, &cfgs[i]); }
+DPAS_TEST(0, hf_r8)
+DPAS_TEST(1, hf_r3)
+DPAS_TEST(2, hf_e16)
+DPAS_TEST(3, bf_r8)
+DPAS_TEST(4, tf32_r4)
+DPAS_TEST(5, s8_r8)
+DPAS_TEST(6, u8s8_r1)
+DPAS_TEST(7, u8_r5)
+DPAS_TEST(8, df_r8)
+DPAS_TEST(9, df_r1)
+
+/* bench/cm/hgemm.cm at n = 64: C += A B with half inputs (exact in half)
+ * and float C, and the double form; tolerance as above with K = n. */
+enum { GN = 64 };
+
+TEST(hgemm)
+{
+	static uint16_t a[GN * GN], b[GN * GN];
+	static float fa[GN * GN], fb[GN * GN], c[GN * GN], c0[GN * GN];
+	for (int i = 0; i < GN * GN; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256, b[i] = half_bits(fb[i]);
+		c0[i] = c[i] = h_float(h, -4, 4);
+	}
+	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm", WALK(GN / 8, GN / 8), IN(a), IN(b),
+	           INOUT(c), I32(GN)))
+		return;
+	for (int i = 0; i < GN; i++)
+		for (int j = 0; j < GN; j++) {
+			double want = c0[i * GN + j], mag = fabs(want);
+			for (int k = 0; k < GN; k++)
+				want += (double)fa[i * GN + k] * fb[k * GN + j],
+					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
+			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
+				return;
+			}
+		}
+}
+
+TEST(dgemm_dpas)
+{
+	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
+	for (int i = 0; i < GN * GN; i++)
+		a[i] = h_float(h, -1, 1), b[i] = h_float(h, -1, 1), c0[i] = c[i] = h_float(h, -4, 4);
+	if (!H_RUN(h, "../../bench/cm/hgemm", "dgemm_dpas", WALK(GN / 8, GN / 8), IN(a), IN(b),
+	           INOUT(c), I32(GN)))
+		return;
+	for (int i = 0; i < GN; i++)
+		for (int j = 0; j < GN; j++) {
+			double want = c0[i * GN + j], mag = fabs(want);
+			for (int k = 0; k < GN; k++)
+				want += a[i * GN + k] * b[k * GN + j], mag += fabs(a[i * GN + k] * b[k * GN + j]);
+			if (!(fabs(c[i * GN + j] - want) <= 1e-13 * mag)) {
+				h_fail(h, "c[%d][%d] = %.17g, expected %.17g", i, j, c[i * GN + j], want);
+				return;
+			}
+		}
+}
+
+const HTest exec_dpas[] = {
+	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
+	T(df_r8), T(df_r1), T(hgemm), T(dgemm_dpas), {0},
+};
