@@ -123,3 +123,13 @@ void rt_put(RtObj *o)
 	if (o && atomic_fetch_sub(&o->refs, 1) == 1)
 		o->destroy(o);
 }
+
+void *rt_object_of(const void *h)
+{
+	uint64_t v = (uint64_t)(uintptr_t)h;
+	uint32_t i = (uint32_t)v, gen = (uint32_t)(v >> 32);
+	pthread_mutex_lock(&table_mu);
+	RtObj *o = i && i <= nslots && slots[i - 1].gen == gen ? slots[i - 1].obj : NULL;
+	pthread_mutex_unlock(&table_mu);
+	return o;
+}

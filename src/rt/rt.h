@@ -40,6 +40,9 @@ RtObj *rt_handle_get(const void *h, RtObjKind kind);
 RtObj *rt_handle_take(const void *h, RtObjKind kind);
 void rt_ref(RtObj *o);
 void rt_put(RtObj *o);               /* NULL is ignored */
+/* Tests and benchmarks that look inside: the object behind a live handle
+ * (no reference taken), or NULL. */
+void *rt_object_of(const void *h);
 
 /* error.c */
 /* Records the message (this thread's last error) and returns s. */
