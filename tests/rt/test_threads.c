@@ -156,7 +156,8 @@ int main(void)
 {
 	const char *env = getenv("CMETAL_SOAK_SECONDS");
 	double secs = env && atof(env) > 0 ? atof(env) : 2.0;
-	MUST(cmetal_device_open("cpu", &dev));
+	const char *name = getenv("CMETAL_DEVICE");
+	MUST(cmetal_device_open(name && *name ? name : "cpu", &dev));
 	MUST(cmetal_program_build(dev, src, "-DK=0", &shared_prog));
 	int init[32];
 	for (int i = 0; i < 32; i++)
