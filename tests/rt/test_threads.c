@@ -1,5 +1,5 @@
-/* test_threads.c — 8 host threads share one CPU device: each builds
- * programs (the compiler and the cache are shared), creates and releases
+/* test_threads.c — 8 host threads share one device ($CMETAL_DEVICE, default
+ * cpu): each builds programs (the compiler and the cache are shared), creates and releases
  * kernels, buffers, SVM allocations, tasks and events, launches, reads the
  * results back and checks them; they also use one shared program, kernel
  * creation from it, and one shared buffer that all read.  It runs about 2
