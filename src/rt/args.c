@@ -19,22 +19,20 @@ static const char *kind_text(uint32_t kind)
 	return "an argument of unknown kind";
 }
 
-cm_status rt_check_kernel(cmetal_kernel *k)
+/* Binds m (whose reference the argument takes over; NULL for values) and
+ * drops what the argument held before. */
+static void arg_hold(RtArg *a, RtMem *m)
 {
-	if (!k)
-		return rt_fail(CM_INVALID_HANDLE, "kernel handle is NULL");
-	if (k->magic != RT_MAGIC_KERNEL)
-		return rt_fail(CM_INVALID_HANDLE,
-		               "kernel handle is not a live kernel (released or wrong type)");
-	return CM_SUCCESS;
+	RtMem *old = a->mem;
+	a->mem = m;
+	a->set = true;
+	if (old)
+		rt_put(&old->obj);
 }
 
-/* Checks the kernel and the index; *ai gets the argument's metadata. */
+/* Checks the index; *ai gets the argument's metadata. */
 static cm_status arg_lookup(cmetal_kernel *k, uint32_t index, const CmkArgInfo **ai)
 {
-	cm_status s = rt_check_kernel(k);
-	if (s)
-		return s;
 	if (index >= k->info->nargs)
 		return rt_fail(CM_INVALID_ARG_INDEX,
 		               "kernel '%s' has %u argument%s; index %u is out of range",
@@ -51,18 +49,15 @@ static cm_status wrong_kind(cmetal_kernel *k, uint32_t index, const CmkArgInfo *
 	               index, ai->name, k->info->name, kind_text(ai->kind), got, hint);
 }
 
-cm_status cmetal_kernel_arg_count(cmetal_kernel *k, uint32_t *n)
+static cm_status kernel_arg_count(cmetal_kernel *k, uint32_t *n)
 {
-	cm_status s = rt_check_kernel(k);
-	if (s)
-		return s;
 	if (!n)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_kernel_arg_count: the output pointer is NULL");
 	*n = k->info->nargs;
 	return CM_SUCCESS;
 }
 
-cm_status cmetal_kernel_arg_info(cmetal_kernel *k, uint32_t index, const char **name,
+static cm_status kernel_arg_info(cmetal_kernel *k, uint32_t index, const char **name,
                                  cmetal_arg_kind *kind, uint32_t *size)
 {
 	const CmkArgInfo *ai = NULL;
@@ -82,7 +77,7 @@ cm_status cmetal_kernel_arg_info(cmetal_kernel *k, uint32_t index, const char **
 _Static_assert((int)CMETAL_ELEM_I32 == (int)CMK_ELEM_I32 && (int)CMETAL_ELEM_F64 == (int)CMK_ELEM_F64,
                "cmetal_elem_type must match CMK_ELEM_*");
 
-cm_status cmetal_kernel_arg_type(cmetal_kernel *k, uint32_t index, cmetal_elem_type *elem,
+static cm_status kernel_arg_type(cmetal_kernel *k, uint32_t index, cmetal_elem_type *elem,
                                  const char **type_attr)
 {
 	const CmkArgInfo *ai = NULL;
@@ -98,7 +93,7 @@ cm_status cmetal_kernel_arg_type(cmetal_kernel *k, uint32_t index, cmetal_elem_t
 	return CM_SUCCESS;
 }
 
-cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, const void *value)
+static cm_status kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, const void *value)
 {
 	const CmkArgInfo *ai = NULL;
 	cm_status s = arg_lookup(k, index, &ai);
@@ -120,14 +115,13 @@ cm_status cmetal_kernel_set_arg(cmetal_kernel *k, uint32_t index, size_t size, c
 		               index, ai->name, k->info->name, kind_text(ai->kind), ai->size, size);
 	RtArg *a = &k->args[index];
 	memcpy(a->value, value, size);
-	a->mem = NULL;
-	a->set = true;
+	arg_hold(a, NULL);
 	free(a->per_thread);
 	a->per_thread = NULL;
 	return CM_SUCCESS;
 }
 
-cm_status cmetal_kernel_set_arg_per_thread(cmetal_kernel *k, uint32_t index, uint32_t nthreads,
+static cm_status kernel_set_arg_per_thread(cmetal_kernel *k, uint32_t index, uint32_t nthreads,
                                            size_t size, const void *values)
 {
 	const CmkArgInfo *ai = NULL;
@@ -155,8 +149,7 @@ cm_status cmetal_kernel_set_arg_per_thread(cmetal_kernel *k, uint32_t index, uin
 	free(a->per_thread);
 	a->per_thread = t;
 	a->nthreads = nthreads;
-	a->mem = NULL;
-	a->set = true;
+	arg_hold(a, NULL);
 	return CM_SUCCESS;
 }
 
@@ -175,7 +168,7 @@ static cm_status same_device(const cmetal_kernel *k, uint32_t index, const CmkAr
 }
 
 /* Binds a surface argument; want is the CMK_SURF_* the memory provides. */
-static cm_status set_surface(cmetal_kernel *k, uint32_t index, RtMem *m, RtMemKind kind)
+static cm_status set_surface(cmetal_kernel *k, uint32_t index, const void *h, RtMemKind kind)
 {
 	const CmkArgInfo *ai = NULL;
 	cm_status s = arg_lookup(k, index, &ai);
@@ -184,34 +177,40 @@ static cm_status set_surface(cmetal_kernel *k, uint32_t index, RtMem *m, RtMemKi
 	const char *what = kind == RT_MEM_BUFFER ? "a buffer" : "a 2D surface";
 	if (ai->kind != CMK_ARG_SURFACE)
 		return wrong_kind(k, index, ai, what, "");
-	if (!m || m->magic != RT_MAGIC_MEM || m->kind != kind)
+	RtMem *m = h ? (RtMem *)rt_handle_get(h, RT_OBJ_MEM) : NULL;
+	if (!m || m->kind != kind) {
+		rt_put(m ? &m->obj : NULL);
 		return rt_fail(CM_INVALID_HANDLE,
 		               "argument %u '%s' of kernel '%s': %s handle is %s",
 		               index, ai->name, k->info->name, what + 2,
-		               m ? "not live (released or wrong type)" : "NULL");
-	if ((s = same_device(k, index, ai, m, what)))
-		return s;
+		               h ? "not live (released or wrong type)" : "NULL");
+	}
 	uint32_t want = kind == RT_MEM_BUFFER ? CMK_SURF_BUFFER : CMK_SURF_IMAGE2D;
-	if (ai->surf != CMK_SURF_ANY && ai->surf != want)
-		return rt_fail(CM_INVALID_ARG_KIND,
-		               "argument %u '%s' of kernel '%s' is declared [[type(\"%s\")]]; got %s",
-		               index, ai->name, k->info->name, ai->type_attr ? ai->type_attr : "?", what);
-	k->args[index].mem = m;
-	k->args[index].set = true;
+	if ((s = same_device(k, index, ai, m, what)))
+		;
+	else if (ai->surf != CMK_SURF_ANY && ai->surf != want)
+		s = rt_fail(CM_INVALID_ARG_KIND,
+		            "argument %u '%s' of kernel '%s' is declared [[type(\"%s\")]]; got %s",
+		            index, ai->name, k->info->name, ai->type_attr ? ai->type_attr : "?", what);
+	if (s) {
+		rt_put(&m->obj);
+		return s;
+	}
+	arg_hold(&k->args[index], m);   /* the kernel holds the memory */
 	return CM_SUCCESS;
 }
 
-cm_status cmetal_kernel_set_arg_buffer(cmetal_kernel *k, uint32_t index, cmetal_buffer *buf)
+static cm_status kernel_set_arg_buffer(cmetal_kernel *k, uint32_t index, cmetal_buffer *buf)
 {
-	return set_surface(k, index, (RtMem *)buf, RT_MEM_BUFFER);
+	return set_surface(k, index, buf, RT_MEM_BUFFER);
 }
 
-cm_status cmetal_kernel_set_arg_surface2d(cmetal_kernel *k, uint32_t index, cmetal_surface2d *surf)
+static cm_status kernel_set_arg_surface2d(cmetal_kernel *k, uint32_t index, cmetal_surface2d *surf)
 {
-	return set_surface(k, index, (RtMem *)surf, RT_MEM_SURF2D);
+	return set_surface(k, index, surf, RT_MEM_SURF2D);
 }
 
-cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index, cmetal_svm *svm,
+static cm_status kernel_set_arg_svm(cmetal_kernel *k, uint32_t index, cmetal_svm *svm,
                                     uint64_t offset)
 {
 	const CmkArgInfo *ai = NULL;
@@ -220,25 +219,88 @@ cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index, cmetal_svm
 		return s;
 	if (ai->kind != CMK_ARG_SVM)
 		return wrong_kind(k, index, ai, "an SVM allocation", "");
-	RtMem *m = (RtMem *)svm;
-	if (!m || m->magic != RT_MAGIC_MEM || m->kind != RT_MEM_SVM)
+	RtMem *m = svm ? (RtMem *)rt_handle_get(svm, RT_OBJ_MEM) : NULL;
+	if (!m || m->kind != RT_MEM_SVM) {
+		rt_put(m ? &m->obj : NULL);
 		return rt_fail(CM_INVALID_HANDLE, "argument %u '%s' of kernel '%s': SVM handle is %s",
 		               index, ai->name, k->info->name,
-		               m ? "not live (freed or wrong type)" : "NULL");
+		               svm ? "not live (freed or wrong type)" : "NULL");
+	}
 	if ((s = same_device(k, index, ai, m, "the SVM allocation")))
+		;
+	else if (offset > m->size)
+		s = rt_fail(CM_OUT_OF_RANGE,
+		            "argument %u '%s' of kernel '%s': offset %llu is past the end of a %zu-byte SVM allocation",
+		            index, ai->name, k->info->name, (unsigned long long)offset, m->size);
+	if (s) {
+		rt_put(&m->obj);
 		return s;
-	if (offset > m->size)
-		return rt_fail(CM_OUT_OF_RANGE,
-		               "argument %u '%s' of kernel '%s': offset %llu is past the end of a %zu-byte SVM allocation",
-		               index, ai->name, k->info->name, (unsigned long long)offset, m->size);
+	}
 	uint64_t addr = m->addr + offset;
 	if (ai->size == 4)
 		*(uint32_t *)k->args[index].value = (uint32_t)addr;
 	else
 		memcpy(k->args[index].value, &addr, ai->size < 8 ? ai->size : 8);
-	k->args[index].mem = NULL;
-	k->args[index].set = true;
+	arg_hold(&k->args[index], m);   /* the kernel holds the allocation */
 	free(k->args[index].per_thread);
 	k->args[index].per_thread = NULL;
 	return CM_SUCCESS;
+}
+
+/* ---- the public calls: each holds the kernel and its lock ---- */
+
+#define KERNEL_CALL(call)                                                      \
+	cmetal_kernel *k;                                                      \
+	cm_status s = rt_get_kernel(h, &k);                                    \
+	if (s)                                                                 \
+		return s;                                                      \
+	pthread_mutex_lock(&k->lock);                                          \
+	s = call;                                                              \
+	pthread_mutex_unlock(&k->lock);                                        \
+	rt_put(&k->obj);                                                       \
+	return s
+
+cm_status cmetal_kernel_arg_count(cmetal_kernel *h, uint32_t *n)
+{
+	KERNEL_CALL(kernel_arg_count(k, n));
+}
+
+cm_status cmetal_kernel_arg_info(cmetal_kernel *h, uint32_t index, const char **name,
+                                 cmetal_arg_kind *kind, uint32_t *size)
+{
+	KERNEL_CALL(kernel_arg_info(k, index, name, kind, size));
+}
+
+cm_status cmetal_kernel_arg_type(cmetal_kernel *h, uint32_t index, cmetal_elem_type *elem,
+                                 const char **type_attr)
+{
+	KERNEL_CALL(kernel_arg_type(k, index, elem, type_attr));
+}
+
+cm_status cmetal_kernel_set_arg(cmetal_kernel *h, uint32_t index, size_t size, const void *value)
+{
+	KERNEL_CALL(kernel_set_arg(k, index, size, value));
+}
+
+cm_status cmetal_kernel_set_arg_per_thread(cmetal_kernel *h, uint32_t index, uint32_t nthreads,
+                                           size_t size, const void *values)
+{
+	KERNEL_CALL(kernel_set_arg_per_thread(k, index, nthreads, size, values));
+}
+
+cm_status cmetal_kernel_set_arg_buffer(cmetal_kernel *h, uint32_t index, cmetal_buffer *buf)
+{
+	KERNEL_CALL(kernel_set_arg_buffer(k, index, buf));
+}
+
+cm_status cmetal_kernel_set_arg_surface2d(cmetal_kernel *h, uint32_t index,
+                                          cmetal_surface2d *surf)
+{
+	KERNEL_CALL(kernel_set_arg_surface2d(k, index, surf));
+}
+
+cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *h, uint32_t index, cmetal_svm *svm,
+                                    uint64_t offset)
+{
+	KERNEL_CALL(kernel_set_arg_svm(k, index, svm, offset));
 }

@@ -41,7 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -344,6 +346,27 @@ static bool write_file(const char *path, const char *data, size_t n, int flags)
 	return close(fd) == 0 && ok;
 }
 
+/* What a failed write's errno means for the user, "" when nothing more
+ * than strerror. */
+static const char *write_hint(int err)
+{
+	switch (err) {
+	case ENOSPC: return " (the disk is full)";
+	case EFBIG: return " (the file size limit, ulimit -f, is reached)";
+#ifdef EDQUOT
+	case EDQUOT: return " (the disk quota is used up)";
+#endif
+	}
+	return "";
+}
+
+/* "cannot write PATH: REASON (HINT)" into log, from errno. */
+static void write_error(Buf *log, const char *path)
+{
+	int err = errno;
+	buf_printf(log, "error: cannot write %s: %s%s\n", path, strerror(err), write_hint(err));
+}
+
 /* Writes data sealed for key to path through a temporary name. */
 static bool write_sealed(const char *path, uint64_t key, const char *data, size_t n)
 {
@@ -403,6 +426,39 @@ static int run_shell(const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* True when text mentions err's message in any letter case (the linker
+ * says "file too large", strerror "File too large"). */
+static bool mentions(const char *text, int err)
+{
+	const char *m = strerror(err);
+	size_t n = strlen(m);
+	for (const char *p = text; *p; p++)
+		if (strncasecmp(p, m, n) == 0)
+			return true;
+	return false;
+}
+
+/* After a failed C compile: says plainly when the cause is a full disk or
+ * the file size limit, which the compiler reports only in passing ("ld
+ * returned 1"), or when the build directory's disk has no space left. */
+static void disk_note(const char *so_path, const char *out, Buf *log)
+{
+	char *dir = xstrdup(so_path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	struct statvfs fs;
+	bool full = mentions(out, ENOSPC) ||
+	            (statvfs(slash ? dir : ".", &fs) == 0 && fs.f_bavail == 0 && fs.f_blocks);
+	if (full)
+		buf_printf(log, "error: the disk holding %s is full: free some space (or set "
+		           "CMETAL_CACHE_DIR to a directory on another disk) and build again\n", dir);
+	else if (mentions(out, EFBIG))
+		buf_printf(log, "error: the C compiler's output is over the file size limit "
+		           "(ulimit -f)\n");
+	free(dir);
+}
+
 /* Compiles c_path into so_path with the C compiler; log gets its output. */
 static cm_status run_cc(const char *cc, const char *c_path, const char *so_path,
                         const char *log_path, bool debug, Buf *log)
@@ -426,6 +482,8 @@ static cm_status run_cc(const char *cc, const char *c_path, const char *so_path,
 	}
 	if (out)
 		buf_putn(log, out, n);
+	if (rc != 0)
+		disk_note(so_path, out ? out : "", log);
 	free(out);
 	buf_free(&cmd);
 	return s;
@@ -445,13 +503,13 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key, boo
 	buf_printf(&so, "%s.so", stem);
 	cm_status s = CM_SUCCESS;
 	if (!write_file(buf_cstr(&cp), c->data ? c->data : "", c->len, O_TRUNC)) {
-		buf_printf(log, "cannot write %s: %s\n", buf_cstr(&cp), strerror(errno));
+		write_error(log, buf_cstr(&cp));
 		s = CM_IO_ERROR;
 	}
 	if (!s)
 		s = run_cc(cc_command(), buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), debug, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
-		buf_printf(log, "cannot write %s: %s\n", buf_cstr(&so), strerror(errno));
+		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;
 	}
 	if (!s)
@@ -535,7 +593,8 @@ static cm_status build_and_load(Build *b)
 	char *dep = entry_path(b, b->key1, ".dep");
 	cm_status s = build_library(&c, stem, key2, wants_debug(b->options), b->log);
 	if (!s && b->cached && !write_sealed(dep, b->key1, deps.data ? deps.data : "", deps.len))
-		buf_printf(b->log, "note: cannot write %s: %s\n", dep, strerror(errno));
+		buf_printf(b->log, "note: cannot write %s: %s%s\n", dep, strerror(errno),
+		           write_hint(errno));
 	if (!s)
 		b->load_failed = (s = b->load(dev, b->p, so)) != CM_SUCCESS;
 	if (!b->cached) {                  /* a private directory: nothing stays */

@@ -132,8 +132,25 @@ bool rt_compile_cm(const char *source, const char *options, const char *target, 
 	return compile_cm(source, options, target, out, NULL, log);
 }
 
+/* The compiler keeps global state (diag_state, die_trap, its tables), so
+ * builds from several threads take turns here; everything else of a build
+ * (the cache, the C compiler, dlopen) runs in parallel. */
+static pthread_mutex_t compiler_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool compile_locked(const char *source, const char *options, const char *target,
+                           Buf *out, Buf *deps, Buf *log);
+
 static bool compile_cm(const char *source, const char *options, const char *target,
                        Buf *out, Buf *deps, Buf *log)
+{
+	pthread_mutex_lock(&compiler_mu);
+	bool ok = compile_locked(source, options, target, out, deps, log);
+	pthread_mutex_unlock(&compiler_mu);
+	return ok;
+}
+
+static bool compile_locked(const char *source, const char *options, const char *target,
+                           Buf *out, Buf *deps, Buf *log)
 {
 	DiagState saved = diag_state;
 	diag_state = (DiagState){.capture = log};

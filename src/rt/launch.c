@@ -11,53 +11,102 @@
 
 #include "rt/rt.h"
 
-static cm_status check_task(cmetal_task *t)
+static cm_status get_task(cmetal_task *h, cmetal_task **t)
 {
-	if (!t)
+	*t = NULL;
+	if (!h)
 		return rt_fail(CM_INVALID_HANDLE, "task handle is NULL");
-	if (t->magic != RT_MAGIC_TASK)
+	*t = (cmetal_task *)rt_handle_get(h, RT_OBJ_TASK);
+	if (!*t)
 		return rt_fail(CM_INVALID_HANDLE, "task handle is not a live task (released or wrong type)");
 	return CM_SUCCESS;
 }
 
-static cm_status check_event(cmetal_event *e)
+static cm_status get_event(cmetal_event *h, cmetal_event **e)
 {
-	if (!e)
+	*e = NULL;
+	if (!h)
 		return rt_fail(CM_INVALID_HANDLE, "event handle is NULL");
-	if (e->magic != RT_MAGIC_EVENT)
+	*e = (cmetal_event *)rt_handle_get(h, RT_OBJ_EVENT);
+	if (!*e)
 		return rt_fail(CM_INVALID_HANDLE, "event handle is not a live event (released or wrong type)");
 	return CM_SUCCESS;
 }
 
-cm_status cmetal_task_create(cmetal_device *dev, cmetal_task **out)
+/* Drops what one entry holds: its kernel and its arguments' memory. */
+static void launch_drop(RtLaunch *l)
 {
-	cm_status s = rt_check_device(dev);
-	if (s)
-		return s;
-	if (!out)
-		return rt_fail(CM_INVALID_VALUE, "cmetal_task_create: the output pointer is NULL");
-	cmetal_task *t = calloc(1, sizeof *t);
-	if (!t)
-		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
-	t->magic = RT_MAGIC_TASK;
-	t->dev = dev;
-	t->arena = arena_new();
-	*out = t;
-	return CM_SUCCESS;
+	buf_free(&l->printf_out);
+	for (uint32_t i = 0; l->held && i < l->info->nargs; i++)
+		rt_put(l->held[i] ? &l->held[i]->obj : NULL);
+	rt_put(l->kernel ? &l->kernel->obj : NULL);
 }
 
-cm_status cmetal_task_release(cmetal_task *t)
+/* The last reference: the entries and the task's hold on its device. */
+static void task_destroy(RtObj *o)
 {
-	cm_status s = check_task(t);
-	if (s)
-		return s;
+	cmetal_task *t = (cmetal_task *)o;
 	for (int i = 0; i < t->entries.len; i++)
-		buf_free(&t->entries.data[i]->printf_out);
+		launch_drop(t->entries.data[i]);
 	vec_free(&t->entries);
 	arena_free(t->arena);
-	t->magic = RT_MAGIC_DEAD;
+	pthread_mutex_destroy(&t->lock);
+	cmetal_device *dev = t->dev;
 	free(t);
-	return CM_SUCCESS;
+	rt_device_drop(dev);
+}
+
+static cmetal_task *task_new(cmetal_device *dev)
+{
+	cmetal_task *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	rt_obj_init(&t->obj, RT_OBJ_TASK, task_destroy);
+	pthread_mutex_init(&t->lock, NULL);
+	rt_device_hold(dev);
+	t->dev = dev;
+	t->arena = arena_new();
+	return t;
+}
+
+/* Publishes a new object: *out gets its handle, or o goes. */
+static cm_status publish(RtObj *o, void **out)
+{
+	if ((*out = rt_handle_new(o)))
+		return CM_SUCCESS;
+	rt_put(o);
+	return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+}
+
+cm_status cmetal_task_create(cmetal_device *h, cmetal_task **out)
+{
+	if (!out)
+		return rt_fail(CM_INVALID_VALUE, "cmetal_task_create: the output pointer is NULL");
+	*out = NULL;
+	cmetal_device *dev;
+	cm_status s = rt_get_device(h, &dev);
+	if (s)
+		return s;
+	cmetal_task *t = task_new(dev);
+	rt_put(&dev->obj);
+	if (!t)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	return publish(&t->obj, (void **)out);
+}
+
+/* Ends the user's handle (a run in progress on another thread finishes
+ * first: it holds the task). */
+cm_status cmetal_task_release(cmetal_task *h)
+{
+	cmetal_task *t;
+	cm_status s = get_task(h, &t);
+	if (s)
+		return s;
+	RtObj *o = rt_handle_take(h, RT_OBJ_TASK);
+	rt_put(&t->obj);
+	rt_put(o);
+	return o ? CM_SUCCESS
+	         : rt_fail(CM_INVALID_HANDLE, "task handle was released by another thread");
 }
 
 /* The CmkSurface view of a bound memory object. */
@@ -112,6 +161,7 @@ static cm_status capture_args(cmetal_task *t, cmetal_kernel *k, RtLaunch *l)
 {
 	const CmkKernelInfo *ki = k->info;
 	l->args = NEWN(t->arena, void *, ki->nargs + 1);
+	l->held = NEWN(t->arena, RtMem *, ki->nargs + 1);
 	l->surfaces = NEWN(t->arena, CmkSurface, ki->nargs + 1);
 	l->nsurfaces = ki->nargs;
 	for (uint32_t i = 0; i < ki->nargs; i++) {
@@ -120,10 +170,10 @@ static cm_status capture_args(cmetal_task *t, cmetal_kernel *k, RtLaunch *l)
 		if (!a->set)
 			return rt_fail(CM_ARGS_NOT_SET,
 			               "argument %u '%s' of kernel '%s' is not set", i, ai->name, ki->name);
-		if (a->mem && a->mem->magic != RT_MAGIC_MEM)
-			return rt_fail(CM_INVALID_HANDLE,
-			               "argument %u '%s' of kernel '%s' is bound to a released surface",
-			               i, ai->name, ki->name);
+		if (a->mem) {      /* the entry holds it until the task goes */
+			rt_ref(&a->mem->obj);
+			l->held[i] = a->mem;
+		}
 		unsigned char *v = arena_alloc(t->arena, ai->size + 8);
 		if (ai->kind == CMK_ARG_SURFACE) {
 			uint32_t slot = i;
@@ -142,36 +192,41 @@ static cm_status capture_args(cmetal_task *t, cmetal_kernel *k, RtLaunch *l)
 	return CM_SUCCESS;
 }
 
+/* Appends an entry for k (NULL: a sync) to t, with the kernel's arguments
+ * as they are now; the entry holds the kernel and its memory. */
 static cm_status add_entry(cmetal_task *t, cmetal_kernel *k, RtLaunch *tmpl)
 {
 	RtLaunch *l = NEW(t->arena, RtLaunch);
 	*l = *tmpl;
-	l->kernel = k;
 	l->info = k ? k->info : NULL;
-	if (k) {
-		if (k->prog->dev != t->dev)
-			return rt_fail(CM_INVALID_VALUE,
-			               "kernel '%s' belongs to another device than the task", k->info->name);
-		if (k->info->slm_size > RT_MAX_SLM)
-			return rt_fail(CM_GROUP_TOO_LARGE,
-			               "kernel '%s' needs %u bytes of SLM per group; the limit is %u",
-			               k->info->name, k->info->slm_size, RT_MAX_SLM);
-		cm_status s = capture_args(t, k, l);
-		if (s)
-			return s;
+	cm_status s = CM_SUCCESS;
+	if (k && k->prog->dev != t->dev)
+		s = rt_fail(CM_INVALID_VALUE,
+		            "kernel '%s' belongs to another device than the task", k->info->name);
+	else if (k && k->info->slm_size > RT_MAX_SLM)
+		s = rt_fail(CM_GROUP_TOO_LARGE,
+		            "kernel '%s' needs %u bytes of SLM per group; the limit is %u",
+		            k->info->name, k->info->slm_size, RT_MAX_SLM);
+	if (s || !k) {
+		if (!s)
+			vec_push(&t->entries, l);
+		return s;
 	}
-	vec_push(&t->entries, l);
-	return CM_SUCCESS;
+	rt_ref(&k->obj);
+	l->kernel = k;
+	pthread_mutex_lock(&k->lock);
+	s = capture_args(t, k, l);
+	pthread_mutex_unlock(&k->lock);
+	if (s)
+		launch_drop(l);
+	else
+		vec_push(&t->entries, l);
+	return s;
 }
 
-cm_status cmetal_task_add_walker(cmetal_task *t, cmetal_kernel *k, uint32_t width,
+static cm_status task_add_walker(cmetal_task *t, cmetal_kernel *k, uint32_t width,
                                  uint32_t height, cmetal_dependency dep)
 {
-	cm_status s = check_task(t);
-	if (!s)
-		s = rt_check_kernel(k);
-	if (s)
-		return s;
 	if (width == 0 || height == 0 || width > RT_MAX_WALKER || height > RT_MAX_WALKER)
 		return rt_fail(CM_INVALID_THREAD_SPACE,
 		               "thread space %ux%u of kernel '%s' is out of range: width and height "
@@ -183,14 +238,9 @@ cm_status cmetal_task_add_walker(cmetal_task *t, cmetal_kernel *k, uint32_t widt
 	return add_entry(t, k, &l);
 }
 
-cm_status cmetal_task_add_groups(cmetal_task *t, cmetal_kernel *k, const uint32_t groups[3],
+static cm_status task_add_groups(cmetal_task *t, cmetal_kernel *k, const uint32_t groups[3],
                                  const uint32_t threads[3])
 {
-	cm_status s = check_task(t);
-	if (!s)
-		s = rt_check_kernel(k);
-	if (s)
-		return s;
 	if (!groups || !threads)
 		return rt_fail(CM_INVALID_VALUE, "kernel '%s': the %s array is NULL",
 		               k->info->name, groups ? "threads" : "groups");
@@ -220,27 +270,76 @@ cm_status cmetal_task_add_groups(cmetal_task *t, cmetal_kernel *k, const uint32_
 	return add_entry(t, k, &l);
 }
 
-cm_status cmetal_task_add_sync(cmetal_task *t)
+/* Resolves the task and kernel handles of an add call. */
+static cm_status get_task_kernel(cmetal_task *th, cmetal_kernel *kh, cmetal_task **t,
+                                 cmetal_kernel **k)
 {
-	cm_status s = check_task(t);
+	cm_status s = get_task(th, t);
+	if (!s && (s = rt_get_kernel(kh, k)))
+		rt_put(&(*t)->obj);
+	return s;
+}
+
+#define TASK_ADD(call)                                                         \
+	cmetal_task *t;                                                        \
+	cmetal_kernel *k;                                                      \
+	cm_status s = get_task_kernel(th, kh, &t, &k);                         \
+	if (s)                                                                 \
+		return s;                                                      \
+	pthread_mutex_lock(&t->lock);                                          \
+	s = call;                                                              \
+	pthread_mutex_unlock(&t->lock);                                        \
+	rt_put(&k->obj);                                                       \
+	rt_put(&t->obj);                                                       \
+	return s
+
+cm_status cmetal_task_add_walker(cmetal_task *th, cmetal_kernel *kh, uint32_t width,
+                                 uint32_t height, cmetal_dependency dep)
+{
+	TASK_ADD(task_add_walker(t, k, width, height, dep));
+}
+
+cm_status cmetal_task_add_groups(cmetal_task *th, cmetal_kernel *kh, const uint32_t groups[3],
+                                 const uint32_t threads[3])
+{
+	TASK_ADD(task_add_groups(t, k, groups, threads));
+}
+
+cm_status cmetal_task_add_sync(cmetal_task *h)
+{
+	cmetal_task *t;
+	cm_status s = get_task(h, &t);
 	if (s)
 		return s;
 	RtLaunch l = {.kind = RT_LAUNCH_SYNC};
-	return add_entry(t, NULL, &l);
+	pthread_mutex_lock(&t->lock);
+	s = add_entry(t, NULL, &l);
+	pthread_mutex_unlock(&t->lock);
+	rt_put(&t->obj);
+	return s;
 }
 
+/* Hands printf text to the device's callback (called with no runtime lock
+ * held, so it may call the runtime), else to stdout. */
 static void emit_printf(cmetal_device *dev, Buf *out)
 {
 	if (out->len == 0)
 		return;
-	if (dev->printf_fn) {
-		dev->printf_fn(dev->printf_user, out->data, out->len);
+	rt_dev_lock(dev);
+	cmetal_printf_fn fn = dev->printf_fn;
+	void *user = dev->printf_user;
+	rt_dev_unlock(dev);
+	if (fn) {
+		fn(user, out->data, out->len);
 	} else {
+		flockfile(stdout);
 		fwrite(out->data, 1, out->len, stdout);
 		fflush(stdout);
+		funlockfile(stdout);
 	}
 }
 
+/* One entry; the device runs one launch at a time. */
 static cm_status run_entry(cmetal_device *dev, RtLaunch *l)
 {
 	if (l->kind == RT_LAUNCH_SYNC)
@@ -248,20 +347,26 @@ static cm_status run_entry(cmetal_device *dev, RtLaunch *l)
 	l->printf_out.len = 0;
 	l->fault[0] = '\0';
 	l->device_ms = -1.0;
+	rt_dev_lock(dev);
 	cm_status s = dev->ops->run(dev, l);
+	rt_dev_unlock(dev);
 	emit_printf(dev, &l->printf_out);
 	if (!s && l->fault[0])
 		s = rt_fail(CM_KERNEL_FAULT, "%s", l->fault);
 	return s;
 }
 
-cm_status cmetal_task_run(cmetal_task *t, cmetal_event **ev)
+static void event_destroy(RtObj *o)
 {
-	cm_status s = check_task(t);
-	if (s)
-		return s;
+	free(o);
+}
+
+/* Runs t's entries in order (t locked); ev: an event for the run. */
+static cm_status task_run(cmetal_task *t, cmetal_event **ev)
+{
 	if (ev)
 		*ev = NULL;
+	cm_status s = CM_SUCCESS;
 	double start = rt_now_ms();
 	/* devices with their own timers (CUDA events) report each launch's
 	 * kernel time; the event then holds their sum, else the host clock */
@@ -283,29 +388,50 @@ cm_status cmetal_task_run(cmetal_task *t, cmetal_event **ev)
 		cmetal_event *e = calloc(1, sizeof *e);
 		if (!e)
 			return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
-		*e = (cmetal_event){RT_MAGIC_EVENT, s, start, end};
-		*ev = e;
+		rt_obj_init(&e->obj, RT_OBJ_EVENT, event_destroy);
+		e->status = s;
+		e->start_ms = start;
+		e->end_ms = end;
+		cm_status es = publish(&e->obj, (void **)ev);
+		if (es)
+			return es;
 	}
 	return s;
 }
 
-/* A one-entry task, released before returning. */
-static cm_status launch_one(cmetal_kernel *k, RtLaunch *spec, cmetal_event **ev)
+cm_status cmetal_task_run(cmetal_task *h, cmetal_event **ev)
 {
-	cm_status s = rt_check_kernel(k);
-	if (s)
-		return s;
 	cmetal_task *t;
-	s = cmetal_task_create(k->prog->dev, &t);
+	cm_status s = get_task(h, &t);
 	if (s)
 		return s;
+	pthread_mutex_lock(&t->lock);
+	s = task_run(t, ev);
+	pthread_mutex_unlock(&t->lock);
+	rt_put(&t->obj);
+	return s;
+}
+
+/* A one-entry task of its own, gone before returning. */
+static cm_status launch_one(cmetal_kernel *h, RtLaunch *spec, cmetal_event **ev)
+{
+	cmetal_kernel *k;
+	cm_status s = rt_get_kernel(h, &k);
+	if (s)
+		return s;
+	cmetal_task *t = task_new(k->prog->dev);
+	if (!t) {
+		rt_put(&k->obj);
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	}
 	if (spec->kind == RT_LAUNCH_WALKER)
-		s = cmetal_task_add_walker(t, k, spec->width, spec->height, spec->dep);
+		s = task_add_walker(t, k, spec->width, spec->height, spec->dep);
 	else
-		s = cmetal_task_add_groups(t, k, spec->groups, spec->threads);
+		s = task_add_groups(t, k, spec->groups, spec->threads);
 	if (!s)
-		s = cmetal_task_run(t, ev);
-	cmetal_task_release(t);
+		s = task_run(t, ev);
+	rt_put(&t->obj);
+	rt_put(&k->obj);
 	return s;
 }
 
@@ -328,29 +454,40 @@ cm_status cmetal_launch_groups(cmetal_kernel *k, const uint32_t groups[3],
 	return launch_one(k, &spec, ev);
 }
 
-cm_status cmetal_event_wait(cmetal_event *e)
+cm_status cmetal_event_wait(cmetal_event *h)
 {
-	cm_status s = check_event(e);
-	return s ? s : e->status;
+	cmetal_event *e;
+	cm_status s = get_event(h, &e);
+	if (s)
+		return s;
+	s = e->status;
+	rt_put(&e->obj);
+	return s;
 }
 
-cm_status cmetal_event_elapsed_ms(cmetal_event *e, double *ms)
+cm_status cmetal_event_elapsed_ms(cmetal_event *h, double *ms)
 {
-	cm_status s = check_event(e);
+	cmetal_event *e;
+	cm_status s = get_event(h, &e);
 	if (s)
 		return s;
 	if (!ms)
-		return rt_fail(CM_INVALID_VALUE, "cmetal_event_elapsed_ms: the output pointer is NULL");
-	*ms = e->end_ms - e->start_ms;
-	return CM_SUCCESS;
+		s = rt_fail(CM_INVALID_VALUE, "cmetal_event_elapsed_ms: the output pointer is NULL");
+	else
+		*ms = e->end_ms - e->start_ms;
+	rt_put(&e->obj);
+	return s;
 }
 
-cm_status cmetal_event_release(cmetal_event *e)
+cm_status cmetal_event_release(cmetal_event *h)
 {
-	cm_status s = check_event(e);
+	cmetal_event *e;
+	cm_status s = get_event(h, &e);
 	if (s)
 		return s;
-	e->magic = RT_MAGIC_DEAD;
-	free(e);
-	return CM_SUCCESS;
+	RtObj *o = rt_handle_take(h, RT_OBJ_EVENT);
+	rt_put(&e->obj);
+	rt_put(o);
+	return o ? CM_SUCCESS
+	         : rt_fail(CM_INVALID_HANDLE, "event handle was released by another thread");
 }

@@ -10,16 +10,35 @@
 
 static const char *kind_name[] = {"buffer", "2D surface", "SVM allocation"};
 
-/* Checks a memory handle of the expected kind. */
-static cm_status check_mem(const RtMem *m, RtMemKind kind)
+cm_status rt_get_mem(const void *h, RtMemKind kind, RtMem **out)
 {
-	if (!m)
+	*out = NULL;
+	if (!h)
 		return rt_fail(CM_INVALID_HANDLE, "%s handle is NULL", kind_name[kind]);
-	if (m->magic != RT_MAGIC_MEM || m->kind != kind)
+	RtMem *m = (RtMem *)rt_handle_get(h, RT_OBJ_MEM);
+	if (m && m->kind != kind) {
+		rt_put(&m->obj);
+		m = NULL;
+	}
+	if (!m)
 		return rt_fail(CM_INVALID_HANDLE,
 		               "%s handle is not a live %s (released or wrong type)",
 		               kind_name[kind], kind_name[kind]);
+	*out = m;
 	return CM_SUCCESS;
+}
+
+/* The last reference: the memory goes back to the device (borrowed and
+ * host-aliased memory stays the caller's). */
+static void mem_destroy(RtObj *o)
+{
+	RtMem *m = (RtMem *)o;
+	cmetal_device *dev = m->dev;
+	rt_dev_lock(dev);
+	dev->ops->mem_free(dev, m);
+	rt_dev_unlock(dev);
+	free(m);
+	rt_device_drop(dev);
 }
 
 static cm_status check_range(const RtMem *m, const char *what, size_t off,
@@ -39,12 +58,9 @@ static cm_status check_range(const RtMem *m, const char *what, size_t off,
 typedef enum { MEM_ALLOC, MEM_ALIAS, MEM_BORROW } MemSource;
 
 /* Allocates the RtMem of a new object; the device fills the memory. */
-static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
-                         void *host, MemSource src, RtMem **out)
+static cm_status mem_alloc(cmetal_device *dev, RtMemKind kind, size_t size,
+                           void *host, MemSource src, RtMem **out)
 {
-	cm_status s = rt_check_device(dev);
-	if (s)
-		return s;
 	if (!out)
 		return rt_fail(CM_INVALID_VALUE, "creating a %s: the output pointer is NULL",
 		               kind_name[kind]);
@@ -58,7 +74,7 @@ static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
 	RtMem *m = calloc(1, sizeof *m);
 	if (!m)
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
-	m->magic = RT_MAGIC_MEM;
+	rt_obj_init(&m->obj, RT_OBJ_MEM, mem_destroy);
 	m->kind = kind;
 	m->dev = dev;
 	m->size = size;
@@ -70,44 +86,80 @@ static cm_status mem_new(cmetal_device *dev, RtMemKind kind, size_t size,
 		m->addr = (uint64_t)(uintptr_t)host;
 		m->borrowed = true;
 	}
-	s = src == MEM_ALIAS ? dev->ops->mem_alias(dev, m, host)
-	  : src == MEM_ALLOC ? dev->ops->mem_alloc(dev, m) : CM_SUCCESS;
+	rt_dev_lock(dev);
+	cm_status s = src == MEM_ALIAS ? dev->ops->mem_alias(dev, m, host)
+	            : src == MEM_ALLOC ? dev->ops->mem_alloc(dev, m) : CM_SUCCESS;
+	rt_dev_unlock(dev);
 	if (s) {
 		free(m);
 		return s;
 	}
+	rt_device_hold(dev);
 	*out = m;
 	return CM_SUCCESS;
 }
 
-static cm_status mem_release(RtMem *m, RtMemKind kind)
+/* Publishes a new object (its geometry set): *out gets its handle. */
+static cm_status mem_publish(RtMem *m, void **out)
 {
-	cm_status s = check_mem(m, kind);
+	*out = rt_handle_new(&m->obj);
+	if (*out)
+		return CM_SUCCESS;
+	rt_put(&m->obj);
+	return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+}
+
+/* A new memory object of the device handle h, published. */
+static cm_status mem_new(cmetal_device *h, RtMemKind kind, size_t size, void *host,
+                         MemSource src, void **out)
+{
+	cmetal_device *dev;
+	cm_status s = rt_get_device(h, &dev);
 	if (s)
 		return s;
-	m->dev->ops->mem_free(m->dev, m);
-	m->magic = RT_MAGIC_DEAD;
-	free(m);
-	return CM_SUCCESS;
+	RtMem *m;
+	s = mem_alloc(dev, kind, size, host, src, &m);
+	rt_put(&dev->obj);
+	return s ? s : mem_publish(m, out);
+}
+
+/* Ends the user's handle; kernels and tasks holding the memory keep it. */
+static cm_status mem_release(const void *h, RtMemKind kind)
+{
+	RtMem *m;
+	cm_status s = rt_get_mem(h, kind, &m);
+	if (s)
+		return s;
+	RtObj *o = rt_handle_take(h, RT_OBJ_MEM);
+	rt_put(&m->obj);
+	rt_put(o);
+	return o ? CM_SUCCESS : rt_fail(CM_INVALID_HANDLE, "%s handle was released by another thread",
+	                                kind_name[kind]);
 }
 
 /* ---- buffers ---- */
 
 cm_status cmetal_buffer_create(cmetal_device *dev, size_t size, cmetal_buffer **buf)
 {
-	return mem_new(dev, RT_MEM_BUFFER, size, NULL, MEM_ALLOC, (RtMem **)buf);
+	return mem_new(dev, RT_MEM_BUFFER, size, NULL, MEM_ALLOC, (void **)buf);
 }
 
 /* Reads or writes n bytes at off of a memory object of kind k, checked. */
-static cm_status mem_io(RtMem *m, RtMemKind k, bool write, size_t off, size_t n, void *p)
+static cm_status mem_io(const void *h, RtMemKind k, bool write, size_t off, size_t n, void *p)
 {
-	cm_status s = check_mem(m, k);
-	if (!s)
-		s = check_range(m, write ? "write" : "read", off, n, p);
+	RtMem *m;
+	cm_status s = rt_get_mem(h, k, &m);
 	if (s)
 		return s;
-	return write ? m->dev->ops->mem_write(m->dev, m, off, p, n)
-	             : m->dev->ops->mem_read(m->dev, m, off, p, n);
+	s = check_range(m, write ? "write" : "read", off, n, p);
+	if (!s) {
+		rt_dev_lock(m->dev);
+		s = write ? m->dev->ops->mem_write(m->dev, m, off, p, n)
+		          : m->dev->ops->mem_read(m->dev, m, off, p, n);
+		rt_dev_unlock(m->dev);
+	}
+	rt_put(&m->obj);
+	return s;
 }
 
 cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
@@ -115,7 +167,7 @@ cm_status cmetal_buffer_create_host(cmetal_device *dev, void *ptr, size_t size,
 {
 	if (!ptr)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_create_host: the host pointer is NULL");
-	return mem_new(dev, RT_MEM_BUFFER, size, ptr, MEM_ALIAS, (RtMem **)buf);
+	return mem_new(dev, RT_MEM_BUFFER, size, ptr, MEM_ALIAS, (void **)buf);
 }
 
 cm_status cmetal_buffer_wrap(cmetal_device *dev, uint64_t addr, size_t size,
@@ -124,62 +176,83 @@ cm_status cmetal_buffer_wrap(cmetal_device *dev, uint64_t addr, size_t size,
 	if (!addr)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_wrap: the address is 0");
 	return mem_new(dev, RT_MEM_BUFFER, size, (void *)(uintptr_t)addr, MEM_BORROW,
-	               (RtMem **)buf);
+	               (void **)buf);
+}
+
+/* One number of a memory object: its address or size. */
+static cm_status mem_query(const void *h, RtMemKind kind, const char *fn, bool addr,
+                           uint64_t *out)
+{
+	RtMem *m;
+	cm_status s = rt_get_mem(h, kind, &m);
+	if (s)
+		return s;
+	if (!out)
+		s = rt_fail(CM_INVALID_VALUE, "%s: the output pointer is NULL", fn);
+	else if (addr)
+		*out = kind == RT_MEM_SVM ? m->addr : (uint64_t)(uintptr_t)m->host;
+	else
+		*out = m->size;
+	rt_put(&m->obj);
+	return s;
 }
 
 cm_status cmetal_buffer_address(cmetal_buffer *buf, uint64_t *addr)
 {
-	cm_status s = check_mem((RtMem *)buf, RT_MEM_BUFFER);
-	if (s)
-		return s;
-	if (!addr)
-		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_address: the output pointer is NULL");
-	*addr = (uint64_t)(uintptr_t)((RtMem *)buf)->host;
-	return CM_SUCCESS;
+	return mem_query(buf, RT_MEM_BUFFER, "cmetal_buffer_address", true, addr);
 }
 
 cm_status cmetal_buffer_size(cmetal_buffer *buf, size_t *size)
 {
-	cm_status s = check_mem((RtMem *)buf, RT_MEM_BUFFER);
-	if (s)
-		return s;
-	if (!size)
-		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_size: the output pointer is NULL");
-	*size = ((RtMem *)buf)->size;
-	return CM_SUCCESS;
+	uint64_t n = 0;
+	cm_status s = mem_query(buf, RT_MEM_BUFFER, "cmetal_buffer_size", false,
+	                        size ? &n : NULL);
+	if (!s)
+		*size = (size_t)n;
+	return s;
 }
 
 cm_status cmetal_buffer_write(cmetal_buffer *buf, size_t off, size_t n, const void *src)
 {
-	return mem_io((RtMem *)buf, RT_MEM_BUFFER, true, off, n, (void *)src);
+	return mem_io(buf, RT_MEM_BUFFER, true, off, n, (void *)src);
 }
 
 cm_status cmetal_buffer_read(cmetal_buffer *buf, size_t off, size_t n, void *dst)
 {
-	return mem_io((RtMem *)buf, RT_MEM_BUFFER, false, off, n, dst);
+	return mem_io(buf, RT_MEM_BUFFER, false, off, n, dst);
+}
+
+/* Maps (ptr) or unmaps (ptr NULL) a buffer. */
+static cm_status buffer_map(const void *h, bool map, void **ptr)
+{
+	RtMem *m;
+	cm_status s = rt_get_mem(h, RT_MEM_BUFFER, &m);
+	if (s)
+		return s;
+	if (map && !ptr) {
+		s = rt_fail(CM_INVALID_VALUE, "cmetal_buffer_map: the output pointer is NULL");
+	} else {
+		rt_dev_lock(m->dev);
+		s = map ? m->dev->ops->mem_map(m->dev, m, ptr) : m->dev->ops->mem_unmap(m->dev, m);
+		rt_dev_unlock(m->dev);
+	}
+	rt_put(&m->obj);
+	return s;
 }
 
 cm_status cmetal_buffer_map(cmetal_buffer *buf, void **ptr)
 {
-	RtMem *m = (RtMem *)buf;
-	cm_status s = check_mem(m, RT_MEM_BUFFER);
-	if (s)
-		return s;
-	if (!ptr)
-		return rt_fail(CM_INVALID_VALUE, "cmetal_buffer_map: the output pointer is NULL");
-	return m->dev->ops->mem_map(m->dev, m, ptr);
+	return buffer_map(buf, true, ptr);
 }
 
 cm_status cmetal_buffer_unmap(cmetal_buffer *buf)
 {
-	RtMem *m = (RtMem *)buf;
-	cm_status s = check_mem(m, RT_MEM_BUFFER);
-	return s ? s : m->dev->ops->mem_unmap(m->dev, m);
+	return buffer_map(buf, false, NULL);
 }
 
 cm_status cmetal_buffer_release(cmetal_buffer *buf)
 {
-	return mem_release((RtMem *)buf, RT_MEM_BUFFER);
+	return mem_release(buf, RT_MEM_BUFFER);
 }
 
 /* ---- 2D surfaces ---- */
@@ -267,8 +340,12 @@ static cm_status surface_new(cmetal_device *dev, void *host, MemSource src, uint
 	/* a borrowed surface's last row need not be padded to the pitch */
 	size_t size = src == MEM_BORROW ? (size_t)pitch * (height - 1) + row
 	                                : (size_t)pitch * height;
+	cmetal_device *d;
+	if ((s = rt_get_device(dev, &d)))
+		return s;
 	RtMem *m;
-	s = mem_new(dev, RT_MEM_SURF2D, size, host, src, &m);
+	s = mem_alloc(d, RT_MEM_SURF2D, size, host, src, &m);
+	rt_put(&d->obj);
 	if (s)
 		return s;
 	m->width = width;
@@ -276,8 +353,7 @@ static cm_status surface_new(cmetal_device *dev, void *host, MemSource src, uint
 	m->pitch = pitch;
 	m->bpp = bpp;
 	m->format = cmk;
-	*surf = (cmetal_surface2d *)m;
-	return CM_SUCCESS;
+	return mem_publish(m, (void **)surf);
 }
 
 cm_status cmetal_surface2d_create(cmetal_device *dev, uint32_t width, uint32_t height,
@@ -311,8 +387,8 @@ cm_status cmetal_surface2d_wrap(cmetal_device *dev, uint64_t addr, uint32_t widt
 cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width, uint32_t *height,
                                 uint32_t *pitch, uint32_t *bpp)
 {
-	RtMem *m = (RtMem *)surf;
-	cm_status s = check_mem(m, RT_MEM_SURF2D);
+	RtMem *m;
+	cm_status s = rt_get_mem(surf, RT_MEM_SURF2D, &m);
 	if (s)
 		return s;
 	if (width)
@@ -323,15 +399,14 @@ cm_status cmetal_surface2d_info(cmetal_surface2d *surf, uint32_t *width, uint32_
 		*pitch = m->pitch;
 	if (bpp)
 		*bpp = m->bpp;
+	rt_put(&m->obj);
 	return CM_SUCCESS;
 }
 
 /* Copies rows between the surface and host memory of host_pitch. */
-static cm_status surface_copy(RtMem *m, void *host, size_t host_pitch, bool to_surface)
+static cm_status surface_rows(RtMem *m, void *host, size_t host_pitch, bool to_surface)
 {
-	cm_status s = check_mem(m, RT_MEM_SURF2D);
-	if (s)
-		return s;
+	cm_status s = CM_SUCCESS;
 	size_t row = (size_t)m->width * m->bpp;
 	if (!host)
 		return rt_fail(CM_INVALID_VALUE, "2D surface %s: the host pointer is NULL",
@@ -342,59 +417,67 @@ static cm_status surface_copy(RtMem *m, void *host, size_t host_pitch, bool to_s
 		return rt_fail(CM_INVALID_VALUE,
 		               "host pitch %zu is less than a row of the surface (%zu bytes)",
 		               host_pitch, row);
+	rt_dev_lock(m->dev);
 	for (uint32_t y = 0; y < m->height && !s; y++) {
 		unsigned char *h = (unsigned char *)host + y * host_pitch;
 		size_t off = (size_t)y * m->pitch;
 		s = to_surface ? m->dev->ops->mem_write(m->dev, m, off, h, row)
 		               : m->dev->ops->mem_read(m->dev, m, off, h, row);
 	}
+	rt_dev_unlock(m->dev);
+	return s;
+}
+
+/* A checked surface_rows on the surface handle h. */
+static cm_status surface_copy(const void *h, void *host, size_t host_pitch, bool to_surface)
+{
+	RtMem *m;
+	cm_status s = rt_get_mem(h, RT_MEM_SURF2D, &m);
+	if (s)
+		return s;
+	s = surface_rows(m, host, host_pitch, to_surface);
+	rt_put(&m->obj);
 	return s;
 }
 
 cm_status cmetal_surface2d_write(cmetal_surface2d *surf, const void *src, size_t host_pitch)
 {
-	return surface_copy((RtMem *)surf, (void *)src, host_pitch, true);
+	return surface_copy(surf, (void *)src, host_pitch, true);
 }
 
 cm_status cmetal_surface2d_read(cmetal_surface2d *surf, void *dst, size_t host_pitch)
 {
-	return surface_copy((RtMem *)surf, dst, host_pitch, false);
+	return surface_copy(surf, dst, host_pitch, false);
 }
 
 cm_status cmetal_surface2d_release(cmetal_surface2d *surf)
 {
-	return mem_release((RtMem *)surf, RT_MEM_SURF2D);
+	return mem_release(surf, RT_MEM_SURF2D);
 }
 
 /* ---- SVM ---- */
 
 cm_status cmetal_svm_alloc(cmetal_device *dev, size_t size, cmetal_svm **svm)
 {
-	return mem_new(dev, RT_MEM_SVM, size, NULL, MEM_ALLOC, (RtMem **)svm);
+	return mem_new(dev, RT_MEM_SVM, size, NULL, MEM_ALLOC, (void **)svm);
 }
 
 cm_status cmetal_svm_address(cmetal_svm *svm, uint64_t *addr)
 {
-	cm_status s = check_mem((RtMem *)svm, RT_MEM_SVM);
-	if (s)
-		return s;
-	if (!addr)
-		return rt_fail(CM_INVALID_VALUE, "cmetal_svm_address: the output pointer is NULL");
-	*addr = ((RtMem *)svm)->addr;
-	return CM_SUCCESS;
+	return mem_query(svm, RT_MEM_SVM, "cmetal_svm_address", true, addr);
 }
 
 cm_status cmetal_svm_write(cmetal_svm *svm, size_t off, size_t n, const void *src)
 {
-	return mem_io((RtMem *)svm, RT_MEM_SVM, true, off, n, (void *)src);
+	return mem_io(svm, RT_MEM_SVM, true, off, n, (void *)src);
 }
 
 cm_status cmetal_svm_read(cmetal_svm *svm, size_t off, size_t n, void *dst)
 {
-	return mem_io((RtMem *)svm, RT_MEM_SVM, false, off, n, dst);
+	return mem_io(svm, RT_MEM_SVM, false, off, n, dst);
 }
 
 cm_status cmetal_svm_free(cmetal_svm *svm)
 {
-	return mem_release((RtMem *)svm, RT_MEM_SVM);
+	return mem_release(svm, RT_MEM_SVM);
 }

@@ -13,17 +13,36 @@
 #include "rt/cmk_abi.h"
 #include "util/util.h"
 
-/* Magic numbers stored in each object, so a stale or wrong handle is caught
- * instead of dereferenced blindly. */
-enum {
-	RT_MAGIC_DEVICE = 0x43445645,
-	RT_MAGIC_PROGRAM,
-	RT_MAGIC_KERNEL,
-	RT_MAGIC_MEM,
-	RT_MAGIC_TASK,
-	RT_MAGIC_EVENT,
-	RT_MAGIC_DEAD = 0x44454144,
-};
+/* handle.c: what a handle names (see handle.c for the design). */
+typedef enum {
+	RT_OBJ_DEVICE = 1,
+	RT_OBJ_PROGRAM,
+	RT_OBJ_KERNEL,
+	RT_OBJ_MEM,
+	RT_OBJ_TASK,
+	RT_OBJ_EVENT,
+} RtObjKind;
+/* The head of every object: its reference count and its destructor. */
+typedef struct RtObj {
+	_Atomic int refs;           /* the handle's + one per holder and call */
+	RtObjKind kind;
+	void (*destroy)(struct RtObj *o);
+} RtObj;
+void rt_obj_init(RtObj *o, RtObjKind kind, void (*destroy)(RtObj *));
+/* A new handle for o (which keeps the reference rt_obj_init gave it);
+ * NULL when out of memory. */
+void *rt_handle_new(RtObj *o);
+/* The object h names with a reference for the caller, or NULL when h is
+ * not a live handle of that kind. */
+RtObj *rt_handle_get(const void *h, RtObjKind kind);
+/* Ends handle h: the object (whose handle reference the caller now owns
+ * and must put), or NULL when h is not a live handle of that kind. */
+RtObj *rt_handle_take(const void *h, RtObjKind kind);
+void rt_ref(RtObj *o);
+void rt_put(RtObj *o);               /* NULL is ignored */
+/* Tests and benchmarks that look inside: the object behind a live handle
+ * (no reference taken), or NULL. */
+void *rt_object_of(const void *h);
 
 /* error.c */
 /* Records the message (this thread's last error) and returns s. */
@@ -43,7 +62,10 @@ typedef bool (*RtTranslateFn)(const char *source, const char *options,
                               Buf *c_out, Buf *deps, Buf *log);
 
 struct cmetal_device {
-	uint32_t magic;
+	RtObj obj;
+	pthread_mutex_t lock;       /* held around every ops call but a CPU
+	                             * build (ops->concurrent_build) */
+	_Atomic int nobjects;       /* live programs, memory objects, tasks */
 	const RtDeviceOps *ops;
 	void *priv;                 /* the device's own state */
 	char name[64];
@@ -58,7 +80,7 @@ struct cmetal_device {
 /* Memory objects: the three public kinds share one layout. */
 typedef enum { RT_MEM_BUFFER, RT_MEM_SURF2D, RT_MEM_SVM } RtMemKind;
 typedef struct RtMem {
-	uint32_t magic;
+	RtObj obj;
 	RtMemKind kind;
 	cmetal_device *dev;
 	size_t size;                /* bytes */
@@ -76,19 +98,18 @@ struct cmetal_surface2d { RtMem m; };
 struct cmetal_svm { RtMem m; };
 
 struct cmetal_program {
-	uint32_t magic;
+	RtObj obj;
 	cmetal_device *dev;
 	uint32_t nkernels;
 	const CmkKernelInfo *kernels;/* the program's metadata (CPU: in the .so) */
 	char *log;                  /* build diagnostics, malloc'd ("" if none) */
-	int nrefs;                  /* live kernels */
 	void *priv;                 /* device-private (CPU: dlopen handle) */
 };
 
 /* One bound argument value as the user set it. */
 typedef struct RtArg {
 	bool set;
-	RtMem *mem;                 /* surfaces, SVM via handle */
+	RtMem *mem;                 /* surfaces and SVM via handle (held) */
 	uint64_t svm_offset;
 	unsigned char *value;       /* info->size bytes (scalars, vectors, SVM) */
 	unsigned char *per_thread;  /* malloc'd: nthreads values of info->size
@@ -98,8 +119,9 @@ typedef struct RtArg {
 } RtArg;
 
 struct cmetal_kernel {
-	uint32_t magic;
-	cmetal_program *prog;
+	RtObj obj;
+	pthread_mutex_t lock;       /* the arguments */
+	cmetal_program *prog;       /* held */
 	const CmkKernelInfo *info;
 	uint32_t index;             /* in prog->kernels */
 	RtArg *args;                /* info->nargs */
@@ -110,8 +132,10 @@ struct cmetal_kernel {
 typedef enum { RT_LAUNCH_WALKER, RT_LAUNCH_GROUPS, RT_LAUNCH_SYNC } RtLaunchKind;
 typedef struct RtLaunch {
 	RtLaunchKind kind;
-	cmetal_kernel *kernel;
+	cmetal_kernel *kernel;      /* held */
 	const CmkKernelInfo *info;
+	RtMem **held;               /* nargs: the memory of each surface and
+	                             * SVM argument, held, or NULL */
 	void **args;                /* args[i] -> value of argument i */
 	unsigned char **per_thread; /* NULL, or per argument NULL or a table:
 	                             * thread t reads args_size bytes at
@@ -131,14 +155,15 @@ typedef struct RtLaunch {
 } RtLaunch;
 
 struct cmetal_task {
-	uint32_t magic;
-	cmetal_device *dev;
+	RtObj obj;
+	pthread_mutex_t lock;       /* entries; one run at a time */
+	cmetal_device *dev;         /* held */
 	Arena *arena;               /* captured arguments */
 	VEC(RtLaunch *) entries;
 };
 
 struct cmetal_event {
-	uint32_t magic;
+	RtObj obj;
 	cm_status status;
 	double start_ms, end_ms;
 };
@@ -147,6 +172,8 @@ struct cmetal_event {
  * failures return a status after calling rt_fail. */
 struct RtDeviceOps {
 	const char *kind;           /* "cpu", "cuda" */
+	bool concurrent_build;      /* program_build/load may run without the
+	                             * device lock (they touch no device state) */
 	void (*close)(cmetal_device *dev);
 	/* memory: fill m->host (CPU) / m->addr and zero the contents */
 	cm_status (*mem_alloc)(cmetal_device *dev, RtMem *m);
@@ -172,11 +199,22 @@ struct RtDeviceOps {
 
 /* device.c */
 double rt_now_ms(void);
-/* api checks shared by the files of the common layer */
-cm_status rt_check_device(cmetal_device *dev);
+/* *dev gets the device handle h names, with a reference to put. */
+cm_status rt_get_device(cmetal_device *h, cmetal_device **dev);
+/* A new object of dev counts (and holds) the device; rt_device_drop ends
+ * that when the object is destroyed. */
+void rt_device_hold(cmetal_device *dev);
+void rt_device_drop(cmetal_device *dev);
+/* ops calls under the device lock */
+void rt_dev_lock(cmetal_device *dev);
+void rt_dev_unlock(cmetal_device *dev);
 
-/* args.c */
-cm_status rt_check_kernel(cmetal_kernel *k);
+/* memory.c */
+/* *m gets the memory object of kind that h names, with a reference. */
+cm_status rt_get_mem(const void *h, RtMemKind kind, RtMem **m);
+
+/* program.c */
+cm_status rt_get_kernel(cmetal_kernel *h, cmetal_kernel **k);
 
 /* compile.c */
 /* The default translator: compile_to(..., "c") when the compiler is linked

@@ -83,14 +83,15 @@ static double time_task(cmetal_task *t, int reps)
 
 static CudaKernel *internals(cmetal_kernel *k)
 {
-	CudaProgram *cp = k->prog->priv;
-	return &cp->ks[k->index];
+	cmetal_kernel *ko = rt_object_of(k);    /* handles are not pointers */
+	CudaProgram *cp = ko->prog->priv;
+	return &cp->ks[ko->index];
 }
 
 /* 1 + 2: bandwidth of the CM copy and vector add vs. cuMemcpyDtoD. */
 static void bandwidth(cmetal_device *dev, cmetal_program *p, size_t bytes)
 {
-	CudaDevice *c = dev->priv;
+	CudaDevice *c = ((cmetal_device *)rt_object_of(dev))->priv;
 	const CuDriver *cu = c->cu;
 	cmetal_buffer *a, *b, *out;
 	MUSTB(cmetal_buffer_create(dev, bytes, &a));
@@ -160,7 +161,7 @@ static void bandwidth(cmetal_device *dev, cmetal_program *p, size_t bytes)
 /* 3: launch overhead, cmetal vs. a bare cuLaunchKernel of the same code. */
 static void overhead(cmetal_device *dev, cmetal_program *p, int reps)
 {
-	CudaDevice *c = dev->priv;
+	CudaDevice *c = ((cmetal_device *)rt_object_of(dev))->priv;
 	const CuDriver *cu = c->cu;
 	cmetal_kernel *k;
 	cmetal_buffer *b;
@@ -229,7 +230,7 @@ static void strided(cmetal_device *dev, const char *dir, const char *work)
 	for (int i = 0; i < 32; i++)
 		bad += back[i] != h[2 * i];
 	printf("strided_correct: %s\n", bad ? "NO" : "yes");
-	const char *ptx = ((CudaProgram *)p->priv)->ptx;
+	const char *ptx = ((CudaProgram *)((cmetal_program *)rt_object_of(p))->priv)->ptx;
 	int annotated = -1, counted = 0;
 	const char *m = strstr(ptx, " shuffles ");
 	if (m)
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
 	MUSTB(cmetal_device_open("cuda", &dev));
 	const char *name;
 	MUSTB(cmetal_device_name(dev, &name));
-	CudaDevice *c = dev->priv;
+	CudaDevice *c = ((cmetal_device *)rt_object_of(dev))->priv;
 	time_t now = time(NULL);
 	printf("device: %s\n", name);
 	printf("driver_version: %d.%d\n", c->cu->version / 1000, c->cu->version % 1000 / 10);

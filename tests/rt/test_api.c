@@ -193,8 +193,6 @@ int main(int argc, char **argv)
 	          "SVM allocation", NULL);
 	check_err("api_buffer_as_surface2d", cmetal_surface2d_release((cmetal_surface2d *)buf),
 	          CM_INVALID_HANDLE, "not a live 2D surface", NULL);
-	check_err("api_release_program_with_kernels", cmetal_program_release(prog),
-	          CM_INVALID_VALUE, "kernels are alive", NULL);
 	check_err("api_null_task", cmetal_task_run(NULL, NULL), CM_INVALID_HANDLE,
 	          "task handle is NULL", NULL);
 	check_err("api_null_event", cmetal_event_elapsed_ms(NULL, NULL), CM_INVALID_HANDLE,

@@ -186,6 +186,7 @@ static void cpu_caps(cmetal_device *dev, cmetal_device_caps *caps)
 
 static const RtDeviceOps cpu_ops = {
 	.kind = "cpu",
+	.concurrent_build = true,   /* the cache and dlopen share nothing of the device */
 	.close = cpu_close,
 	.mem_alloc = cpu_mem_alloc,
 	.mem_alias = cpu_mem_alias,
