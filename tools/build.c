@@ -13,6 +13,7 @@
 
 #include "driver.h"
 #include "rt/cuda_abi.h"
+#include "target/target.h"
 
 /* Appends path to b in single quotes, for sh. */
 static void put_quoted(Buf *b, const char *path)
@@ -81,7 +82,8 @@ int build_cpu_library(const DriverOptions *o, const Buf *c_text, const char *out
 	} else {
 		const char *cc = getenv("CC");
 		Buf cmd = {0};
-		buf_printf(&cmd, "%s -O2 -shared -fPIC%s -o ", cc && *cc ? cc : "cc",
+		buf_printf(&cmd, "%s %s -shared -fPIC%s -o ", cc && *cc ? cc : "cc",
+		           c_cc_opt_flags(c_text->data ? c_text->data : "", c_text->len),
 		           o->debug ? " -g" : "");
 		put_quoted(&cmd, !strcmp(out, "-") ? so_path : out);
 		buf_putc(&cmd, ' ');

@@ -27,7 +27,7 @@
  * garbled, another key's file copied over it, or one that does not load)
  * is rebuilt, with a note in the build log.  A miss translates CM to C in
  * process, writes the C, runs `$CC -O2 -march=native -shared -fPIC [-g]
- * ... -lm`, seals the result and renames it into place: every file is
+ * ... -lm` (-O1 -ftree-vectorize for very long C: c_cc_opt_flags), seals the result and renames it into place: every file is
  * written under a temporary name and renamed, so concurrent builders never
  * see a partial file.
  *
@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "rt/rt.h"
+#include "target/target.h"
 
 #define RT_CACHE_VERSION "cmetal-rt-cache 2"
 #define TRAILER_MAGIC "\n#cmetal-cache-entry key "
@@ -460,11 +461,11 @@ static void disk_note(const char *so_path, const char *out, Buf *log)
 }
 
 /* Compiles c_path into so_path with the C compiler; log gets its output. */
-static cm_status run_cc(const char *cc, const char *c_path, const char *so_path,
-                        const char *log_path, bool debug, Buf *log)
+static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
+                        const char *so_path, const char *log_path, bool debug, Buf *log)
 {
 	Buf cmd = {0};
-	buf_printf(&cmd, "%s -O2 -march=native -shared -fPIC%s -o ", cc, debug ? " -g" : "");
+	buf_printf(&cmd, "%s %s -march=native -shared -fPIC%s -o ", cc, opt, debug ? " -g" : "");
 	put_quoted(&cmd, so_path);
 	buf_putc(&cmd, ' ');
 	put_quoted(&cmd, c_path);
@@ -507,7 +508,7 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key, boo
 		s = CM_IO_ERROR;
 	}
 	if (!s)
-		s = run_cc(cc_command(), buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), debug, log);
+		s = run_cc(cc_command(), c_cc_opt_flags(c->data ? c->data : "", c->len), buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), debug, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;

@@ -37,6 +37,11 @@ typedef struct Target {
 extern const Target T_ir, T_c;
 const Target *target_find(const char *name);   /* NULL if unknown */
 
+/* c/emit.c */
+/* The C compiler's optimisation flags for C that T_c emitted ("-O2", or
+ * "-O1 -ftree-vectorize" for very long C: see the definition). */
+const char *c_cc_opt_flags(const char *c, size_t len);
+
 typedef struct {
 	FrontOptions fo;
 	int opt_level;        /* 0 runs no pass */

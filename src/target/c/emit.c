@@ -23,6 +23,26 @@ static const char *const ctypes[E_COUNT_] = {
 	[E_F16] = "uint16_t", [E_F32] = "float", [E_F64] = "double",
 };
 
+/* Kernels whose loops were fully unrolled in the source (gemm's register
+ * blocks, transpose's tiles) give 7,000-13,000 lines of C, which gcc -O2
+ * takes 5-6 s (alone on 2 cores) to build, mostly in passes that scale badly
+ * with thousands of short loops over the same arrays (VRP, jump threading,
+ * PRE); -O1 with the vectorizer builds them in a fifth of the CPU time and
+ * runs them as fast (the work is in those loops, which still vectorize).
+ * Shorter C keeps -O2. */
+#define C_LONG_LINES 4000
+
+const char *c_cc_opt_flags(const char *c, size_t len)
+{
+	size_t lines = 0;
+	for (const char *p = c, *end = c + len; p && p < end; p++)
+		if ((p = memchr(p, '\n', (size_t)(end - p))))
+			lines++;
+		else
+			break;
+	return lines > C_LONG_LINES ? "-O1 -ftree-vectorize" : "-O2";
+}
+
 const char *c_type(Elem e) { return ctypes[e]; }
 const char *c_suffix(Elem e) { return ir_elem_name[e]; }
 

@@ -339,8 +339,9 @@ static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 	int ns = ir_nsrc(i);
 	buf_puts(g->out, "\t\t\t");
 	c_lv(g, i, "k");
-	buf_printf(g->out, " = cmk_at_%s_%s((%s *)(%s), ", ir_atomic_name[i->aop], ir_elem_name[e],
-	           c_type(e), ptr);
+	/* SLM: cmk_sl_ (plain, the group runs on one OS thread; prelude.c) */
+	buf_printf(g->out, " = cmk_%s_%s_%s((%s *)(%s), ", i->space == SP_SLM ? "sl" : "at",
+	           ir_atomic_name[i->aop], ir_elem_name[e], c_type(e), ptr);
 	for (int s = 0; s < 2; s++) {
 		if (s < ns)
 			c_lv(g, i->ops[s0 + s], "k");
