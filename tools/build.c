@@ -81,8 +81,8 @@ int build_cpu_library(const DriverOptions *o, const Buf *c_text, const char *out
 	} else {
 		const char *cc = getenv("CC");
 		Buf cmd = {0};
-		buf_printf(&cmd, "%s -O2 -shared -fPIC%s -o ", cc && *cc ? cc : "cc",
-		           o->debug ? " -g" : "");
+		buf_printf(&cmd, "%s -O2 %s -shared -fPIC%s -o ", cc && *cc ? cc : "cc",
+		           fp_cc_flag(&o->fp), o->debug ? " -g" : "");
 		put_quoted(&cmd, !strcmp(out, "-") ? so_path : out);
 		buf_putc(&cmd, ' ');
 		put_quoted(&cmd, c_path);
