@@ -39,7 +39,13 @@ VERSION := $(call vpart,MAJOR).$(call vpart,MINOR).$(call vpart,PATCH)
 SOMAJOR := $(call vpart,MAJOR)
 SONAME  := libcmetal.so.$(SOMAJOR)
 
-all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so $(BUILD)/libcmetal-internal.a
+all: $(BUILD)/cmetal $(BUILD)/libcmetal.a $(BUILD)/libcmetal.so $(BUILD)/libcmetal-internal.a \
+     docs/builtins.md
+
+# The builtin reference is generated from the table (checked in; tests/docs
+# fails when it is stale).
+docs/builtins.md: src/front/builtins.def tools/gen_builtins_md.sh
+	sh tools/gen_builtins_md.sh src/front/builtins.def > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/cm_headers.c: $(CM_HEADERS) tools/embed.sh
 	@mkdir -p $(dir $@)

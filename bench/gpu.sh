@@ -92,7 +92,7 @@ all|cm|cm-ab) [ -x build/cmbench ] && run gpu-cm build/cmbench -d cuda -s "$size
 esac
 case $part in	# the same kernels with every value in the canonical PTX layout
 cm-ab) [ -x build/cmbench ] &&
-	CMBENCH_OPTS="-O2 -fno-bounds-check -fptx-layout=canonical" \
+	CMBENCH_OPTS="-O2 -fno-bounds-check -ffp-contract=fast -fptx-layout=canonical" \
 	run gpu-cm-canonical build/cmbench -d cuda -s "$size" ;;
 esac
 ls -l "$out"

@@ -37,6 +37,10 @@ static void usage(FILE *f)
 	      "                     (default SKL)\n"
 	      "  -O0, -O1, -O2      optimization level (default -O2)\n"
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
+	      "  -ffp-contract=MODE fast: a*b+c may become one fma; off (default): every\n"
+	      "                     operation rounds, the same on both devices\n"
+	      "  -ffast-math        -ffp-contract=fast and, on PTX, f32 denormals\n"
+	      "                     flushed to zero and approximate '/' and cm_sqrt\n"
 	      "  -fcluster-slm      PTX (sm_90): a thread group may span a cluster of up\n"
 	      "                     to 8 CTAs (256 CM threads); SLM in distributed shared memory\n"
 	      "  -fbounds-check     report out-of-range accesses (the CPU device and CUDA\n"
@@ -150,6 +154,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->debug = true;
 	else if (!strcmp(a, "-g0"))
 		o->debug = false;
+	else if (fp_option(a, &o->fp))
+		;   /* the floating-point contract (docs/floating-point.md) */
 	else if (!strcmp(a, "-fcluster-slm"))
 		o->cluster_slm = true;
 	else if (!strcmp(a, "-fbounds-check") || !strcmp(a, "-fno-bounds-check"))

@@ -4,7 +4,7 @@
 #ifndef CMETAL_DRIVER_H
 #define CMETAL_DRIVER_H
 
-#include "front/front.h"
+#include "target/target.h"
 
 typedef enum { STAGE_ALL, STAGE_PP, STAGE_CHECK, STAGE_AST, STAGE_DEPS } Stage;
 
@@ -18,6 +18,7 @@ typedef struct {
 	const char *dump_pass;
 	int opt_level;
 	bool text, debug;         /* text: -S */
+	FpOptions fp;             /* -ffp-contract=, -ffast-math */
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
 	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */

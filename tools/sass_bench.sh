@@ -1,6 +1,7 @@
 #!/bin/sh
 # sass_bench.sh — assembles every bench kernel variant that bench/cm builds
-# (same -D options) and prints per-kernel SASS counts and registers:
+# (same -D options, and -ffp-contract=fast as bench/cm/common.c builds them)
+# and prints per-kernel SASS counts and registers:
 #   tools/sass_bench.sh [-o DIR] CMETAL [cmetal flags...]
 # -o DIR keeps, per variant, NAME.ptx, NAME.cubin, NAME.log (ptxas -v) and
 # NAME.sass (nvdisasm -c) there: tests/sass reads them.
@@ -52,7 +53,7 @@ variants > "$tmp/variants"
 while read -r name src defs; do
 	names="$names $name.sass"
 	# shellcheck disable=SC2086
-	variant "$name" "$b/$src" $defs "$@" </dev/null &
+	variant "$name" "$b/$src" $defs -ffp-contract=fast "$@" </dev/null &
 	this=$!
 	[ -z "$pending" ] || wait "$pending" || fail=1
 	pending=$this

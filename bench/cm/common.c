@@ -42,7 +42,7 @@ cmetal_program *cmb_build(cmetal_device *dev, const char *name,
 		cmb_check(CM_INVALID_VALUE, "no embedded source");
 		return NULL;
 	}
-	snprintf(opts, sizeof opts, "%s %s", env ? env : "-O2 -fno-bounds-check",
+	snprintf(opts, sizeof opts, "%s %s", env ? env : "-O2 -fno-bounds-check -ffp-contract=fast",
 		 defs ? defs : "");
 	snprintf(what, sizeof what, "building %s.cm", name);
 	if (cmb_check(cmetal_program_build(dev, src, opts, &p), what))

@@ -366,6 +366,8 @@ struct Inst {
 	Inst **ops;
 	uint32_t nops;        /* fixed + runtime offset + variadic + mask */
 	bool sat;             /* .sat */
+	bool ieee;            /* .ieee: div/sqrt of cm_div_ieee/cm_sqrt_ieee,
+	                         correctly rounded even under -ffast-math */
 	bool has_roff;        /* regions: a runtime offset operand follows the
 	                         fixed ones */
 	bool has_mask;        /* the last operand is a mask */

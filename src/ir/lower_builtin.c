@@ -414,6 +414,21 @@ static Inst *math_op(L *l, Node *c, Op op, int n, bool fl)
 	return lw_splat(l, i, t.n);
 }
 
+/* Marks the op of a cm_*_ieee call correctly rounded (Inst.ieee): v or the
+ * instruction under its splat or conversion. */
+static Inst *ieee(Inst *v, Op op)
+{
+	for (Inst *i = v; i; i = i->nops ? i->ops[0] : NULL) {
+		if (i->op == op) {
+			i->ieee = true;
+			break;
+		}
+		if (i->op != Oconv && i->op != Ordregion)
+			break;
+	}
+	return v;
+}
+
 /* An op computed in the operands' type S, then converted to T. */
 static Inst *math_in(L *l, Node *c, Op op, int n, bool fl, Elem res)
 {
@@ -951,7 +966,8 @@ static Inst *math(L *l, Node *c)
 	case BI_INV: return math_op(l, c, Oinv, 1, true);
 	case BI_LOG: return math_op(l, c, Olog2, 1, true);
 	case BI_EXP: return math_op(l, c, Oexp2, 1, true);
-	case BI_SQRT: case BI_SQRT_IEEE: return math_op(l, c, Osqrt, 1, true);
+	case BI_SQRT: return math_op(l, c, Osqrt, 1, true);
+	case BI_SQRT_IEEE: return ieee(math_op(l, c, Osqrt, 1, true), Osqrt);
 	case BI_RSQRT: return math_op(l, c, Orsqrt, 1, true);
 	case BI_SIN: return math_op(l, c, Osin, 1, true);
 	case BI_COS: return math_op(l, c, Ocos, 1, true);
@@ -959,7 +975,7 @@ static Inst *math(L *l, Node *c)
 	case BI_ACOS: return math_op(l, c, Oacos, 1, true);
 	case BI_ATAN: return math_op(l, c, Oatan, 1, true);
 	case BI_POW: return math_op(l, c, Opow, 2, true);
-	case BI_DIV_IEEE: return math_op(l, c, Odiv, 2, true);
+	case BI_DIV_IEEE: return ieee(math_op(l, c, Odiv, 2, true), Odiv);
 	case BI_FRC: return math_in(l, c, Ofrc, 1, true, E_VOID);
 	case BI_RNDD: return math_in(l, c, Orndd, 1, true, E_VOID);
 	case BI_RNDU: return math_in(l, c, Orndu, 1, true, E_VOID);

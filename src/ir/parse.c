@@ -389,6 +389,8 @@ static void opname(P *p, Inst *i)
 				i->aop = (uint8_t)k, ok = true;
 		if (!ok && IS("sat"))
 			i->sat = ok = true;
+		if (!ok && IS("ieee") && (i->op == Odiv || i->op == Osqrt))
+			i->ieee = ok = true;
 		if (!ok && IS("byte"))
 			i->bytes = ok = true;
 		if (!ok && n == 6 && !memcmp(s, "align", 5) && strchr("1248", s[5]))

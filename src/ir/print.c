@@ -10,7 +10,7 @@
  *           cbr %9, b1, b2
  *   }
  *
- * An instruction is `[%id:type = ]op[.space][.atomic][.byte][.alignN][.sat]` then
+ * An instruction is `[%id:type = ]op[.space][.atomic][.byte][.alignN][.sat][.ieee]` then
  * its operands, then attributes: a region `<v;w,h>, off [+ %roff]`, `#imm`,
  * `ch rgba`, a string, `mask %m`.  `!F:L:C` is the source location, F
  * numbering the `file` lines (module-local, by first use).  Output is
@@ -148,6 +148,8 @@ static void put_opname(Buf *out, const Inst *i)
 		buf_printf(out, ".align%u", i->align);
 	if (i->sat)
 		buf_puts(out, ".sat");
+	if (i->ieee)
+		buf_puts(out, ".ieee");
 }
 
 /* Operands other than the runtime offset and the mask. */

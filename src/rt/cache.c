@@ -26,8 +26,10 @@
  * it and checks the trailer before dlopen.  An entry that fails (truncated,
  * garbled, another key's file copied over it, or one that does not load)
  * is rebuilt, with a note in the build log.  A miss translates CM to C in
- * process, writes the C, runs `$CC -O2 -march=native -shared -fPIC [-g]
- * ... -lm` (-O1 -ftree-vectorize for very long C: c_cc_opt_flags), seals the result and renames it into place: every file is
+ * process, writes the C, runs `$CC -O2 -march=native -ffp-contract=off
+ * -shared -fPIC [-g] ... -lm` (-O1 -ftree-vectorize for very long C:
+ * c_cc_opt_flags; -ffp-contract=fast when the options ask), seals the
+ * result and renames it into place: every file is
  * written under a temporary name and renamed, so concurrent builders never
  * see a partial file.
  *
@@ -50,7 +52,7 @@
 #include "rt/rt.h"
 #include "target/target.h"
 
-#define RT_CACHE_VERSION "cmetal-rt-cache 2"
+#define RT_CACHE_VERSION "cmetal-rt-cache 3"   /* 3: -ffp-contract=off */
 #define TRAILER_MAGIC "\n#cmetal-cache-entry key "
 
 extern char **environ;
@@ -192,6 +194,26 @@ static bool wants_debug(const char *options)
 			return true;
 	}
 	return false;
+}
+
+/* The C compiler's contraction flag for the options' FP contract (the last
+ * -ffp-contract= or -ffast-math wins, as in parse_options). */
+static const char *fp_flag(const char *options)
+{
+	FpOptions fp = {0};
+	const char *p = options;
+	while (*p) {
+		size_t n = strcspn(p, " \t\n");
+		char word[32];
+		if (n > 0 && n < sizeof word) {
+			memcpy(word, p, n);
+			word[n] = '\0';
+			fp_option(word, &fp);
+		}
+		p += n;
+		p += strspn(p, " \t\n");
+	}
+	return fp_cc_flag(&fp);
 }
 
 /* Identifies the compiler doing the build: the file holding this code
@@ -462,10 +484,12 @@ static void disk_note(const char *so_path, const char *out, Buf *log)
 
 /* Compiles c_path into so_path with the C compiler; log gets its output. */
 static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
-                        const char *so_path, const char *log_path, bool debug, Buf *log)
+                        const char *so_path, const char *log_path, const char *options,
+                        Buf *log)
 {
 	Buf cmd = {0};
-	buf_printf(&cmd, "%s %s -march=native -shared -fPIC%s -o ", cc, opt, debug ? " -g" : "");
+	buf_printf(&cmd, "%s %s -march=native %s -shared -fPIC%s -o ", cc, opt, fp_flag(options),
+	           wants_debug(options) ? " -g" : "");
 	put_quoted(&cmd, so_path);
 	buf_putc(&cmd, ' ');
 	put_quoted(&cmd, c_path);
@@ -492,8 +516,8 @@ static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
 
 /* Compiles the C text c into <stem>.so, sealed for key, through temporary
  * names; <stem>.c is kept for debugging. */
-static cm_status build_library(const Buf *c, const char *stem, uint64_t key, bool debug,
-                               Buf *log)
+static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
+                               const char *options, Buf *log)
 {
 	char *base = temp_name(stem, "");
 	Buf cp = {0}, sp = {0}, lp = {0}, cf = {0}, so = {0};
@@ -508,7 +532,8 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key, boo
 		s = CM_IO_ERROR;
 	}
 	if (!s)
-		s = run_cc(cc_command(), c_cc_opt_flags(c->data ? c->data : "", c->len), buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), debug, log);
+		s = run_cc(cc_command(), c_cc_opt_flags(c->data ? c->data : "", c->len),
+		           buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), options, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;
@@ -592,7 +617,7 @@ static cm_status build_and_load(Build *b)
 	char *stem = entry_path(b, key2, "");
 	char *so = entry_path(b, key2, ".so");
 	char *dep = entry_path(b, b->key1, ".dep");
-	cm_status s = build_library(&c, stem, key2, wants_debug(b->options), b->log);
+	cm_status s = build_library(&c, stem, key2, b->options, b->log);
 	if (!s && b->cached && !write_sealed(dep, b->key1, deps.data ? deps.data : "", deps.len))
 		buf_printf(b->log, "note: cannot write %s: %s%s\n", dep, strerror(errno),
 		           write_hint(errno));

@@ -83,6 +83,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->debug = false;
 		} else if (!strncmp(a, "-march=", 7)) {
 			co->march = a + 7;
+		} else if (fp_option(a, &co->fp)) {
+			;   /* the floating-point contract (target.h FpOptions) */
 		} else if (!strcmp(a, "-fbounds-check")) {
 			co->bounds_check = true;
 		} else if (!strcmp(a, "-fno-bounds-check")) {

@@ -17,6 +17,28 @@ const Target *target_find(const char *name)
 	return NULL;
 }
 
+bool fp_option(const char *arg, FpOptions *fp)
+{
+	if (!strcmp(arg, "-ffast-math"))
+		*fp = (FpOptions){.contract = true, .fast = true};
+	else if (!strcmp(arg, "-fno-fast-math"))
+		*fp = (FpOptions){0};
+	else if (!strcmp(arg, "-ffp-contract=fast") || !strcmp(arg, "-ffp-contract=on"))
+		fp->contract = true;
+	else if (!strcmp(arg, "-ffp-contract=off"))
+		fp->contract = false;
+	else
+		return false;
+	return true;
+}
+
+/* The CPU keeps IEEE denormals and libm under -ffast-math: only the
+ * contraction changes (cc's own -ffast-math would also assume no NaNs). */
+const char *fp_cc_flag(const FpOptions *fp)
+{
+	return fp->contract ? "-ffp-contract=fast" : "-ffp-contract=off";
+}
+
 static const Target *need_target(const char *name)
 {
 	const Target *t = target_find(name ? name : "ptx");
@@ -36,7 +58,7 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 	}
 	if (!opt_run(m, o->opt_level, NULL, NULL))
 		return false;
-	EmitOptions eo = {.debug = o->debug, .march = o->march,
+	EmitOptions eo = {.debug = o->debug, .fp = o->fp, .march = o->march,
 	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
 	                  .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args};
 	return t->emit(m, &eo, out) && !diag_state.errors;

@@ -11,8 +11,18 @@
 #include "front/front.h"
 #include "ir/ir.h"
 
+/* The floating-point contract (docs/floating-point.md).  The default (all
+ * false) is the same on both devices: no contraction of a*b+c, IEEE
+ * denormals, correctly rounded '/' and cm_sqrt. */
+typedef struct {
+	bool contract;        /* -ffp-contract=fast: a*b+c may become one fma */
+	bool fast;            /* -ffast-math (with contract): PTX flushes f32
+	                         denormals and uses div.full / sqrt.approx */
+} FpOptions;
+
 typedef struct {
 	bool debug;           /* -g: #line / .loc */
+	FpOptions fp;
 	const char *march;    /* e.g. sm_90; NULL = the target's default */
 	bool bounds_check;    /* C: report out-of-range accesses through
 	                         t->svc->fault (they are always made safe) */
@@ -48,6 +58,7 @@ typedef struct {
 	bool debug;
 	bool bounds_check;
 	const char *march;
+	FpOptions fp;         /* -ffp-contract=, -ffast-math */
 	bool cluster_slm;     /* -fcluster-slm: EmitOptions.cluster_slm */
 	bool ptx_canonical;   /* -fptx-layout=canonical */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
@@ -55,6 +66,11 @@ typedef struct {
 } CompileOptions;
 
 /* compile.c */
+/* Applies arg to fp when it is a floating-point option (-ffast-math,
+ * -fno-fast-math, -ffp-contract=fast|on|off); false for any other arg. */
+bool fp_option(const char *arg, FpOptions *fp);
+/* The C compiler flag that gives the CPU device the same contract. */
+const char *fp_cc_flag(const FpOptions *fp);
 /* Compiles CM source (path; text may be NULL to read the file) for the
  * target named `target` and appends its output to out.  false when errors
  * were reported (diag_state).  Safe to call from several threads. */

@@ -48,6 +48,7 @@ for opt in $("$CMETAL" --help | awk '/^  -/ { sub(/^  /, ""); sub(/  .*/, ""); n
 	-march=ARCH) set -- -march=sm_80 ;;
 	-ferror-limit=N) set -- -ferror-limit=5 ;;
 	-fptx-layout=MODE) set -- -fptx-layout=canonical ;;
+	-ffp-contract=MODE) set -- -ffp-contract=fast ;;
 	-W...) set -- -Wfoo ;;
 	*) set -- "$opt" ;;
 	esac
@@ -80,6 +81,9 @@ export CMETAL_CACHE_DIR="$T/cache"
 expect c_binary_default_name 0 "" "$CMETAL" -c -t c k.cm
 expect c_binary_loads 0 "^doubled$" ./load cpu k.so
 expect cpu_binary_named 0 "" "$CMETAL" -t cpu k.cm -o named.so
+# the floating-point contract reaches the C compiler (docs/floating-point.md)
+expect fp_contract_default 0 " -ffp-contract=off " "$CMETAL" -v -c -t c k.cm -o fp.so
+expect fp_contract_fast 0 " -ffp-contract=fast " "$CMETAL" -v -c -t c -ffast-math k.cm -o fp.so
 expect cpu_binary_loads 0 "^doubled$" ./load cpu named.so
 expect c_binary_stdout 0 "" sh -c "'$CMETAL' -c -t c k.cm -o - >piped.so"
 expect c_binary_stdout_loads 0 "^doubled$" ./load cpu ./piped.so

@@ -136,6 +136,27 @@ TEST(half_splat)
 		h_eq_i16(h, "out", (const int16_t *)o, (const int16_t *)w, 8);
 }
 
+/* NaN payloads (0x7f50, 0xfdce: quiet and signaling) survive merge and
+ * copies bit for bit. */
+TEST(half_nan_move)
+{
+	uint16_t in[48], o[48], w[48];
+	for (int k = 0; k < 32; k++) {
+		static const uint16_t nan[] = {0x7f50, 0xfdce, 0x7c01, 0xffff};
+		in[k] = h_rand(h) % 2 ? nan[h_rand(h) % 4] : (uint16_t)(h_rand(h) & 0xbfff);
+	}
+	for (int k = 0; k < 16; k++)
+		in[32 + k] = (uint16_t)(h_rand(h) % 2);
+	for (int k = 0; k < 16; k++) {
+		uint16_t v = in[32 + k] & 1 ? in[16 + k] : in[k];
+		w[k] = v;
+		w[16 + k] = k >= 4 && k < 8 ? in[16 + 8 + k - 4] : v;
+		w[32 + k] = (in[32 + k] ^ 1) & 1 ? v : in[16 + k];
+	}
+	if (H_RUN(h, F, "half_nan_move", WALK(1, 1), IN(in), OUT(o)))
+		h_eq_i16(h, "out", (const int16_t *)o, (const int16_t *)w, 48);
+}
+
 TEST(avg64)
 {
 	uint64_t in[16], o[16], w[16];
@@ -175,5 +196,5 @@ TEST(media_edge)
 
 const HTest exec_diff_regress[] = {
 	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute),
-	T(dw_aligned_f64), T(sat64), T(half_splat), T(avg64), T(media_edge), {0},
+	T(dw_aligned_f64), T(sat64), T(half_splat), T(half_nan_move), T(avg64), T(media_edge), {0},
 };

@@ -15,7 +15,7 @@ if [ ! -f "$LIB" ]; then
 	exit 0
 fi
 case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *tsan*) SAN="-fsanitize=thread" ;; *) SAN= ;; esac
-if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/exec" \
+if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g -ffp-contract=off $SAN -I"$ROOT/include" -o "$T/exec" \
 	"$ROOT"/tests/exec/*.c "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
 	echo "FAIL exec/harness: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 	exit 0

@@ -102,6 +102,40 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 	fi
 done
 
+# The floating-point contract (docs/floating-point.md): the float
+# instructions of fp.ir by default (fp.fpops) and with -ffast-math
+# (fp.fast.fpops), which must assemble too; the default has no .ftz and
+# no fma but the one the IR asks for, -ffast-math has .ftz.
+fp_ops() {
+	grep -E '^	[a-z]+(\.[a-z0-9]+)*\.f32 ' "$1" | grep -vE '^	(ld|st|mov|selp|cvt)\.' |
+		sed 's/ .*//'
+}
+for mode in default fast; do
+	gold=$DIR/fp.fpops opt=
+	[ $mode = fast ] && gold=$DIR/fp.fast.fpops opt=-ffast-math
+	why=
+	# shellcheck disable=SC2086
+	if ! CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx $opt "$DIR/fp.ir" -o "$tmp/fp.ptx" 2>"$tmp/err"; then
+		why="cmetal failed: $(head -n 5 "$tmp/err")"
+	elif [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$tmp/fp.ptx" -o "$tmp/x.cubin" 2>"$tmp/err"; then
+		why="ptxas: $(head -n 5 "$tmp/err")"
+	else
+		fp_ops "$tmp/fp.ptx" > "$tmp/fpops"
+		[ "$UPDATE" = 1 ] && cp "$tmp/fpops" "$gold"
+		if ! cmp -s "$tmp/fpops" "$gold"; then
+			why="float instructions differ from $(basename "$gold"): $(diff "$gold" "$tmp/fpops" | head -n 10)"
+		elif [ $mode = default ] && grep -q '\.ftz' "$tmp/fp.ptx"; then
+			why="default PTX has .ftz: $(grep -m 3 '\.ftz' "$tmp/fp.ptx")"
+		elif [ $mode = default ] && [ "$(grep -c '^	fma' "$tmp/fp.ptx")" != 1 ]; then
+			why="default PTX: an fma other than the IR's mad (a contraction)"
+		elif [ $mode = fast ] && ! grep -q '\.ftz' "$tmp/fp.ptx"; then
+			why="-ffast-math PTX has no .ftz"
+		fi
+	fi
+	if [ -z "$why" ]; then echo "ok tests/ptx/fp.ir ($mode)"; else
+		echo "FAIL tests/ptx/fp.ir ($mode)"; echo "$why" | sed 's/^/    /'; fi
+done
+
 # cm_kernel SRC LABEL KEY [OPTIONS...]: one CM file through the whole
 # compiler, ptxas and the register record (KEY names it in regs.txt)
 cm_kernel() {

@@ -183,11 +183,41 @@ static char *exact(CGen *g, Op op, Elem e, char *a, char *b, char *c, Elem *we)
 	}
 }
 
+/* Element kx of v as stored (f16 as its bits, not converted to float). */
+static char *raw(CGen *g, const Inst *v, const char *k)
+{
+	Buf tmp = {0}, *save = g->out;
+	g->out = &tmp;
+	c_val(g, v, k);
+	g->out = save;
+	char *s = arena_strdup(g->f->mod->arena, buf_cstr(&tmp));
+	buf_free(&tmp);
+	return s;
+}
+
+/* A copy or select of halves moves bits: through float, a NaN's payload
+ * would be lost (cmk_f2h gives the canonical NaN), and the GPU keeps it.
+ * NULL when i is not such a move. */
+static char *half_move(CGen *g, const Inst *i, const char *kx)
+{
+	if ((i->op != Osel && i->op != Ocopy) || i->sat || i->ty.elem != E_F16)
+		return NULL;
+	const Inst *v = i->ops[i->op == Osel ? 1 : 0];
+	if (v->ty.elem != E_F16)
+		return NULL;
+	if (i->op == Ocopy)
+		return raw(g, v, kx);
+	return STR("(%s ? %s : %s)", raw(g, i->ops[0], kx), raw(g, v, kx), raw(g, i->ops[2], kx));
+}
+
 /* The C expression of element kx of element-wise instruction i, in its
  * storage type (f16 as bits). */
 static char *elem_expr(CGen *g, const Inst *i, const char *kx)
 {
 	const OpInfo *oi = &ir_ops[i->op];
+	char *mv = half_move(g, i, kx);
+	if (mv)
+		return mv;
 	char *a[4] = {0};
 	for (int k = 0; k < oi->nops && k < 4; k++)
 		a[k] = rd(g, i->ops[k], kx);

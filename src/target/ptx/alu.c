@@ -12,8 +12,14 @@
  * zero gives 0.  With .sat, or when the result type differs from the
  * operands' (exact computation), integers are computed in s64 and clamped
  * (or wrapped) into the result type; floats saturate to [0, 1] with NaN -> 0.
- * Float math follows cm-language.md §11: .ftz and the .approx
- * instructions.
+ * Floats follow docs/floating-point.md: by default add, sub and mul carry
+ * .rn (ptxas does not contract an instruction with an explicit rounding
+ * mode into an fma), '/' is div.rn, cm_sqrt is sqrt.rn, and nothing has
+ * .ftz (IEEE denormals).  -ffp-contract=fast drops the .rn; -ffast-math
+ * also adds .ftz to f32 and makes '/' div.full and cm_sqrt sqrt.approx
+ * (never cm_div_ieee and cm_sqrt_ieee, marked .ieee).  The builtins CM
+ * defines as approximate (cm_inv, cm_log, cm_exp, cm_rsqrt, cm_sin,
+ * cm_cos, cm_pow, cm_asin/acos/atan) use the .approx instructions.
  */
 #include <string.h>
 
@@ -113,10 +119,10 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 		if (se == de)
 			px_ins(p, "mov.%s %s, %s", px_bits(de), d, s);
 		else if (ir_elem_bytes[de] < ir_elem_bytes[se])
-			px_ins(p, "cvt.rn%s.%s.%s %s, %s", de == E_F32 ? ".ftz" : "", px_ty(de),
+			px_ins(p, "cvt.rn%s.%s.%s %s, %s", px_ftz(p, de), px_ty(de),
 			       px_ty(se), d, s);
 		else
-			px_ins(p, "cvt%s.%s.%s %s, %s", se == E_F32 ? ".ftz" : "", px_ty(de), px_ty(se),
+			px_ins(p, "cvt%s.%s.%s %s, %s", px_ftz(p, se), px_ty(de), px_ty(se),
 			       d, s);
 		if (sat)
 			float_sat(p, de, d);
@@ -126,7 +132,7 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 		static const char *const t[E_COUNT_] = {
 			[E_I8] = "s8", [E_U8] = "u8", [E_I16] = "s16", [E_U16] = "u16",
 			[E_I32] = "s32", [E_U32] = "u32", [E_I64] = "s64", [E_U64] = "u64"};
-		px_ins(p, "cvt.rzi%s.%s.%s %s, %s", se == E_F32 ? ".ftz" : "", t[de], px_ty(se), d, s);
+		px_ins(p, "cvt.rzi%s.%s.%s %s, %s", px_ftz(p, se), t[de], px_ty(se), d, s);
 		px_normalize(p, de, d);
 		return;
 	}
@@ -164,9 +170,25 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 
 /* ---- integer and float arithmetic ------------------------------------------- */
 
-static const char *ftz(Elem e)
+const char *px_ftz(Px *p, Elem e)
 {
-	return e == E_F32 ? ".ftz" : "";
+	return e == E_F32 && p->o->fp.fast ? ".ftz" : "";
+}
+
+/* The rounding modifier of float add, sub and mul: ".rn" keeps ptxas from
+ * fusing them unless contraction was asked for; then ".ftz" when wanted. */
+static const char *rnd(Px *p, Elem e)
+{
+	bool rn = !p->o->fp.contract;
+	bool z = e == E_F32 && p->o->fp.fast;
+	return rn ? (z ? ".rn.ftz" : ".rn") : (z ? ".ftz" : "");
+}
+
+/* '/' and cm_sqrt may be approximate under -ffast-math; the _ieee forms
+ * and doubles never are. */
+static bool approx(Px *p, const Inst *i, Elem e)
+{
+	return p->o->fp.fast && !i->ieee && e == E_F32;
 }
 
 /* d = (a + b + 1) >> 1 of 64-bit a and b without the 65-bit sum:
@@ -192,25 +214,25 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	const char *t;
 	switch (i->op) {
 	case Ocopy: px_ins(p, "mov.%s %s, %s", bt, d, a[0]); return true;
-	case Oadd: px_ins(p, fl ? "add%s.%s %s, %s, %s" : "add%s.%s %s, %s, %s",
-	                  fl ? ftz(e) : "", ty, d, a[0], a[1]); break;
-	case Osub: px_ins(p, "sub%s.%s %s, %s, %s", fl ? ftz(e) : "", ty, d, a[0], a[1]); break;
+	case Oadd: px_ins(p, "add%s.%s %s, %s, %s", fl ? rnd(p, e) : "", ty, d, a[0], a[1]); break;
+	case Osub: px_ins(p, "sub%s.%s %s, %s, %s", fl ? rnd(p, e) : "", ty, d, a[0], a[1]); break;
 	case Omul:
 		if (fl)
-			px_ins(p, "mul%s.%s %s, %s, %s", ftz(e), ty, d, a[0], a[1]);
+			px_ins(p, "mul%s.%s %s, %s, %s", rnd(p, e), ty, d, a[0], a[1]);
 		else
 			px_ins(p, "mul.lo.%s %s, %s, %s", ty, d, a[0], a[1]);
 		break;
 	case Omad:
 		if (fl)
-			px_ins(p, "fma.rn%s.%s %s, %s, %s, %s", ftz(e), ty, d, a[0], a[1], a[2]);
+			px_ins(p, "fma.rn%s.%s %s, %s, %s, %s", px_ftz(p, e), ty, d, a[0], a[1], a[2]);
 		else
 			px_ins(p, "mad.lo.%s %s, %s, %s, %s", ty, d, a[0], a[1], a[2]);
 		break;
 	case Odiv:
 	case Orem:
 		if (fl && i->op == Odiv) {
-			px_ins(p, "div.rn%s.%s %s, %s, %s", ftz(e), ty, d, a[0], a[1]);
+			px_ins(p, "div%s.%s %s, %s, %s", approx(p, i, e) ? ".full.ftz" : ".rn" , ty, d,
+			       a[0], a[1]);
 			break;
 		}
 		if (fl)
@@ -220,16 +242,16 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 		px_ins(p, "%s.%s %s, %s, %s", i->op == Odiv ? "div" : "rem", ty, d, a[0], a[1]);
 		px_ins(p, "selp.%s %s, 0, %s, %s", bt, d, d, t);
 		break;
-	case Oneg: px_ins(p, "neg%s.%s %s, %s", fl ? ftz(e) : "", fl || ir_is_signed(e) ? ty :
+	case Oneg: px_ins(p, "neg%s.%s %s, %s", fl ? px_ftz(p, e) : "", fl || ir_is_signed(e) ? ty :
 	                  (bits == 64 ? "s64" : "s32"), d, a[0]); break;
 	case Oabs:
 		if (!fl && !ir_is_signed(e))
 			px_ins(p, "mov.%s %s, %s", bt, d, a[0]);
 		else
-			px_ins(p, "abs%s.%s %s, %s", fl ? ftz(e) : "", ty, d, a[0]);
+			px_ins(p, "abs%s.%s %s, %s", fl ? px_ftz(p, e) : "", ty, d, a[0]);
 		break;
 	case Omin: case Omax:
-		px_ins(p, "%s%s.%s %s, %s, %s", i->op == Omin ? "min" : "max", fl ? ftz(e) : "", ty,
+		px_ins(p, "%s%s.%s %s, %s, %s", i->op == Omin ? "min" : "max", fl ? px_ftz(p, e) : "", ty,
 		       d, a[0], a[1]);
 		break;
 	case Oavg:
@@ -379,17 +401,18 @@ static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const ch
  * about 1e-6. */
 static void atan_f32(Px *p, const char *d, const char *x)
 {
+	const char *z = px_ftz(p, E_F32);
 	const char *ax = px_tmp(p, RC_F32), *y = px_tmp(p, RC_F32), *t = px_tmp(p, RC_F32);
 	const char *y2 = px_tmp(p, RC_F32), *s = px_tmp(p, RC_F32), *big = px_tmp(p, RC_PRED);
-	px_ins(p, "abs.ftz.f32 %s, %s", ax, x);
-	px_ins(p, "setp.gt.ftz.f32 %s, %s, 0f3F800000", big, ax);
-	px_ins(p, "rcp.approx.ftz.f32 %s, %s", t, ax);
+	px_ins(p, "abs%s.f32 %s, %s", z, ax, x);
+	px_ins(p, "setp.gt%s.f32 %s, %s, 0f3F800000", z, big, ax);
+	px_ins(p, "rcp.approx%s.f32 %s, %s", z, t, ax);
 	px_ins(p, "selp.f32 %s, %s, %s, %s", y, t, ax, big);
-	px_ins(p, "fma.rn.ftz.f32 %s, %s, %s, 0f3F800000", t, y, y);
-	px_ins(p, "sqrt.approx.ftz.f32 %s, %s", t, t);
-	px_ins(p, "add.ftz.f32 %s, %s, 0f3F800000", t, t);
-	px_ins(p, "div.approx.ftz.f32 %s, %s, %s", y, y, t);
-	px_ins(p, "mul.ftz.f32 %s, %s, %s", y2, y, y);
+	px_ins(p, "fma.rn%s.f32 %s, %s, %s, 0f3F800000", z, t, y, y);
+	px_ins(p, "sqrt.approx%s.f32 %s, %s", z, t, t);
+	px_ins(p, "add%s.f32 %s, %s, 0f3F800000", z, t, t);
+	px_ins(p, "div.approx%s.f32 %s, %s, %s", z, y, y, t);
+	px_ins(p, "mul%s.f32 %s, %s, %s", z, y2, y, y);
 	/* series in y2: 1 - y2/3 + y2^2/5 - y2^3/7 + y2^4/9 - y2^5/11 */
 	static const float c[] = {-1.0f / 11, 1.0f / 9, -1.0f / 7, 1.0f / 5, -1.0f / 3, 1.0f};
 	for (int k = 0; k < 6; k++) {
@@ -398,11 +421,11 @@ static void atan_f32(Px *p, const char *d, const char *x)
 		if (!k)
 			px_ins(p, "mov.b32 %s, 0f%08X", s, bits);
 		else
-			px_ins(p, "fma.rn.ftz.f32 %s, %s, %s, 0f%08X", s, s, y2, bits);
+			px_ins(p, "fma.rn%s.f32 %s, %s, %s, 0f%08X", z, s, s, y2, bits);
 	}
-	px_ins(p, "mul.ftz.f32 %s, %s, %s", s, s, y);
-	px_ins(p, "add.ftz.f32 %s, %s, %s", s, s, s);
-	px_ins(p, "sub.ftz.f32 %s, 0f3FC90FDB, %s", t, s);
+	px_ins(p, "mul%s.f32 %s, %s, %s", z, s, s, y);
+	px_ins(p, "add%s.f32 %s, %s, %s", z, s, s, s);
+	px_ins(p, "sub%s.f32 %s, 0f3FC90FDB, %s", z, t, s);
 	px_ins(p, "selp.f32 %s, %s, %s, %s", s, t, s, big);
 	px_ins(p, "copysign.f32 %s, %s, %s", d, x, s);
 }
@@ -422,23 +445,32 @@ static bool math(Px *p, Inst *i, Elem e, const char *d, const char **a)
 		return true;
 	}
 	bool f64 = e == E_F64;
-	const char *t;
+	const char *t, *z = px_ftz(p, e);
 	switch (i->op) {
-	case Oinv: px_ins(p, f64 ? "rcp.rn.f64 %s, %s" : "rcp.approx.ftz.f32 %s, %s", d, a[0]); break;
-	case Osqrt: px_ins(p, f64 ? "sqrt.rn.f64 %s, %s" : "sqrt.approx.ftz.f32 %s, %s", d, a[0]); break;
-	case Orsqrt: px_ins(p, f64 ? "rsqrt.approx.f64 %s, %s" : "rsqrt.approx.ftz.f32 %s, %s", d, a[0]); break;
+	case Oinv:
+		if (f64)
+			px_ins(p, "rcp.rn.f64 %s, %s", d, a[0]);
+		else
+			px_ins(p, "rcp.approx%s.f32 %s, %s", z, d, a[0]);
+		break;
+	case Osqrt:
+		px_ins(p, "sqrt%s.%s %s, %s", approx(p, i, e) ? ".approx.ftz" : ".rn", px_ty(e), d, a[0]);
+		break;
+	case Orsqrt:
+		px_ins(p, "rsqrt.approx%s.%s %s, %s", z, px_ty(e), d, a[0]);
+		break;
 	case Olog2: case Oexp2: case Osin: case Ocos: case Opow:
 		if (f64)
 			return px_unsupported(p, i, "double-precision transcendental math");
 		if (i->op == Opow) {
 			t = px_tmp(p, RC_F32);
-			px_ins(p, "lg2.approx.ftz.f32 %s, %s", t, a[0]);
-			px_ins(p, "mul.ftz.f32 %s, %s, %s", t, t, a[1]);
-			px_ins(p, "ex2.approx.ftz.f32 %s, %s", d, t);
+			px_ins(p, "lg2.approx%s.f32 %s, %s", z, t, a[0]);
+			px_ins(p, "mul%s.f32 %s, %s, %s", z, t, t, a[1]);
+			px_ins(p, "ex2.approx%s.f32 %s, %s", z, d, t);
 		} else {
 			const char *n = i->op == Olog2 ? "lg2" : i->op == Oexp2 ? "ex2" :
 			                i->op == Osin ? "sin" : "cos";
-			px_ins(p, "%s.approx.ftz.f32 %s, %s", n, d, a[0]);
+			px_ins(p, "%s.approx%s.f32 %s, %s", n, z, d, a[0]);
 		}
 		break;
 	case Oatan: case Oasin: case Oacos:
@@ -450,22 +482,22 @@ static bool math(Px *p, Inst *i, Elem e, const char *d, const char **a)
 		}
 		/* asin x = atan(x / sqrt(1 - x^2)); acos x = pi/2 - asin x */
 		t = px_tmp(p, RC_F32);
-		px_ins(p, "neg.ftz.f32 %s, %s", t, a[0]);
-		px_ins(p, "fma.rn.ftz.f32 %s, %s, %s, 0f3F800000", t, t, a[0]);
-		px_ins(p, "rsqrt.approx.ftz.f32 %s, %s", t, t);
-		px_ins(p, "mul.ftz.f32 %s, %s, %s", t, t, a[0]);
+		px_ins(p, "neg%s.f32 %s, %s", z, t, a[0]);
+		px_ins(p, "fma.rn%s.f32 %s, %s, %s, 0f3F800000", z, t, t, a[0]);
+		px_ins(p, "rsqrt.approx%s.f32 %s, %s", z, t, t);
+		px_ins(p, "mul%s.f32 %s, %s, %s", z, t, t, a[0]);
 		atan_f32(p, d, t);
 		if (i->op == Oacos)
-			px_ins(p, "sub.ftz.f32 %s, 0f3FC90FDB, %s", d, d);
+			px_ins(p, "sub%s.f32 %s, 0f3FC90FDB, %s", z, d, d);
 		break;
 	case Ofrc:
 		t = px_tmp(p, px_class(e));
-		px_ins(p, "cvt.rmi%s.%s.%s %s, %s", ftz(e), px_ty(e), px_ty(e), t, a[0]);
-		px_ins(p, "sub%s.%s %s, %s, %s", ftz(e), px_ty(e), d, a[0], t);
+		px_ins(p, "cvt.rmi%s.%s.%s %s, %s", px_ftz(p, e), px_ty(e), px_ty(e), t, a[0]);
+		px_ins(p, "sub%s.%s %s, %s, %s", px_ftz(p, e), px_ty(e), d, a[0], t);
 		break;
 	case Orndd: case Orndu: case Ornde: case Orndz: {
 		const char *m = i->op == Orndd ? "rmi" : i->op == Orndu ? "rpi" : i->op == Ornde ? "rni" : "rzi";
-		px_ins(p, "cvt.%s%s.%s.%s %s, %s", m, ftz(e), px_ty(e), px_ty(e), d, a[0]);
+		px_ins(p, "cvt.%s%s.%s.%s %s, %s", m, px_ftz(p, e), px_ty(e), px_ty(e), d, a[0]);
 		break;
 	}
 	default:
@@ -538,7 +570,7 @@ static bool alu_slot(Px *p, Inst *i, uint32_t s)
 			return true;
 		}
 		px_ins(p, "setp.%s%s.%s %s, %s, %s", cmp_name(i->op, ir_is_float(se)),
-		       se == E_F32 ? ".ftz" : "", px_ty(se), d, a[0], a[1]);
+		       px_ftz(p, se), px_ty(se), d, a[0], a[1]);
 		return true;
 	}
 	switch (i->op) {

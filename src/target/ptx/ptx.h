@@ -104,6 +104,8 @@ bool px_unsupported(Px *p, const Inst *i, const char *what);
 /* alu.c: element-wise arithmetic, compares, select, conversions, math */
 bool px_alu(Px *p, Inst *i);
 void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sat);
+/* ".ftz" for f32 under -ffast-math, else "" (docs/floating-point.md). */
+const char *px_ftz(Px *p, Elem e);
 
 /* region.c: rdregion, wrregion, iselect as register moves and shuffles */
 bool px_region(Px *p, Inst *i);

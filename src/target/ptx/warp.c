@@ -266,7 +266,7 @@ static const char *identity(Px *p, Op op, Elem e)
 static void combine(Px *p, Op op, Elem e, const char *d, const char *a, const char *b)
 {
 	const char *ty = px_ty(e);
-	const char *fz = e == E_F32 ? ".ftz" : "";
+	const char *fz = px_ftz(p, e);
 	bool fl = ir_is_float(e);
 	switch (op) {
 	case Orsum: px_ins(p, "add%s.%s %s, %s, %s", fl ? fz : "", ty, d, a, b); break;
