@@ -888,8 +888,8 @@ static bool atomic_op(Px *p, Inst *i, const Where *w, const char *d, const char 
 	case AT_INC: px_ins(p, "%satom.%s.add.%s %s, [%s], 1", pr, sp, it, d, a); break;
 	case AT_DEC: case AT_PREDEC:
 		px_ins(p, "%satom.%s.add.%s %s, [%s], -1", pr, sp, it, d, a);
-		if (i->aop == AT_PREDEC)
-			px_ins(p, "sub.%s %s, %s, 1", it, d, d);
+		if (i->aop == AT_PREDEC)	/* a dropped lane keeps its 0 */
+			px_ins(p, "%ssub.%s %s, %s, 1", pr, it, d, d);
 		break;
 	case AT_MIN: case AT_MAX: case AT_MINSINT: case AT_MAXSINT: {
 		bool sg = i->aop == AT_MINSINT || i->aop == AT_MAXSINT;
