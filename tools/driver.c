@@ -153,7 +153,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
                       const char *out, Buf *deps)
 {
 	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level,
-	                     .debug = o->debug, .march = o->march,
+	                     .debug = o->debug || o->report == 2, .march = o->march,
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
 	                     .bounds_check = o->bounds_check};

@@ -5,6 +5,7 @@
  *
  * --analyze adds, per kernel, a static instruction mix and a throughput
  * estimate (docs/analyzer.md says how and how far to trust it):
+ *   - shuffles by CM source line (from .loc: the driver compiles with -g);
  *   - the whole body, each instruction counted once, and every innermost
  *     loop (a label with a backward branch to it, holding no other such
  *     loop), per iteration;
@@ -218,6 +219,71 @@ static bool has_inner(const Loop *lp, int n, int i)
 	return false;
 }
 
+/* ---- shuffles by source line (the report compiles with -g: .loc) ---- */
+
+typedef struct { uint32_t file, line, n; } LineCount;
+
+static int by_count(const void *a, const void *b)
+{
+	const LineCount *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return x->file != y->file ? (x->file < y->file ? -1 : 1) : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The base name of file id f of the module's ".file f \"name\"" lines. */
+static void file_name(const char *ptx, uint32_t f, char *name, size_t cap)
+{
+	char pat[32];
+	snprintf(pat, sizeof pat, "\n.file %u \"", f);
+	const char *q = strstr(ptx, pat);
+	snprintf(name, cap, "?");
+	if (!q)
+		return;
+	q += strlen(pat);
+	size_t n = strcspn(q, "\"\n");
+	const char *slash = q;
+	for (const char *c = q; c < q + n; c++)
+		if (*c == '/')
+			slash = c + 1;
+	snprintf(name, cap, "%.*s", (int)(q + n - slash), slash);
+}
+
+static void shuffle_lines(const char *ptx, const PtxKernel *k, Buf *out)
+{
+	LineCount lc[256];
+	uint32_t n = 0, file = 0, line = 0;
+	for (const char *l = k->body; l && l < k->end;) {
+		const char *eol = strchr(l, '\n');
+		if (!eol)
+			break;
+		const char *t = l + strspn(l, " \t");
+		char op[64];
+		if (!strncmp(t, ".loc ", 5))
+			sscanf(t + 5, "%u %u", &file, &line);
+		else if (opcode(l, eol, op, sizeof op) && line_is(op, "shfl.")) {
+			uint32_t i = 0;
+			while (i < n && (lc[i].file != file || lc[i].line != line))
+				i++;
+			if (i == n && n < 256)
+				lc[n++] = (LineCount){file, line, 0};
+			if (i < n)
+				lc[i].n++;
+		}
+		l = eol + 1;
+	}
+	if (!n)
+		return;
+	qsort(lc, n, sizeof lc[0], by_count);
+	buf_puts(out, "  shuffles by source line:");
+	for (uint32_t i = 0; i < n && i < 8; i++) {
+		char name[128];
+		file_name(ptx, lc[i].file, name, sizeof name);
+		buf_printf(out, "%s %s:%u %u", i ? "," : "", name, lc[i].line, lc[i].n);
+	}
+	buf_puts(out, n > 8 ? ", ...\n" : "\n");
+}
+
 /* ---- the report ---- */
 
 static void kernel_summary(const OccArch *a, const PtxKernel *k, Buf *out)
@@ -280,10 +346,11 @@ static void estimate(const OccArch *a, const char *what, const Mix *m, Buf *out)
 	           cyc[3], sfu, bound, lim);
 }
 
-static void analyze(const OccArch *a, const PtxKernel *k, Buf *out)
+static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *out)
 {
 	if (!k->body)
 		return;
+	shuffle_lines(ptx, k, out);
 	Mix m;
 	char b0[160];   /* the body proper starts at block 0, after the prologue's
 	                   loads of the launch block and surface descriptors */
@@ -326,7 +393,7 @@ bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err)
 		kernel_summary(a, &ks[i], out);
 		occupancy(a, &ks[i], out);
 		if (full)
-			analyze(a, &ks[i], out);
+			analyze(ptx, a, &ks[i], out);
 	}
 	return true;
 }
