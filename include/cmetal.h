@@ -164,7 +164,9 @@ cm_status cmetal_program_release(cmetal_program *prog);
 
 /* ---- the compiler ---- */
 /* Compiles CM source to text for a target without a device: "ptx" (what
- * the CUDA device loads), "c" (what the CPU device builds) or "ir".  On
+ * the CUDA device loads), "c" (what the CPU device builds) or "ir"; or
+ * gives the text of `cmetal --occupancy` ("occupancy") or `cmetal
+ * --analyze` ("analyze") for the PTX of the options' -march.  On
  * success *out is a malloc'd NUL-terminated text and *len its length; the
  * diagnostics (warnings, or the errors of a failed compile) are in *log
  * (malloc'd, "" when none; pass NULL to ignore).  free() both. */
