@@ -28,6 +28,33 @@ static const char *gpu_src =
 	"\twrite(out, cm_group_id(0) * 64, x);\n"
 	"}\n";
 
+/* cmetal_kernel_occupancy against the driver's own calculator
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessor) for every group size. */
+static void gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
+{
+	typedef CUresult (*OccFn)(int *n, CUfunction f, int block, size_t dyn);
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	OccFn fn = lib ? (OccFn)dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor") : NULL;
+	if (!fn) {
+		check("gpu/occupancy_vs_driver", 0, "the driver has no "
+		      "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+		return;
+	}
+	const CudaKernel *ck = &((CudaProgram *)p->priv)->ks[k->index];
+	char why[256] = "";
+	int ok = 1;
+	for (uint32_t g = 1; g <= 32 && ok; g++) {
+		cmetal_occupancy oc;
+		int n = -1;
+		MUST(cmetal_kernel_occupancy(k, g, &oc));
+		fn(&n, ck->fn, (int)(32 * g), (size_t)ck->scratch * g);
+		ok = n == (int)oc.ctas_per_sm;
+		snprintf(why, sizeof why, "group %u: driver %d CTAs per SM, cmetal %u (%s, %d registers)",
+		         g, n, oc.ctas_per_sm, oc.limiter, oc.registers);
+	}
+	check("gpu/occupancy_vs_driver", ok, why);
+}
+
 static int gpu_smoke(cmetal_device *dev)
 {
 	const char *name;
@@ -55,6 +82,7 @@ static int gpu_smoke(cmetal_device *dev)
 	char why[128];
 	snprintf(why, sizeof why, "out[%d] = %d", bad, bad >= 0 ? out[bad] : 0);
 	check("gpu/result", bad < 0, why);
+	gpu_occupancy(p, k);
 	cmetal_buffer_release(b);
 	cmetal_kernel_release(k);
 	cmetal_program_release(p);
