@@ -164,7 +164,9 @@ cm_status cmetal_program_release(cmetal_program *prog);
 
 /* ---- the compiler ---- */
 /* Compiles CM source to text for a target without a device: "ptx" (what
- * the CUDA device loads), "c" (what the CPU device builds) or "ir".  On
+ * the CUDA device loads), "c" (what the CPU device builds) or "ir"; or
+ * gives the text of `cmetal --occupancy` ("occupancy") or `cmetal
+ * --analyze` ("analyze") for the PTX of the options' -march.  On
  * success *out is a malloc'd NUL-terminated text and *len its length; the
  * diagnostics (warnings, or the errors of a failed compile) are in *log
  * (malloc'd, "" when none; pass NULL to ignore).  free() both. */
@@ -226,6 +228,32 @@ cm_status cmetal_kernel_set_arg_svm(cmetal_kernel *k, uint32_t index,
 cm_status cmetal_kernel_set_arg_per_thread(cmetal_kernel *k, uint32_t index,
                                            uint32_t nthreads, size_t size,
                                            const void *values);
+
+/* ---- occupancy (docs/runtime.md "Occupancy") ---- */
+/* How a group of group_threads CM threads of the kernel fills the device.
+ * On a CUDA device a CM thread is a warp and a group a CTA (a group of more
+ * than 32 CM threads spans a cluster: the numbers are then per CTA of it);
+ * the limits are the GPU's (driver attributes), the registers and shared
+ * memory the loaded kernel's.  On the CPU device every group runs on one
+ * worker in turn: ctas_per_sm 1, warps_per_sm = max_warps_per_sm =
+ * group_threads, percent 100, limiter "cpu", registers -1. */
+typedef struct cmetal_occupancy {
+	uint32_t ctas_per_sm;      /* groups (CTAs) resident on one SM at once */
+	uint32_t warps_per_sm;     /* CM threads (warps) resident on one SM */
+	uint32_t max_warps_per_sm;
+	uint32_t percent;          /* warps_per_sm * 100 / max_warps_per_sm */
+	const char *limiter;       /* "warps", "CTAs", "registers", "shared memory", "cpu" */
+	int32_t registers;         /* per lane (per CUDA thread); -1 unknown */
+	uint32_t register_cap;     /* non-zero: the kernel needs more registers than
+	                              an SM has for this group, and a launch runs a
+	                              variant limited to this many (it may spill;
+	                              the build log says so once it is built) */
+	uint32_t auto_group;       /* CM threads per CTA a thread-space
+	                              (cmetal_launch_walker) launch of this kernel
+	                              uses: the smallest with the best occupancy */
+} cmetal_occupancy;
+cm_status cmetal_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads,
+                                  cmetal_occupancy *out);
 
 /* ---- buffers (1D surfaces) ---- */
 cm_status cmetal_buffer_create(cmetal_device *dev, size_t size,

@@ -66,6 +66,10 @@ static void usage(FILE *f)
 	      "                     always on)\n"
 	      "  -ferror-limit=N    stop after N errors (default 20, 0 = no limit)\n"
 	      "  -d PASS            print the IR after PASS instead (see --help-passes)\n"
+	      "  --occupancy        print each kernel's occupancy per group size for\n"
+	      "                     -march (registers from ptxas when it is found)\n"
+	      "  --analyze          --occupancy plus the instruction mix and a throughput\n"
+	      "                     estimate per kernel and innermost loop (docs/analyzer.md)\n"
 	      "  -v                 print the version and the commands run (cc, ptxas)\n"
 	      "  --help, --help-passes, --version\n"
 	      "\n"
@@ -162,6 +166,10 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->bounds_check = a[2] == 'b';
 	else if (!strcmp(a, "-v"))
 		o->verbose = true;
+	else if (!strcmp(a, "--occupancy"))
+		o->report = 1;
+	else if (!strcmp(a, "--analyze"))
+		o->report = 2;
 	else if (!strcmp(a, "-Werror"))
 		diag_state.werror = true;
 	else if (!strcmp(a, "-Wno-error"))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "target/ptx/occupancy.h"
 #include "target/target.h"
 
 static FILE *open_out(const char *path)
@@ -132,18 +133,32 @@ static int write_deps(const DriverOptions *o, const char *input, const char *out
 	return rc;
 }
 
+/* --occupancy, --analyze: the report on the PTX in code. */
+static int write_report(const DriverOptions *o, const char *out, Buf *code)
+{
+	Buf rep = {0}, err = {0};
+	int rc = 1;
+	if (ptx_report(buf_cstr(code), o->report == 2, &rep, &err))
+		rc = write_out(out, &rep);
+	else
+		fprintf(stderr, "cmetal: error: %s", buf_cstr(&err));
+	buf_free(&rep);
+	buf_free(&err);
+	return rc;
+}
+
 /* -t ir|c|ptx (and -d PASS): the whole compiler; a .ir input skips the
  * front end and lowering.  out: where the result goes. */
 static int run_target(const DriverOptions *o, const char *input, const char *text,
                       const char *out, Buf *deps)
 {
 	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level,
-	                     .debug = o->debug, .march = o->march, .fp = o->fp,
+	                     .debug = o->debug || o->report == 2, .march = o->march, .fp = o->fp,
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;
-	const char *target = !strcmp(o->target, "cpu") ? "c" : o->target;
+	const char *target = o->report ? "ptx" : !strcmp(o->target, "cpu") ? "c" : o->target;
 	Buf code = {0};
 	bool ok = has_suffix(input, ".ir")
 	                  ? compile_ir_to(input, text, &co, target, &code)
@@ -151,6 +166,8 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	int rc = 1;
 	if (!ok)
 		rc = 1;
+	else if (o->report)
+		rc = write_report(o, out, &code);
 	else if (o->text || o->dump_pass || !is_binary_target(o->target))
 		rc = write_out(out, &code);
 	else if (!strcmp(target, "c"))
@@ -197,7 +214,8 @@ static int run_front(const DriverOptions *o, const char *input, const char *text
  * without -o). */
 static bool makes_binary(const DriverOptions *o)
 {
-	return o->stage == STAGE_ALL && !o->text && !o->dump_pass && is_binary_target(o->target);
+	return o->stage == STAGE_ALL && !o->text && !o->dump_pass && !o->report &&
+	       is_binary_target(o->target);
 }
 
 static int run_one(const DriverOptions *o, const char *input)

@@ -27,6 +27,7 @@ typedef struct {
 	bool deps;                /* -MD: a .d file beside the output */
 	const char *dep_file;     /* -MF */
 	const char *dep_target;   /* -MT */
+	int report;               /* 1: --occupancy, 2: --analyze (PTX reports) */
 	Stage stage;
 	FrontOptions fo;
 } DriverOptions;

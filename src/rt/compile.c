@@ -4,10 +4,12 @@
  * compiler, compile_to(..., "c", ...), with its diagnostics captured into
  * the build log.  Kernels built at run time are bounds-checked (faults are
  * reported) unless -fno-bounds-check is given. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt/rt.h"
+#include "target/ptx/occupancy.h"
 #include "target/target.h"
 
 typedef struct {
@@ -192,11 +194,26 @@ cm_status cmetal_compile(const char *source, const char *options, const char *ta
 	if (!source || !target || !out)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_compile: %s is NULL",
 		               !source ? "source" : !target ? "target" : "the output pointer");
-	if (strcmp(target, "ptx") && strcmp(target, "c") && strcmp(target, "ir"))
-		return rt_fail(CM_INVALID_VALUE,
-		               "cmetal_compile: unknown target '%s' (expected ptx, c or ir)", target);
+	int report = !strcmp(target, "occupancy") ? 1 : !strcmp(target, "analyze") ? 2 : 0;
+	if (!report && strcmp(target, "ptx") && strcmp(target, "c") && strcmp(target, "ir"))
+		return rt_fail(CM_INVALID_VALUE, "cmetal_compile: unknown target '%s' (expected ptx, "
+		               "c, ir, occupancy or analyze)", target);
 	Buf text = {0}, diags = {0};
-	bool ok = rt_compile_cm(source, options ? options : "", target, &text, &diags);
+	char *opts = NULL;
+	if (report == 2) {   /* line information for the shuffles by source line */
+		size_t n = strlen(options ? options : "") + 4;
+		opts = xmalloc(n);
+		snprintf(opts, n, "%s -g", options ? options : "");
+	}
+	bool ok = rt_compile_cm(source, opts ? opts : options ? options : "", report ? "ptx" : target,
+	                        &text, &diags);
+	free(opts);
+	if (ok && report) {   /* the text becomes the report on it */
+		Buf rep = {0};
+		ok = ptx_report(buf_cstr(&text), report == 2, &rep, &diags);
+		buf_free(&text);
+		text = rep;
+	}
 	*out = NULL;
 	if (len)
 		*len = 0;

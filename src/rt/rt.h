@@ -47,6 +47,9 @@ void *rt_object_of(const void *h);
 /* error.c */
 /* Records the message (this thread's last error) and returns s. */
 cm_status rt_fail(cm_status s, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* A debug line "cmetal: ..." on stderr when $CMETAL_LOG is set (non-empty,
+ * not "0"): the runtime's choices (thread mapping, register caps). */
+void rt_log(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* Limits of the CM thread space. */
 #define RT_MAX_GROUP_THREADS 1024u
 #define RT_MAX_SLM (64u * 1024u)
@@ -193,6 +196,10 @@ struct RtDeviceOps {
 	void (*program_free)(cmetal_device *dev, cmetal_program *p);
 	/* fills what cmetal_device_caps says beyond the common limits */
 	void (*caps)(cmetal_device *dev, cmetal_device_caps *caps);
+	/* cmetal_kernel_occupancy for group_threads (checked: 1 .. the
+	 * device's maximum); NULL: the CPU device's answer */
+	cm_status (*occupancy)(cmetal_device *dev, cmetal_kernel *k, uint32_t group_threads,
+	                       cmetal_occupancy *out);
 	/* runs one launch to completion (fills l->printf_out and l->fault) */
 	cm_status (*run)(cmetal_device *dev, RtLaunch *l);
 };

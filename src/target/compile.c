@@ -70,6 +70,9 @@ bool compile_to(const char *path, const char *text, const CompileOptions *o,
 	const Target *t = need_target(target);
 	if (!t)
 		return false;
+	/* the source table names files of earlier compiles in arenas freed
+	 * since; -g's .file list walks the whole table */
+	src_reset();
 	Arena *a = arena_new();
 	bool ok = false;
 	Node *unit = front_compile(a, path, text, &o->fo);
@@ -88,6 +91,7 @@ bool compile_ir_to(const char *path, const char *text, const CompileOptions *o,
 	const Target *t = need_target(target);
 	if (!t)
 		return false;
+	src_reset();   /* as compile_to */
 	Arena *a = arena_new();
 	Module *m = ir_parse(a, path, text);
 	bool ok = m && compile_module(m, o, t, out);

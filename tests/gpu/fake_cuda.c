@@ -10,6 +10,10 @@
  *                                  n times: printf 0 (t, t * 0.5) and
  *                                  printf 1 ((uint64)t << 33), as records
  *                                  in the launch's printf buffer
+ *   hungry(SurfaceIndex out, int v) as fill, with 255 registers per lane
+ *                                  (or the module's CU_JIT_MAX_REGISTERS):
+ *                                  a CTA past the register file fails with
+ *                                  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
  *   any other name                 does nothing ("missing" is not found)
  * cuLaunchKernelEx takes cluster launches (rt/cuda_abi.h "Clusters"): it
  * checks the cluster dimension against the grid, the block against the
@@ -32,9 +36,16 @@ typedef unsigned long long CUdeviceptr;
 struct FakeStats { int uploads, launches, syncs, allocs, frees, cluster_launches; };
 struct FakeStats fake_stats;
 
-static int ctx_obj, stream_obj, event_obj, mod_obj;
-typedef struct { const char *name; } FakeFunc;
-static FakeFunc funcs[] = {{"fill"}, {"walk"}, {"oob"}, {"pf"}, {"other"}};
+static int ctx_obj, stream_obj, event_obj;
+/* A module remembers its register cap; its functions point back at it. */
+typedef struct { int maxreg; } FakeModule;
+typedef struct { const char *name; const FakeModule *mod; } FakeFunc;
+static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "other"};
+#define NNAMES 6
+static FakeModule mods[256];
+static FakeFunc funcs[256][NNAMES];
+static int nmods;
+int fake_maxreg_loads;   /* modules loaded with CU_JIT_MAX_REGISTERS */
 
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
@@ -107,17 +118,34 @@ CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st)
 }
 int fake_cubin_loads;
 
+/* A new module with the cap of the options (CU_JIT_MAX_REGISTERS = 0);
+ * a capped one writes a ptxas-style line to the info log (option 3). */
+static void *new_module(unsigned n, int *opts, void **vals)
+{
+	FakeModule *fm = &mods[nmods < 255 ? nmods++ : 255];
+	fm->maxreg = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (opts[i] == 0)
+			fm->maxreg = (int)(uintptr_t)vals[i];
+	for (unsigned i = 0; fm->maxreg && i < n; i++)
+		if (opts[i] == 3)
+			strcpy(vals[i], "ptxas info    : Function properties for hungry\n"
+			       "    512 bytes stack frame, 480 bytes spill stores, 480 bytes spill loads");
+	fake_maxreg_loads += fm->maxreg != 0;
+	return fm;
+}
+
 CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, void **vals)
 {
 	if (!memcmp(image, "\177ELF", 4)) {
 		if (getenv("FAKE_CUDA_NO_CUBIN"))
 			return 209;  /* CUDA_ERROR_NO_BINARY_FOR_GPU */
 		fake_cubin_loads++;
-		*m = &mod_obj;
+		*m = new_module(0, NULL, NULL);
 		return 0;
 	}
 	if (!strstr(image, "BADPTX")) {
-		*m = &mod_obj;
+		*m = new_module(n, opts, vals);
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -132,12 +160,30 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	if (!strcmp(name, "missing"))
 		return 500;  /* CUDA_ERROR_NOT_FOUND */
 	size_t i = 0;
-	while (i < 4 && strcmp(funcs[i].name, name))
+	while (i < NNAMES - 1 && strcmp(names[i], name))
 		i++;
-	*f = &funcs[i];  /* other kernels do nothing */
+	FakeFunc *fn = &funcs[(FakeModule *)m - mods][i];  /* "other" kernels do nothing */
+	*fn = (FakeFunc){names[i], m};
+	*f = fn;
 	return 0;
 }
-CUresult cuFuncGetAttribute(int *v, int attr, void *f) { *v = attr == 4 ? 32 : attr == 0 ? 1024 : 0; return 0; }
+
+/* Registers per lane: 32, or 255 for hungry unless its module is capped. */
+static int fake_regs(const FakeFunc *fn)
+{
+	if (strcmp(fn->name, "hungry"))
+		return 32;
+	return fn->mod->maxreg ? fn->mod->maxreg : 255;
+}
+
+CUresult cuFuncGetAttribute(int *v, int attr, void *f)
+{
+	const FakeFunc *fn = f;
+	*v = attr == 4 ? fake_regs(fn) : attr == 0 ? 1024 : 0;
+	if (attr == 3 && !strcmp(fn->name, "hungry") && fn->mod->maxreg)
+		*v = 512;   /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: the spills */
+	return 0;
+}
 
 /* The surface of slot `slot` in the launch's table. */
 static CudaSurface *surface(const CudaLaunch *l, uint32_t slot)
@@ -204,7 +250,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 		return 1;  /* a CM thread is a warp */
 	CudaSurface *out = surface(l, *(uint32_t *)params[1]);
 	uint64_t warps = (uint64_t)gx * gy * gz * (bx / 32) * by * bz;
-	if (!strcmp(fn->name, "fill")) {
+	uint64_t cta = (bx / 32) * by * bz, per_warp = ((uint64_t)fake_regs(fn) * 32 + 255) / 256 * 256;
+	if (per_warp * ((cta + 3) / 4 * 4) > 65536)
+		return 701;  /* CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES */
+	if (!strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry")) {
 		if (l->kind != CUDA_LAUNCH_GROUPS)
 			return 1;
 		int v = *(int *)params[2];

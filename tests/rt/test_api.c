@@ -246,6 +246,14 @@ int main(int argc, char **argv)
 		          &n, &clog), CM_BUILD_FAILED, "undeclared identifier 'x'", NULL);
 		check("api_compile_error_log", clog && strstr(clog, "program.cm:1:12"), clog);
 		free(clog);
+		check("api_compile_occupancy", cmetal_compile(src, "-march=sm_86", "occupancy", &text,
+		      &n, NULL) == CM_SUCCESS && strstr(text, "kernel k (sm_86)") &&
+		      strstr(text, "warps/SM") && !strstr(text, "instruction mix"), cmetal_last_error());
+		free(text);
+		check("api_compile_analyze", cmetal_compile(src, NULL, "analyze", &text, &n, NULL) ==
+		      CM_SUCCESS && strstr(text, "kernel k (sm_90)") && strstr(text, "instruction mix") &&
+		      strstr(text, "bound by"), cmetal_last_error());
+		free(text);
 		check_err("api_compile_bad_target", cmetal_compile(src, "", "spirv", &text, &n, NULL),
 		          CM_INVALID_VALUE, "unknown target 'spirv'", NULL);
 	}

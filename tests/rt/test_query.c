@@ -93,6 +93,27 @@ static int arg_types(cmetal_program *prog)
 	return 0;
 }
 
+/* cmetal_kernel_occupancy on the CPU device: its documented answer, and
+ * group sizes outside 1 .. the device's maximum refused. */
+static int occupancy(cmetal_program *prog)
+{
+	cmetal_kernel *k;
+	MUST(cmetal_kernel_create(prog, "sig", &k));
+	cmetal_occupancy oc;
+	MUST(cmetal_kernel_occupancy(k, 16, &oc));
+	check("query_occupancy_cpu", oc.ctas_per_sm == 1 && oc.warps_per_sm == 16 &&
+	      oc.max_warps_per_sm == 16 && oc.percent == 100 && !strcmp(oc.limiter, "cpu") &&
+	      oc.registers == -1 && oc.register_cap == 0 && oc.auto_group == 1, NULL);
+	check_err("query_occupancy_zero", cmetal_kernel_occupancy(k, 0, &oc), CM_INVALID_VALUE,
+	          "a group of 0 CM threads", NULL);
+	check_err("query_occupancy_huge", cmetal_kernel_occupancy(k, 5000, &oc), CM_INVALID_VALUE,
+	          "takes 1 to 1024", NULL);
+	check_err("query_occupancy_null", cmetal_kernel_occupancy(k, 1, NULL), CM_INVALID_VALUE,
+	          "NULL", NULL);
+	MUST(cmetal_kernel_release(k));
+	return 0;
+}
+
 /* A wrapped host array is the buffer itself: the kernel writes it. */
 static int buffer_wrap(cmetal_device *dev, cmetal_program *prog)
 {
@@ -180,6 +201,7 @@ int main(void)
 	MUST(cmetal_program_build(dev, sig_src, "", &prog));
 	device_info(dev);
 	arg_types(prog);
+	occupancy(prog);
 	buffer_wrap(dev, prog);
 	surface_wrap(dev, prog);
 	MUST(cmetal_program_release(prog));

@@ -134,6 +134,7 @@ static cm_status open_gpu(CudaDevice *c, int ordinal)
 		return rt_fail(CM_DEVICE_NOT_FOUND,
 		               "CUDA device %d has compute capability %d.%d; cmetal's PTX needs 8.0 "
 		               "or newer", ordinal, c->cc_major, c->cc_minor);
+	cuda_arch_init(c);
 	/* launches go to a blocking stream: ordered after the synchronous
 	 * copies and memsets, which use the NULL stream */
 	if ((r = cu->StreamCreate(&c->stream, 0)))
@@ -323,6 +324,7 @@ static const RtDeviceOps cuda_ops = {
 	.program_build = cuda_program_build,
 	.program_free = cuda_program_free,
 	.caps = cuda_caps,
+	.occupancy = cuda_occupancy,
 	.run = cuda_run,
 };
 

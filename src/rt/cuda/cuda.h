@@ -20,6 +20,7 @@
 
 #include "rt/cuda_abi.h"
 #include "rt/rt.h"
+#include "target/ptx/occupancy.h"
 
 /* ---- the driver API (types and values from the CUDA driver API docs) ---- */
 
@@ -39,6 +40,7 @@ enum {
 	CUDA_ERROR_NOT_FOUND = 500,
 };
 enum {                                   /* CUjit_option */
+	CU_JIT_MAX_REGISTERS = 0,
 	CU_JIT_INFO_LOG_BUFFER = 3,
 	CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
 	CU_JIT_ERROR_LOG_BUFFER = 5,
@@ -47,7 +49,14 @@ enum {                                   /* CUjit_option */
 	CU_JIT_GENERATE_LINE_INFO = 13,
 };
 enum {                                   /* CUdevice_attribute */
+	CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK = 12,
 	CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+	CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+	CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+	CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
+	CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+	CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
+	CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK = 111,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
@@ -192,6 +201,8 @@ typedef struct CudaDevice {
 	size_t printf_cap;
 	unsigned char *printf_host;  /* host copy of the records (malloc'd) */
 	CUevent ev[2];              /* start/end of a timed launch, made lazily */
+	OccArch arch;               /* per-SM limits: the driver's attributes over
+	                               the table of the compute capability */
 } CudaDevice;
 
 /* One printf call of a program (a "//@cmetal printf" metadata line). */
@@ -212,6 +223,9 @@ typedef struct CudaKernel {
 	unsigned char *next;        /* this launch's block, built before upload */
 	int regs, local_bytes;      /* cuFuncGetAttribute, for reports */
 	int max_threads;            /* per CTA, as the kernel's registers allow */
+	int shared_bytes;           /* static shared memory (the group's SLM) */
+	uint32_t walker_warps;      /* thread-space launches: warps per CTA,
+	                               chosen on first use (occupancy.c) */
 	bool uses_printf;           /* the kernel has printf calls */
 	uint32_t scratch;           /* per-warp SLM scratch bytes: dynamic shared
 	                               memory of scratch * warps per CTA */
@@ -253,7 +267,11 @@ typedef struct CudaProgram {
 	struct CudaProgram *cluster;/* that variant, built by the first launch
 	                               that needs it (module.c) */
 	const char **targs;         /* per kernel: metadata "thread_args" list */
-	CudaVariant *variants;      /* per-thread argument variants */
+	CudaVariant *variants;      /* per-thread argument and register-cap variants */
+	char **old_logs;            /* build logs replaced by longer ones (a
+	                               register-cap variant's note), kept until
+	                               the program goes: callers may hold them */
+	uint32_t nold_logs;
 } CudaProgram;
 
 /* cuda.c */
@@ -291,6 +309,13 @@ cm_status cuda_cluster_program(CudaDevice *c, CudaProgram *cp, CudaProgram **out
  * -fthread-args and cached; an rt_fail that says why otherwise. */
 cm_status cuda_thread_args_program(CudaDevice *c, CudaProgram *cp, uint32_t kernel,
                                    const char *list, CudaProgram **out);
+/* The program to launch a group of `warps` CM threads of kernel `kernel`
+ * with when its CTA needs more registers than the SM has: cp's PTX
+ * JIT-compiled again with CU_JIT_MAX_REGISTERS set to the largest count
+ * that fits (cached per count); the build log of p gets a note with the
+ * registers and spills of the result. */
+cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
+                              uint32_t kernel, uint32_t warps, CudaProgram **out);
 /* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
  * PTX text into infos (arena), and when cp is not NULL the printf formats
  * into cp->fmts / cp->nfmts / cp->prints; false with the reason in err. */
@@ -299,6 +324,17 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 
 /* launch.c */
 cm_status cuda_run(cmetal_device *dev, RtLaunch *l);
+
+/* occupancy.c: the calculator (target/ptx/occupancy.c) with the device's
+ * limits and a loaded kernel's registers and shared memory */
+void cuda_arch_init(CudaDevice *c);         /* c->arch, after the cc is known */
+void cuda_kernel_occ(const CudaDevice *c, const CudaKernel *k, uint32_t warps, OccResult *r);
+/* Warps per CTA of a thread-space launch: 1 when the kernel uses SLM or a
+ * barrier (each CM thread is its own group), else the smallest CTA with the
+ * best occupancy; cached in k->walker_warps and logged (rt_log). */
+uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki);
+cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *k, uint32_t group_threads,
+                         cmetal_occupancy *out);
 
 /* printf.c: the host side of kernel printf */
 /* Appends the text of the records in rec[0, used) (rt/cuda_abi.h

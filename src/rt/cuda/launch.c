@@ -1,9 +1,11 @@
 /* launch.c — running one launch on the GPU (rt/cuda_abi.h is the contract).
  *
  *   1. geometry: a CM thread is a warp.  Groups: grid = group counts,
- *      block = (32 * threads[0], threads[1], threads[2]).  Walker: W*H CM
- *      threads, WALKER_TPC warps per CTA (1 when the kernel uses SLM or a
- *      barrier, since each walker thread is its own group).  Groups of
+ *      block = (32 * threads[0], threads[1], threads[2]); when such a CTA
+ *      needs more registers than the SM has, the program's register-capped
+ *      variant runs it (module.c).  Walker: W*H CM threads, as many warps
+ *      per CTA as give the kernel the best occupancy (1 when it uses SLM or
+ *      a barrier, since each walker thread is its own group; occupancy.c).  Groups of
  *      more than 32 CM threads (and every group launch of a program whose
  *      PTX is in cluster mode) run the program's cluster variant over a
  *      cluster of up to CLUSTER_MAX CTAs (rt/cuda_abi.h "Clusters"): as
@@ -36,7 +38,6 @@
 
 #include "rt/cuda/cuda.h"
 
-#define WALKER_TPC 4u
 #define WAIT_HEAD 256u       /* ticket, padded so flags stay aligned */
 #define MAX_GRID_YZ 65535u
 #define PRINTF_START ((size_t)1 << 20)   /* bytes of records at first */
@@ -108,7 +109,7 @@ static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Ge
 	const CmkKernelInfo *ki = l->info;
 	if (l->kind == RT_LAUNCH_WALKER) {
 		uint64_t n = (uint64_t)l->width * l->height;
-		uint32_t tpc = ki->uses_barrier || ki->slm_size ? 1 : WALKER_TPC;
+		uint32_t tpc = cuda_walker_warps(c, &(*cp)->ks[l->kernel->index], ki);
 		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {32 * tpc, 1, 1}, tpc, 0, 0};
 		return CM_SUCCESS;
 	}
@@ -117,6 +118,12 @@ static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Ge
 		return cluster_geometry(c, l, cp, g);
 	cm_status s = grid_limits(l, l->groups[0]);
 	if (s)
+		return s;
+	OccResult r;
+	cuda_kernel_occ(c, &(*cp)->ks[l->kernel->index], (uint32_t)warps, &r);
+	if (!r.ctas && r.limit == OCC_REGS &&
+	    (s = cuda_regcap_program(c, l->kernel->prog, *cp, l->kernel->index, (uint32_t)warps,
+	                             cp)))
 		return s;
 	*g = (Geometry){{l->groups[0], l->groups[1], l->groups[2]},
 	                {32 * l->threads[0], l->threads[1], l->threads[2]}, 0, 0, 0};

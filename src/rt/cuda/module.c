@@ -327,6 +327,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 			               cp->infos[i].name, cu_errtext(r));
 		cu->FuncGetAttribute(&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn);
 		cu->FuncGetAttribute(&k->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->fn);
+		cu->FuncGetAttribute(&k->shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
 		if (cu->FuncGetAttribute(&k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
 		                         k->fn) || k->max_threads <= 0)
 			k->max_threads = 1024;
@@ -366,8 +367,10 @@ static CudaProgram *program_new(char *ptx)
 
 /* Parses the metadata of cp->ptx, JIT-compiles it and sets up its
  * kernels; the logs go to log or the error.  `what` names the PTX in
- * messages ("program.ptx", the path). */
-static cm_status module_init(CudaDevice *c, CudaProgram *cp, const char *what, Buf *log)
+ * messages ("program.ptx", the path).  maxreg: a register cap for the JIT
+ * (CU_JIT_MAX_REGISTERS, with its verbose log); 0 for none. */
+static cm_status module_init(CudaDevice *c, CudaProgram *cp, const char *what, Buf *log,
+                             unsigned maxreg)
 {
 	const char *ptx = cp->ptx;
 	Buf err = {0};
@@ -384,20 +387,22 @@ static cm_status module_init(CudaDevice *c, CudaProgram *cp, const char *what, B
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
 	int opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
 	              CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-	              CU_JIT_GENERATE_LINE_INFO};
+	              CU_JIT_GENERATE_LINE_INFO, CU_JIT_MAX_REGISTERS, CU_JIT_LOG_VERBOSE};
 	void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_SIZE - 1), elog,
 	                (void *)(uintptr_t)(JIT_LOG_SIZE - 1),
-	                (void *)(uintptr_t)(strstr(ptx, ".loc") != NULL)};
+	                (void *)(uintptr_t)(strstr(ptx, ".loc") != NULL),
+	                (void *)(uintptr_t)maxreg, (void *)(uintptr_t)1};
+	unsigned nopt = maxreg ? 7 : 5;
 	CUresult r = CUDA_SUCCESS;
-	if (cp->cubin) {
+	if (cp->cubin && !maxreg) {
 		r = c->cu->ModuleLoadDataEx(&cp->mod, cp->cubin, 5, opts, vals);
 		if (r)   /* another architecture: the PTX still fits */
 			buf_printf(log, "note: %s: the GPU does not load its cubin (%s); "
 			           "JIT-compiling its PTX instead\n", what, cu_errtext(r));
 		info[0] = elog[0] = 0;
 	}
-	if (!cp->cubin || r)
-		r = c->cu->ModuleLoadDataEx(&cp->mod, ptx, 5, opts, vals);
+	if (!cp->cubin || maxreg || r)
+		r = c->cu->ModuleLoadDataEx(&cp->mod, ptx, nopt, opts, vals);
 	if (r) {
 		cp->mod = NULL;
 		Buf msg = {0};
@@ -428,7 +433,7 @@ static cm_status load_module(cmetal_device *dev, cmetal_program *p, char *ptx,
 	cp->cubin = cubin;
 	cp->cubin_len = cubin_len;
 	p->priv = cp;
-	cm_status s = module_init(dev->priv, cp, what, log);
+	cm_status s = module_init(dev->priv, cp, what, log, 0);
 	if (!s) {
 		p->nkernels = cp->n;
 		p->kernels = cp->infos;
@@ -554,6 +559,9 @@ static void program_free(CudaDevice *c, CudaProgram *cp)
 		if (cp->mod)
 			c->cu->ModuleUnload(cp->mod);
 	}
+	for (uint32_t i = 0; i < cp->nold_logs; i++)
+		free(cp->old_logs[i]);
+	free(cp->old_logs);
 	free(cp->ptx);
 	free(cp->cubin);
 	free(cp->source);
@@ -584,7 +592,7 @@ static cm_status build_cluster(CudaDevice *c, CudaProgram *cp, CudaProgram **out
 		            "group of more than 32 CM threads) failed:\n%s", buf_cstr(&log));
 	} else if (!(v = program_new(xstrdup(ptx.len ? buf_cstr(&ptx) : "")))) {
 		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
-	} else if ((s = module_init(c, v, "the cluster variant of this program", &log))) {
+	} else if ((s = module_init(c, v, "the cluster variant of this program", &log, 0))) {
 		program_free(c, v);
 		v = NULL;
 	} else if (v->n != cp->n || !v->cluster_mode) {
@@ -640,7 +648,7 @@ static cm_status build_thread_args(CudaDevice *c, CudaProgram *cp, const char *n
 	} else if (!(v = program_new(xstrdup(ptx.len ? buf_cstr(&ptx) : "")))) {
 		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
 	} else if ((s = module_init(c, v, "the per-thread argument variant of this program",
-	                            &log))) {
+	                            &log, 0))) {
 		program_free(c, v);
 		v = NULL;
 	} else if (v->n != cp->n) {
@@ -700,5 +708,88 @@ cm_status cuda_thread_args_program(CudaDevice *c, CudaProgram *cp, uint32_t kern
 	*v = (CudaVariant){key, p, cp->variants};
 	cp->variants = v;
 	*out = p;
+	return CM_SUCCESS;
+}
+
+/* Appends text to the program's build log; the old log stays valid (a
+ * caller of cmetal_program_build_log may hold it) until the program goes. */
+static void append_log(cmetal_program *p, CudaProgram *cp, const char *text)
+{
+	char **old = realloc(cp->old_logs, (cp->nold_logs + 1) * sizeof *old);
+	if (!old)
+		return;
+	cp->old_logs = old;
+	Buf b = {0};
+	buf_puts(&b, p->log ? p->log : "");
+	buf_puts(&b, text);
+	old[cp->nold_logs++] = p->log;
+	p->log = xstrdup(buf_cstr(&b));
+	buf_free(&b);
+}
+
+/* The register-capped variant: cp's PTX, JIT-compiled with maxreg. */
+static cm_status build_regcap(CudaDevice *c, CudaProgram *cp, unsigned maxreg, Buf *log,
+                              CudaProgram **out)
+{
+	CudaProgram *v = program_new(xstrdup(cp->ptx));
+	*out = NULL;
+	if (!v)
+		return rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	char what[96];
+	snprintf(what, sizeof what, "this program with at most %u registers per lane", maxreg);
+	cm_status s = module_init(c, v, what, log, maxreg);
+	if (!s && v->n != cp->n)
+		s = rt_fail(CM_INVALID_PROGRAM, "the register-capped variant has other kernels");
+	if (s)
+		program_free(c, v);
+	else
+		*out = v;
+	return s;
+}
+
+cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
+                              uint32_t kernel, uint32_t warps, CudaProgram **out)
+{
+	const CudaKernel *k = &cp->ks[kernel];
+	const char *name = cp->infos[kernel].name;
+	unsigned cap = occ_reg_cap(&c->arch, warps);
+	if (!cap)
+		return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': no register count lets a CTA of %u "
+		               "warps fit an SM", name, warps);
+	char key[32];
+	snprintf(key, sizeof key, "maxreg:%u", cap);
+	for (CudaVariant *v = cp->variants; v; v = v->next)
+		if (!strcmp(v->key, key)) {
+			*out = v->prog;
+			return CM_SUCCESS;
+		}
+	Buf log = {0};
+	CudaProgram *prog;
+	cm_status s = build_regcap(c, cp, cap, &log, &prog);
+	CudaVariant *v = s ? NULL : calloc(1, sizeof *v);
+	if (!s && !v) {
+		program_free(c, prog);
+		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	}
+	if (s) {
+		buf_free(&log);
+		return s;
+	}
+	*v = (CudaVariant){xstrdup(key), prog, cp->variants};
+	cp->variants = v;
+	const CudaKernel *nk = &prog->ks[kernel];
+	Buf note = {0};
+	buf_printf(&note, "note: kernel '%s': a group of %u CM threads needs %d registers per lane "
+	           "x %u lanes, more than the %u a CTA may hold; launched from a variant built with at most "
+	           "%u registers per lane (CU_JIT_MAX_REGISTERS): it uses %d, with %d bytes of "
+	           "local memory per lane%s\n", name, warps, k->regs, warps * 32,
+	           c->arch.regs_per_cta, cap, nk->regs, nk->local_bytes,
+	           nk->local_bytes > k->local_bytes ? " (register spills: slower)" : "");
+	buf_putn(&note, log.data, log.len);
+	append_log(p, cp, buf_cstr(&note));
+	rt_log("%s", buf_cstr(&note));
+	buf_free(&note);
+	buf_free(&log);
+	*out = prog;
 	return CM_SUCCESS;
 }

@@ -1,0 +1,399 @@
+/* analyze.c — `cmetal --occupancy` and `cmetal --analyze`: reports on the
+ * PTX text the back end wrote, read back from its metadata lines
+ * ("//@cmetal kernel NAME slm S ... shuffles N [scratch B]"), its ptxas
+ * header ("// ptxas: R registers per lane, ...") and its instructions.
+ *
+ * --analyze adds, per kernel, a static instruction mix and a throughput
+ * estimate (docs/analyzer.md says how and how far to trust it):
+ *   - shuffles by CM source line (from .loc: the driver compiles with -g);
+ *   - the whole body, each instruction counted once, and every innermost
+ *     loop (a label with a backward branch to it, holding no other such
+ *     loop), per iteration;
+ *   - classes: issue (every instruction), shfl, shared (ld/st/atom on
+ *     .shared, bytes per lane), global (ld/st/atom/red on .global or
+ *     generic addresses, bytes per lane), sfu (ex2, lg2, sin, cos, rsqrt,
+ *     rcp/sqrt .approx), control (bra, bar, ret, exit);
+ *   - SM cycles per CM thread (a warp) for each resource at the SM's
+ *     throughput (OccArch-independent rates of sm_80..sm_90 from the CUDA
+ *     programming guide's arithmetic throughput table; DRAM bytes per SM
+ *     cycle of one product per architecture): the largest is the bound.
+ * PTX is not SASS: ptxas adds and removes instructions, so the counts are
+ * a guide before running, not a measurement. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/ptx/occupancy.h"
+
+typedef struct {
+	char name[128];
+	uint32_t slm, scratch, shuffles, barrier;
+	int regs, shared, local, spill_st, spill_ld;   /* -1: no ptxas report */
+	const char *body, *end;                        /* the .entry's text */
+} PtxKernel;
+
+enum { C_ISSUE, C_SHFL, C_SHARED, C_GLOBAL, C_SFU, C_CONTROL, C_N };
+typedef struct {
+	uint32_t n[C_N];          /* instructions per class */
+	uint32_t shared_bytes;    /* per lane */
+	uint32_t global_bytes;    /* per lane */
+} Mix;
+
+/* DRAM bytes per SM cycle, by architecture: bandwidth / (SMs * boost
+ * clock) of A100 (sm_80), RTX 3090 (sm_86), Orin (sm_87), RTX 4090
+ * (sm_89), H100 SXM (sm_90). */
+static double dram_per_clk(int cc)
+{
+	switch (cc) {
+	case 80: return 1555e9 / (108 * 1.41e9);
+	case 86: return 936e9 / (82 * 1.695e9);
+	case 87: return 204e9 / (16 * 1.3e9);
+	case 89: return 1008e9 / (128 * 2.52e9);
+	default: return 3350e9 / (132 * 1.755e9);
+	}
+}
+
+/* ---- reading the PTX back ---- */
+
+static bool line_is(const char *l, const char *prefix)
+{
+	return !strncmp(l, prefix, strlen(prefix));
+}
+
+/* The metadata and ptxas lines of every kernel; bodies found later. */
+static int read_kernels(const char *ptx, PtxKernel *ks, int max)
+{
+	int n = 0;
+	for (const char *l = ptx; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		PtxKernel *k = &ks[n];
+		if (line_is(l, "//@cmetal kernel ") && n < max) {
+			memset(k, 0, sizeof *k);
+			k->regs = k->shared = k->local = k->spill_st = k->spill_ld = -1;
+			if (sscanf(l, "//@cmetal kernel %127s slm %u barrier %u", k->name, &k->slm,
+			           &k->barrier) != 3)
+				continue;
+			const char *q = strstr(l, " shuffles ");
+			const char *s = strstr(l, " scratch ");
+			const char *eol = strchr(l, '\n');
+			if (q && (!eol || q < eol))
+				k->shuffles = (uint32_t)atoi(q + 10);
+			if (s && (!eol || s < eol))
+				k->scratch = (uint32_t)atoi(s + 9);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The ptxas header above kernel k's .entry and its body. */
+static void find_body(const char *ptx, PtxKernel *k)
+{
+	char want[160];
+	snprintf(want, sizeof want, ".entry %s(", k->name);
+	const char *e = strstr(ptx, want);
+	if (!e)
+		return;
+	const char *h = e;   /* the header lines just above */
+	for (int back = 0; back < 4 && h > ptx; back++) {
+		h--;
+		while (h > ptx && h[-1] != '\n')
+			h--;
+		sscanf(h, "// ptxas: %d registers per lane, %d bytes shared, %d bytes local, "
+		       "%d bytes spill stores, %d bytes spill loads", &k->regs, &k->shared,
+		       &k->local, &k->spill_st, &k->spill_ld);
+	}
+	k->body = e;
+	const char *end = strstr(e, "\n}");
+	k->end = end ? end : e + strlen(e);
+}
+
+/* Bytes per lane of a memory instruction: the vector count times the
+ * type's size ("ld.global.v4.f32" -> 16). */
+static uint32_t access_bytes(const char *op)
+{
+	uint32_t vec = strstr(op, ".v4") ? 4 : strstr(op, ".v2") ? 2 : 1;
+	const char *t = strrchr(op, '.');
+	int bits = t ? atoi(t + 2) : 32;
+	return vec * (uint32_t)(bits > 0 ? bits / 8 : 4);
+}
+
+/* One instruction (its opcode, e.g. "ld.global.nc.u32") into m. */
+static void classify(const char *op, Mix *m)
+{
+	static const char *sfu[] = {"ex2", "lg2", "sin.", "cos.", "rsqrt", "rcp.approx",
+	                            "sqrt.approx", "tanh"};
+	m->n[C_ISSUE]++;
+	bool mem = line_is(op, "ld.") || line_is(op, "st.") || line_is(op, "atom.") ||
+	           line_is(op, "red.");
+	if (line_is(op, "shfl."))
+		m->n[C_SHFL]++;
+	else if (mem && strstr(op, ".shared")) {
+		m->n[C_SHARED]++;
+		m->shared_bytes += access_bytes(op);
+	} else if (mem && !strstr(op, ".param") && !strstr(op, ".local") && !strstr(op, ".const")) {
+		m->n[C_GLOBAL]++;
+		m->global_bytes += access_bytes(op);
+	} else if (line_is(op, "bra") || line_is(op, "bar") || line_is(op, "ret") ||
+	           line_is(op, "exit"))
+		m->n[C_CONTROL]++;
+	else
+		for (size_t i = 0; i < sizeof sfu / sizeof sfu[0]; i++)
+			if (line_is(op, sfu[i]))
+				m->n[C_SFU]++;
+}
+
+/* The opcode of an instruction line (predicate skipped) into op; false
+ * for labels, directives, comments and braces. */
+static bool opcode(const char *l, const char *eol, char *op, size_t cap)
+{
+	while (l < eol && (*l == ' ' || *l == '\t'))
+		l++;
+	if (l >= eol || *l == '/' || *l == '.' || *l == '{' || *l == '}' || *l == '$' ||
+	    (memchr(l, ':', (size_t)(eol - l)) && !memchr(l, ' ', (size_t)(eol - l))))
+		return false;
+	if (*l == '@') {
+		while (l < eol && *l != ' ' && *l != '\t')
+			l++;
+		while (l < eol && (*l == ' ' || *l == '\t'))
+			l++;
+	}
+	size_t n = strcspn(l, " \t;\n");
+	if (!n || n >= cap)
+		return false;
+	memcpy(op, l, n);
+	op[n] = 0;
+	return true;
+}
+
+/* The mix of the instructions in [from, to). */
+static void mix_of(const char *from, const char *to, Mix *m)
+{
+	memset(m, 0, sizeof *m);
+	for (const char *l = from; l && l < to;) {
+		const char *eol = strchr(l, '\n');
+		if (!eol || eol > to)
+			eol = to;
+		char op[64];
+		if (opcode(l, eol, op, sizeof op))
+			classify(op, m);
+		l = eol + 1;
+	}
+}
+
+/* ---- loops: a label, and a later branch back to it ---- */
+
+typedef struct { const char *from, *to; char label[64]; } Loop;
+
+static int find_loops(const PtxKernel *k, Loop *lp, int max)
+{
+	int n = 0;
+	for (const char *l = k->body; l && l < k->end && n < max;) {
+		const char *eol = strchr(l, '\n');
+		if (!eol)
+			break;
+		size_t len = (size_t)(eol - l);
+		if (*l == '$' && len > 1 && l[len - 1] == ':' && len < 64) {
+			char pat[80];
+			snprintf(pat, sizeof pat, " %.*s;", (int)(len - 1), l);
+			const char *last = NULL;
+			for (const char *b = strstr(eol, pat); b && b < k->end; b = strstr(b + 1, pat))
+				if (strstr(b - 16 > eol ? b - 16 : eol, "bra"))
+					last = b;
+			if (last) {
+				lp[n] = (Loop){l, last, {0}};
+				snprintf(lp[n].label, sizeof lp[n].label, "%.*s", (int)(len - 1), l);
+				n++;
+			}
+		}
+		l = eol + 1;
+	}
+	return n;
+}
+
+/* Whether loop i holds another loop of the list. */
+static bool has_inner(const Loop *lp, int n, int i)
+{
+	for (int j = 0; j < n; j++)
+		if (j != i && lp[j].from > lp[i].from && lp[j].to < lp[i].to)
+			return true;
+	return false;
+}
+
+/* ---- shuffles by source line (the report compiles with -g: .loc) ---- */
+
+typedef struct { uint32_t file, line, n; } LineCount;
+
+static int by_count(const void *a, const void *b)
+{
+	const LineCount *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return x->file != y->file ? (x->file < y->file ? -1 : 1) : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The base name of file id f of the module's ".file f \"name\"" lines. */
+static void file_name(const char *ptx, uint32_t f, char *name, size_t cap)
+{
+	char pat[32];
+	snprintf(pat, sizeof pat, "\n.file %u \"", f);
+	const char *q = strstr(ptx, pat);
+	snprintf(name, cap, "?");
+	if (!q)
+		return;
+	q += strlen(pat);
+	size_t n = strcspn(q, "\"\n");
+	const char *slash = q;
+	for (const char *c = q; c < q + n; c++)
+		if (*c == '/')
+			slash = c + 1;
+	snprintf(name, cap, "%.*s", (int)(q + n - slash), slash);
+}
+
+static void shuffle_lines(const char *ptx, const PtxKernel *k, Buf *out)
+{
+	LineCount lc[256];
+	uint32_t n = 0, file = 0, line = 0;
+	for (const char *l = k->body; l && l < k->end;) {
+		const char *eol = strchr(l, '\n');
+		if (!eol)
+			break;
+		const char *t = l + strspn(l, " \t");
+		char op[64];
+		if (!strncmp(t, ".loc ", 5))
+			sscanf(t + 5, "%u %u", &file, &line);
+		else if (opcode(l, eol, op, sizeof op) && line_is(op, "shfl.")) {
+			uint32_t i = 0;
+			while (i < n && (lc[i].file != file || lc[i].line != line))
+				i++;
+			if (i == n && n < 256)
+				lc[n++] = (LineCount){file, line, 0};
+			if (i < n)
+				lc[i].n++;
+		}
+		l = eol + 1;
+	}
+	if (!n)
+		return;
+	qsort(lc, n, sizeof lc[0], by_count);
+	buf_puts(out, "  shuffles by source line:");
+	for (uint32_t i = 0; i < n && i < 8; i++) {
+		char name[128];
+		file_name(ptx, lc[i].file, name, sizeof name);
+		buf_printf(out, "%s %s:%u %u", i ? "," : "", name, lc[i].line, lc[i].n);
+	}
+	buf_puts(out, n > 8 ? ", ...\n" : "\n");
+}
+
+/* ---- the report ---- */
+
+static void kernel_summary(const OccArch *a, const PtxKernel *k, Buf *out)
+{
+	buf_printf(out, "kernel %s (%s)\n", k->name, a->name);
+	if (k->regs < 0)
+		buf_puts(out, "  registers: unknown (ptxas not run): the table ignores registers\n");
+	else
+		buf_printf(out, "  registers: %d per lane; spills: %d bytes stored, %d loaded; "
+		           "local memory: %d bytes per lane\n", k->regs, k->spill_st, k->spill_ld,
+		           k->local);
+	buf_printf(out, "  shared memory: %u bytes per group (SLM)", k->shared > 0 ?
+	           (uint32_t)k->shared : k->slm);
+	if (k->scratch)
+		buf_printf(out, " + %u bytes per CM thread (layout scratch)", k->scratch);
+	buf_printf(out, "; static shuffles: %u\n", k->shuffles);
+}
+
+static void occupancy(const OccArch *a, const PtxKernel *k, Buf *out)
+{
+	OccKernel ok = {k->regs > 0 ? (uint32_t)k->regs : 0,
+	                k->shared > 0 ? (uint32_t)k->shared : k->slm, k->scratch};
+	occ_table(a, &ok, out);
+	uint32_t best = occ_best_warps(a, &ok, 32);
+	if (k->slm || k->barrier)
+		buf_puts(out, "  thread-space launches: one CM thread per CTA (SLM or barriers make "
+		         "each thread its own group)\n");
+	else if (best)
+		buf_printf(out, "  thread-space launches on %s: %u CM thread%s per CTA\n", a->name,
+		           best, best > 1 ? "s" : "");
+}
+
+/* Cycles per CM thread of each resource, the bound and what limits it. */
+static void estimate(const OccArch *a, const char *what, const Mix *m, Buf *out)
+{
+	static const char *cls[] = {"issue", "shfl", "shared", "global", "sfu", "control"};
+	buf_printf(out, "  %s:", what);
+	for (int c = 0; c < C_N; c++)
+		buf_printf(out, " %s %u", cls[c], m->n[c]);
+	buf_printf(out, "; bytes per lane: shared %u, global %u\n", m->shared_bytes,
+	           m->global_bytes);
+	/* SM cycles one warp takes of each pipe: 4 schedulers issue one warp
+	 * instruction each; shfl 32 lanes, shared 128 bytes, SFU 16 lanes per
+	 * SM cycle; DRAM at the product's bytes per SM cycle, no cache hits */
+	double cyc[4] = {m->n[C_ISSUE] / 4.0, m->n[C_SHFL] * 1.0,
+	                 m->shared_bytes * 32 / 128.0,
+	                 m->global_bytes * 32 / dram_per_clk(a->cc)};
+	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes"};
+	double sfu = m->n[C_SFU] * 2.0;
+	int worst = 0;
+	for (int r = 1; r < 4; r++)
+		if (cyc[r] > cyc[worst])
+			worst = r;
+	const char *lim = res[worst];
+	double bound = cyc[worst];
+	if (sfu > bound)
+		bound = sfu, lim = "SFU";
+	buf_printf(out, "    SM cycles per CM thread: issue %.1f, shuffle %.1f, shared %.1f, "
+	           "DRAM %.1f, SFU %.1f -> %.1f, bound by %s\n", cyc[0], cyc[1], cyc[2],
+	           cyc[3], sfu, bound, lim);
+}
+
+static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *out)
+{
+	if (!k->body)
+		return;
+	shuffle_lines(ptx, k, out);
+	Mix m;
+	char b0[160];   /* the body proper starts at block 0, after the prologue's
+	                   loads of the launch block and surface descriptors */
+	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
+	const char *from = strstr(k->body, b0);
+	mix_of(from && from < k->end ? from : k->body, k->end, &m);
+	buf_puts(out, "  instruction mix (PTX, static):\n");
+	estimate(a, "kernel body, each instruction once", &m, out);
+	Loop lp[64];
+	int n = find_loops(k, lp, 64);
+	for (int i = 0; i < n; i++) {
+		if (has_inner(lp, n, i))
+			continue;
+		char what[128];
+		snprintf(what, sizeof what, "innermost loop %s, per iteration", lp[i].label);
+		mix_of(lp[i].from, lp[i].to + 1, &m);
+		estimate(a, what, &m, out);
+	}
+	if (!n)
+		buf_puts(out, "  no loops\n");
+}
+
+bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err)
+{
+	char march[16] = "";
+	const char *t = strstr(ptx, "\n.target ");
+	if (t)
+		sscanf(t + 9, "%15s", march);
+	const OccArch *a = occ_arch(march);
+	if (!a) {
+		buf_printf(err, "no occupancy limits for the PTX target '%s'\n", march);
+		return false;
+	}
+	PtxKernel ks[64];
+	int n = read_kernels(ptx, ks, 64);
+	for (int i = 0; i < n; i++) {
+		find_body(ptx, &ks[i]);
+		if (i)
+			buf_putc(out, '\n');
+		kernel_summary(a, &ks[i], out);
+		occupancy(a, &ks[i], out);
+		if (full)
+			analyze(ptx, a, &ks[i], out);
+	}
+	return true;
+}

@@ -1,0 +1,78 @@
+/* occupancy.h — how many CTAs of a kernel an NVIDIA SM holds at once, from
+ * the architecture's published limits and the kernel's registers and
+ * shared memory (occupancy.c).  Pure computation: the compiler's
+ * --occupancy and --analyze, and the CUDA device's queries and launch
+ * choices, all use it.  A CM thread is one warp, a CM group one CTA. */
+#ifndef CMETAL_PTX_OCCUPANCY_H
+#define CMETAL_PTX_OCCUPANCY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* One architecture's per-SM limits (CUDA programming guide, "Technical
+ * Specifications per Compute Capability"; the allocation rules of NVIDIA's
+ * occupancy calculator). */
+typedef struct {
+	const char *name;         /* "sm_80" */
+	int cc;                   /* 80 */
+	uint32_t regs_per_sm;     /* 32-bit registers in the SM's register file */
+	uint32_t regs_per_cta;    /* most registers one CTA may hold */
+	uint32_t reg_unit;        /* registers per warp are allocated in these */
+	uint32_t max_regs_lane;   /* registers one thread may use */
+	uint32_t sub_partitions;  /* register file quarters, warps spread over them */
+	uint32_t max_warps;       /* resident warps per SM */
+	uint32_t max_ctas;        /* resident CTAs per SM */
+	uint32_t max_cta_warps;   /* warps per CTA (1024 threads) */
+	uint32_t smem_per_sm;     /* shared memory per SM, largest carveout */
+	uint32_t smem_per_cta;    /* most shared memory one CTA may use (opt-in) */
+	uint32_t smem_reserved;   /* the system's shared memory per CTA */
+	uint32_t smem_unit;       /* shared memory allocation granularity */
+} OccArch;
+
+/* Which resource bounds the resident CTAs. */
+typedef enum { OCC_WARPS, OCC_CTAS, OCC_REGS, OCC_SMEM } OccLimit;
+
+/* What a kernel uses. */
+typedef struct {
+	uint32_t regs;            /* per lane (ptxas); 0: unknown, taken as none */
+	uint32_t shared;          /* static shared bytes per CTA (the group's SLM) */
+	uint32_t scratch;         /* dynamic shared bytes per warp (metadata "scratch") */
+} OccKernel;
+
+typedef struct {
+	uint32_t warps;           /* per CTA */
+	uint32_t ctas;            /* resident per SM; 0: one CTA does not fit */
+	uint32_t active_warps;    /* ctas * warps */
+	uint32_t pct;             /* active_warps * 100 / max_warps, rounded down */
+	OccLimit limit;           /* the resource giving ctas */
+	uint32_t by[4];           /* CTAs each resource allows, by OccLimit */
+	uint32_t cta_regs;        /* registers one CTA takes (as the hardware counts) */
+	uint32_t cta_smem;        /* shared bytes one CTA takes, reserve included */
+} OccResult;
+
+/* The limits of "sm_80" .. "sm_90a" (a suffix is ignored); NULL if unknown. */
+const OccArch *occ_arch(const char *march);
+/* The limits of compute capability major.minor: the newest known
+ * architecture not newer than it (sm_80 for anything older). */
+const OccArch *occ_arch_cc(int major, int minor);
+void occ_compute(const OccArch *a, const OccKernel *k, uint32_t warps, OccResult *r);
+const char *occ_limit_name(OccLimit l);   /* "warps", "CTAs", "registers", "shared memory" */
+/* The most registers per lane (a multiple of 8, or max_regs_lane when that
+ * fits) with which a CTA of warps fits the register file; 0 when none does. */
+uint32_t occ_reg_cap(const OccArch *a, uint32_t warps);
+/* The CTA size in warps (1..max) with the highest occupancy for k, the
+ * smallest such size on a tie (small CTAs spread a small launch over more
+ * SMs); 0 when no size fits. */
+uint32_t occ_best_warps(const OccArch *a, const OccKernel *k, uint32_t max);
+/* The table of --occupancy: one line per group size 1..32 (CM threads,
+ * i.e. warps; "threads" are the CTA's CUDA threads). */
+void occ_table(const OccArch *a, const OccKernel *k, Buf *out);
+
+/* analyze.c: the reports of `cmetal --occupancy` (full false) and
+ * `cmetal --analyze` (full true) on a PTX text of the back end; false
+ * with the reason in err when its target has no limits here. */
+bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err);
+
+#endif
