@@ -20,12 +20,8 @@ void rt_log(const char *fmt, ...)
 	fprintf(stderr, "cmetal: %s\n", line);
 }
 
-cm_status cmetal_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads,
-                                  cmetal_occupancy *out)
+static cm_status occupancy(cmetal_kernel *k, uint32_t group_threads, cmetal_occupancy *out)
 {
-	cm_status s = rt_check_kernel(k);
-	if (s)
-		return s;
 	if (!out)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_kernel_occupancy: the output pointer is NULL");
 	cmetal_device *dev = k->prog->dev;
@@ -34,9 +30,25 @@ cm_status cmetal_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads,
 		return rt_fail(CM_INVALID_VALUE, "cmetal_kernel_occupancy: a group of %u CM threads; "
 		               "this device takes 1 to %llu", group_threads, (unsigned long long)max);
 	memset(out, 0, sizeof *out);
-	if (dev->ops->occupancy)
-		return dev->ops->occupancy(dev, k, group_threads, out);
+	if (dev->ops->occupancy) {
+		rt_dev_lock(dev);
+		cm_status s = dev->ops->occupancy(dev, k, group_threads, out);
+		rt_dev_unlock(dev);
+		return s;
+	}
 	/* the CPU device: each group runs on one worker at a time */
 	*out = (cmetal_occupancy){1, group_threads, group_threads, 100, "cpu", -1, 0, 1};
 	return CM_SUCCESS;
+}
+
+cm_status cmetal_kernel_occupancy(cmetal_kernel *h, uint32_t group_threads,
+                                  cmetal_occupancy *out)
+{
+	cmetal_kernel *k;
+	cm_status s = rt_get_kernel(h, &k);
+	if (s)
+		return s;
+	s = occupancy(k, group_threads, out);
+	rt_put(&k->obj);
+	return s;
 }
