@@ -159,7 +159,7 @@ cm_status cmetal_program_build_log(cmetal_program *prog, const char **log);
 cm_status cmetal_program_kernel_count(cmetal_program *prog, uint32_t *n);
 cm_status cmetal_program_kernel_name(cmetal_program *prog, uint32_t i,
                                      const char **name);
-/* Releases the program; its kernels must be released first. */
+/* Releases the user's reference: kernels still alive keep the program. */
 cm_status cmetal_program_release(cmetal_program *prog);
 
 /* ---- the compiler ---- */

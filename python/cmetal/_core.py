@@ -322,6 +322,14 @@ class Program(_Owned):
         """The C of the whole program (what the CPU device compiles)."""
         return self.code("c")
 
+    @property
+    def analysis(self) -> str:
+        """What ``cmetal --analyze`` prints for the program's PTX: per kernel
+        its registers, shared and local memory, the occupancy table, the
+        instruction mix, shuffles per source line and a throughput bound
+        (docs/analyzer.md)."""
+        return self.code("analyze")
+
     def __repr__(self) -> str:
         return f"<cmetal.Program kernels={self.kernel_names}>"
 
@@ -488,6 +496,11 @@ class Kernel(_Owned):
     def c(self) -> str:
         """The C of the kernel's program (the kernel is `cmk_k_NAME`)."""
         return self.program.c
+
+    @property
+    def analysis(self) -> str:
+        """The analyzer's report of the kernel's program (Program.analysis)."""
+        return self.program.analysis
 
     # -- launching --
 

@@ -85,6 +85,8 @@ def test_generated_code(dev):
     assert ".entry other" in k.ptx and ".version" in k.ptx
     assert "cmk_k_other" in k.c and "cmk_program" in k.c
     assert "other" in k.program.code("ir")
+    report = k.analysis
+    assert "kernel other" in report and "occupancy" in report and "limiter" in report
 
 
 def test_load_kernel_library(dev, tmp_path):
