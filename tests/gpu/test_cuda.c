@@ -40,7 +40,10 @@ static void gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
 		      "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 		return;
 	}
-	const CudaKernel *ck = &((CudaProgram *)p->priv)->ks[k->index];
+	/* handles are not pointers: the objects behind them */
+	const cmetal_program *po = rt_object_of(p);
+	const cmetal_kernel *ko = rt_object_of(k);
+	const CudaKernel *ck = &((CudaProgram *)po->priv)->ks[ko->index];
 	char why[256] = "";
 	int ok = 1;
 	for (uint32_t g = 1; g <= 32 && ok; g++) {
