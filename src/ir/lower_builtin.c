@@ -924,11 +924,15 @@ static Inst *memory(L *l, Node *c)
 		return NULL;
 	case BI_SVM_BLOCK_READ:
 	case BI_SVM_BLOCK_READ_UNALIGNED:
-	case BI_SVM_BLOCK_WRITE:
-		block_rw(l, SP_SVM, lw_conv_elem(l, ex(l, c, 0), E_U64, false), lw_int(l, E_I32, 0),
-		         A(c, 1), c->builtin != BI_SVM_BLOCK_WRITE,
+	case BI_SVM_BLOCK_WRITE: {
+		/* one statement each: argument order is unspecified in C, and
+		 * the IR must not depend on the compiler that built cmetal */
+		Inst *addr = lw_conv_elem(l, ex(l, c, 0), E_U64, false);
+		Inst *zero = lw_int(l, E_I32, 0);
+		block_rw(l, SP_SVM, addr, zero, A(c, 1), c->builtin != BI_SVM_BLOCK_WRITE,
 		         c->builtin == BI_SVM_BLOCK_READ_UNALIGNED ? 4 : 0);
 		return NULL;
+	}
 	case BI_SVM_SCATTER_READ:
 	case BI_SVM_SCATTER_WRITE:
 		scattered(l, SP_SVM, irb_const_int(&l->B, ir_scalar(E_U64), 0),

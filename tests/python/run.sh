@@ -10,6 +10,12 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "skip python/pytest: no python3 on this machine"
 	exit 0
 fi
+# an ASan/UBSan build of the library needs the sanitizer runtime in the
+# process, which a plain python3 does not have (make test-asan)
+if nm -D "$ROOT/$BUILD/libcmetal.so" 2>/dev/null | grep -q '__asan_init'; then
+	echo "skip python/pytest: $BUILD/libcmetal.so is an ASan build, which python3 cannot load"
+	exit 0
+fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 if ! python3 -c 'import numpy, pytest' 2>"$T/err"; then
