@@ -76,14 +76,20 @@ static Inst *dim_tid(L *l, Node *d, IrTid x)
 static Inst *linear(L *l, IrTid base, IrTid size)
 {
 	/* x + sx * (y + sy * z) */
+	/* each operand in its own statement: the IR must not depend on the
+	 * order in which the C compiler that built cmetal evaluates arguments */
 	Inst *z = tid(l, (IrTid)(base + 2));
-	Inst *r = op2(l, Oadd, tid(l, (IrTid)(base + 1)), op2(l, Omul, tid(l, (IrTid)(size + 1)), z));
-	return op2(l, Oadd, tid(l, base), op2(l, Omul, tid(l, size), r));
+	Inst *y = tid(l, (IrTid)(base + 1)), *sy = tid(l, (IrTid)(size + 1));
+	Inst *r = op2(l, Oadd, y, op2(l, Omul, sy, z));
+	Inst *x = tid(l, base), *sx = tid(l, size);
+	return op2(l, Oadd, x, op2(l, Omul, sx, r));
 }
 
 static Inst *product(L *l, IrTid s)
 {
-	return op2(l, Omul, op2(l, Omul, tid(l, s), tid(l, (IrTid)(s + 1))), tid(l, (IrTid)(s + 2)));
+	Inst *a = tid(l, s), *b = tid(l, (IrTid)(s + 1));
+	Inst *ab = op2(l, Omul, a, b);
+	return op2(l, Omul, ab, tid(l, (IrTid)(s + 2)));
 }
 
 static Inst *global_id(L *l)
@@ -91,11 +97,13 @@ static Inst *global_id(L *l)
 	Inst *g[3], *n[3];
 	for (int d = 0; d < 3; d++) {
 		Inst *ls = tid(l, (IrTid)(TID_LOCAL_SIZE_X + d));
-		g[d] = op2(l, Oadd, op2(l, Omul, tid(l, (IrTid)(TID_GROUP_ID_X + d)), ls),
-		           tid(l, (IrTid)(TID_LOCAL_ID_X + d)));
+		Inst *gs = op2(l, Omul, tid(l, (IrTid)(TID_GROUP_ID_X + d)), ls);
+		g[d] = op2(l, Oadd, gs, tid(l, (IrTid)(TID_LOCAL_ID_X + d)));
 		n[d] = op2(l, Omul, tid(l, (IrTid)(TID_GROUP_COUNT_X + d)), ls);
 	}
-	return op2(l, Oadd, g[0], op2(l, Omul, n[0], op2(l, Oadd, g[1], op2(l, Omul, n[1], g[2]))));
+	Inst *t = op2(l, Omul, n[1], g[2]);
+	t = op2(l, Oadd, g[1], t);
+	return op2(l, Oadd, g[0], op2(l, Omul, n[0], t));
 }
 
 static Inst *thread_ids(L *l, Node *c)
@@ -113,8 +121,10 @@ static Inst *thread_ids(L *l, Node *c)
 	case BI_LINEAR_GROUP_ID: return linear(l, TID_GROUP_ID_X, TID_GROUP_COUNT_X);
 	case BI_LINEAR_GROUP_COUNT: return product(l, TID_GROUP_COUNT_X);
 	case BI_LINEAR_GLOBAL_ID: return global_id(l);
-	case BI_LINEAR_GLOBAL_SIZE:
-		return op2(l, Omul, product(l, TID_GROUP_COUNT_X), product(l, TID_LOCAL_SIZE_X));
+	case BI_LINEAR_GLOBAL_SIZE: {
+		Inst *groups = product(l, TID_GROUP_COUNT_X);
+		return op2(l, Omul, groups, product(l, TID_LOCAL_SIZE_X));
+	}
 	default: return NULL;
 	}
 }
@@ -525,10 +535,11 @@ static Inst *tuple(L *l, Node *c)
 	case BI_DP3: return dot(l, c, 3);
 	case BI_DP4: return dot(l, c, 4);
 	case BI_DPH: return dot(l, c, 3);
-	case BI_LINE:
+	case BI_LINE: {
 		operands(l, c, 0, 2, v, true);
-		return finish(l, c, op2(l, Oadd, op2(l, Omul, elem_at(l, v[0], 0), v[1]),
-		                        elem_at(l, v[0], 3)));
+		Inst *p = op2(l, Omul, elem_at(l, v[0], 0), v[1]);
+		return finish(l, c, op2(l, Oadd, p, elem_at(l, v[0], 3)));
+	}
 	case BI_LINE_PQ:
 		operands(l, c, 0, 3, v, true);
 		return finish(l, c, op2(l, Oadd, op2(l, Omul, v[0], v[2]), v[1]));
@@ -539,11 +550,13 @@ static Inst *tuple(L *l, Node *c)
 		Inst *b = op2(l, Omul, v[2], op2(l, Osub, one, v[0]));
 		return finish(l, c, op2(l, Oadd, a, b));
 	}
-	case BI_PLN:
+	case BI_PLN: {
 		operands(l, c, 0, 3, v, true);
-		return finish(l, c, op2(l, Oadd, op2(l, Oadd, op2(l, Omul, elem_at(l, v[0], 0), v[1]),
-		                                     op2(l, Omul, elem_at(l, v[0], 1), v[2])),
-		                        elem_at(l, v[0], 3)));
+		Inst *p = op2(l, Omul, elem_at(l, v[0], 0), v[1]);
+		Inst *q = op2(l, Omul, elem_at(l, v[0], 1), v[2]);
+		Inst *pq = op2(l, Oadd, p, q);
+		return finish(l, c, op2(l, Oadd, pq, elem_at(l, v[0], 3)));
+	}
 	case BI_SAD2:
 	case BI_SADA2: {
 		int n = c->builtin == BI_SADA2 ? 3 : 2;
@@ -645,7 +658,8 @@ static Inst *cmtl(L *l, Node *c)
 		Inst *x = op2(l, Omul, cx, irb_const_float(&l->B, ir_scalar(e), 2.8853900817779268));
 		Inst *e2 = irb_op(&l->B, Oexp2, x->ty, x, NULL, NULL);
 		Inst *one = irb_const_float(&l->B, ir_scalar(e), 1.0);
-		return finish(l, c, op2(l, Odiv, op2(l, Osub, e2, one), op2(l, Oadd, e2, one)));
+		Inst *num = op2(l, Osub, e2, one), *den = op2(l, Oadd, e2, one);
+		return finish(l, c, op2(l, Odiv, num, den));
 	}
 	case BI_CMTL_ATAN2:
 	case BI_CMTL_ATAN2_FAST: {
@@ -663,11 +677,13 @@ static Inst *cmtl(L *l, Node *c)
 		Inst *xneg = irb_op(&l->B, Olt, mt, x, z, NULL);
 		Inst *yneg = irb_op(&l->B, Olt, mt, y, z, NULL);
 		Inst *xz = irb_op(&l->B, Oeq, mt, x, z, NULL);
-		Inst *adj = irb_op(&l->B, Osel, a->ty, yneg, lw_splat(l, op2(l, Osub, a, pi), n),
-		                   lw_splat(l, op2(l, Oadd, a, pi), n));
+		Inst *lo = lw_splat(l, op2(l, Osub, a, pi), n);
+		Inst *hi = lw_splat(l, op2(l, Oadd, a, pi), n);
+		Inst *adj = irb_op(&l->B, Osel, a->ty, yneg, lo, hi);
 		Inst *r = irb_op(&l->B, Osel, a->ty, xneg, adj, a);
 		Inst *nh = irb_op(&l->B, Oneg, hpi->ty, hpi, NULL, NULL);
-		Inst *vert = irb_op(&l->B, Osel, a->ty, yneg, lw_splat(l, nh, n), lw_splat(l, hpi, n));
+		Inst *neg = lw_splat(l, nh, n), *pos = lw_splat(l, hpi, n);
+		Inst *vert = irb_op(&l->B, Osel, a->ty, yneg, neg, pos);
 		return finish(l, c, irb_op(&l->B, Osel, a->ty, xz, vert, r));
 	}
 	case BI_CMTL_VECTOR_ASSIGN: {
@@ -789,17 +805,24 @@ static int64_t const_arg(Node *c, int i, int64_t dflt)
 static Inst *memory(L *l, Node *c)
 {
 	Inst *z32 = NULL;
+	/* operands in their own statements, in order: C leaves the order of a
+	 * call's arguments unspecified, and the IR must not depend on the
+	 * compiler that built cmetal */
+	Inst *s0, *s1, *s2;
 	switch (c->builtin) {
 	case BI_READ_OWORD:
 	case BI_WRITE_OWORD:
-		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 1), A(c, 2), c->builtin == BI_READ_OWORD, 0);
+		s0 = ex(l, c, 0), s1 = ex(l, c, 1);
+		block_rw(l, SP_SURF, s0, s1, A(c, 2), c->builtin == BI_READ_OWORD, 0);
 		return NULL;
 	case BI_READ_OWORD_ATTR:
-		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 2), A(c, 3), true, attr_align(A(c, 1)));
+		s0 = ex(l, c, 0), s1 = ex(l, c, 2);
+		block_rw(l, SP_SURF, s0, s1, A(c, 3), true, attr_align(A(c, 1)));
 		return NULL;
 	case BI_HWORD_READ:
 	case BI_HWORD_WRITE:
-		block_rw(l, SP_SURF, ex(l, c, 0), ex(l, c, 1), A(c, 2), c->builtin == BI_HWORD_READ, 0);
+		s0 = ex(l, c, 0), s1 = ex(l, c, 1);
+		block_rw(l, SP_SURF, s0, s1, A(c, 2), c->builtin == BI_HWORD_READ, 0);
 		return NULL;
 	case BI_READ_2D: case BI_READ_2D_ATTR:
 		media(l, c, true);
@@ -809,24 +832,26 @@ static Inst *memory(L *l, Node *c)
 		return NULL;
 	case BI_READ_SCATTERED:
 	case BI_WRITE_SCATTERED:
-		scattered(l, SP_SURF, ex(l, c, 0), u32(l, ex(l, c, 1)), ex(l, c, 2), A(c, 3),
-		          c->builtin == BI_READ_SCATTERED, false);
+		s0 = ex(l, c, 0), s1 = u32(l, ex(l, c, 1)), s2 = ex(l, c, 2);
+		scattered(l, SP_SURF, s0, s1, s2, A(c, 3), c->builtin == BI_READ_SCATTERED, false);
 		return NULL;
 	case BI_READ_SCATTERED_ATTR:
-		scattered(l, SP_SURF, ex(l, c, 0), u32(l, ex(l, c, 2)), ex(l, c, 3), A(c, 4), true, false);
+		s0 = ex(l, c, 0), s1 = u32(l, ex(l, c, 2)), s2 = ex(l, c, 3);
+		scattered(l, SP_SURF, s0, s1, s2, A(c, 4), true, false);
 		return NULL;
 	case BI_READ_SCALED:
 	case BI_WRITE_SCALED:
-		scattered(l, SP_SURF, ex(l, c, 0), u32(l, ex(l, c, 1)), ex(l, c, 2), A(c, 3),
-		          c->builtin == BI_READ_SCALED, true);
+		s0 = ex(l, c, 0), s1 = u32(l, ex(l, c, 1)), s2 = ex(l, c, 2);
+		scattered(l, SP_SURF, s0, s1, s2, A(c, 3), c->builtin == BI_READ_SCALED, true);
 		return NULL;
 	case BI_QWORD_SCATTER_READ:
 	case BI_QWORD_SCATTER_WRITE:
-		scattered(l, SP_SURF, ex(l, c, 0), lw_int(l, E_U32, 0), ex(l, c, 1), A(c, 2),
-		          c->builtin == BI_QWORD_SCATTER_READ, false);
+		s0 = ex(l, c, 0), s1 = lw_int(l, E_U32, 0), s2 = ex(l, c, 1);
+		scattered(l, SP_SURF, s0, s1, s2, A(c, 2), c->builtin == BI_QWORD_SCATTER_READ, false);
 		return NULL;
 	case BI_READ_SCALAR: {
-		Inst *ops[3] = {ex(l, c, 0), u32(l, ex(l, c, 1)), lw_int(l, E_U32, 0)};
+		s0 = ex(l, c, 0), s1 = u32(l, ex(l, c, 1)), s2 = lw_int(l, E_U32, 0);
+		Inst *ops[3] = {s0, s1, s2};
 		return emit(l, Ogather, tyof(c), SP_SURF, ops, 3, NULL);
 	}
 	case BI_WRITE_SCALAR:
@@ -841,23 +866,27 @@ static Inst *memory(L *l, Node *c)
 		return NULL;
 	}
 	case BI_READ_UNTYPED:
-		rgba(l, SP_SURF, ex(l, c, 0), ex(l, c, 3), A(c, 2), c->cargs[1], true, false);
+		s0 = ex(l, c, 0), s1 = ex(l, c, 3);
+		rgba(l, SP_SURF, s0, s1, A(c, 2), c->cargs[1], true, false);
 		return NULL;
 	case BI_WRITE_UNTYPED:
-		rgba(l, SP_SURF, ex(l, c, 0), ex(l, c, 3), A(c, 2), c->cargs[1], false, false);
+		s0 = ex(l, c, 0), s1 = ex(l, c, 3);
+		rgba(l, SP_SURF, s0, s1, A(c, 2), c->cargs[1], false, false);
 		return NULL;
 	case BI_READ_TYPED:
 	case BI_WRITE_TYPED:
 		typed(l, c, c->builtin == BI_READ_TYPED);
 		return NULL;
 	case BI_WRITE_ATOMIC:
-		atomic(l, c, SP_SURF, ex(l, c, 0), lw_int(l, E_U32, 0), 1, NULL, false, false);
+		s0 = ex(l, c, 0), s1 = lw_int(l, E_U32, 0);
+		atomic(l, c, SP_SURF, s0, s1, 1, NULL, false, false);
 		return NULL;
 	case BI_WRITE_ATOMIC_MASKED: {
 		Inst *m = ex(l, c, 0);
 		Inst *one = irb_const_int(&l->B, ir_scalar(m->ty.elem), 1);
 		m = lw_bool_vec(l, irb_op(&l->B, Oand, m->ty, m, one, NULL));
-		atomic(l, c, SP_SURF, ex(l, c, 1), lw_int(l, E_U32, 0), 2, m, false, false);
+		s0 = ex(l, c, 1), s1 = lw_int(l, E_U32, 0);
+		atomic(l, c, SP_SURF, s0, s1, 2, m, false, false);
 		return NULL;
 	}
 	case BI_WRITE_TYPED_ATOMIC:
@@ -865,10 +894,12 @@ static Inst *memory(L *l, Node *c)
 		typed_atomic(l, c, c->builtin == BI_WRITE_TYPED_ATOMIC_MASKED);
 		return NULL;
 	case BI_WRITE_ATOMIC_LEGACY:
-		atomic(l, c, SP_SURF, ex(l, c, 0), u32(l, ex(l, c, 2)), 3, NULL, false, true);
+		s0 = ex(l, c, 0), s1 = u32(l, ex(l, c, 2));
+		atomic(l, c, SP_SURF, s0, s1, 3, NULL, false, true);
 		return NULL;
 	case BI_SLM_ATOMIC:
-		atomic(l, c, SP_SLM, u32(l, ex(l, c, 0)), lw_int(l, E_U32, 0), 2, NULL, false, false);
+		s0 = u32(l, ex(l, c, 0)), s1 = lw_int(l, E_U32, 0);
+		atomic(l, c, SP_SLM, s0, s1, 2, NULL, false, false);
 		return NULL;
 	case BI_SVM_ATOMIC:
 	case BI_SVM_ATOMIC_OP:
@@ -904,47 +935,46 @@ static Inst *memory(L *l, Node *c)
 		bool rd = c->builtin == BI_SLM_READ || c->builtin == BI_SLM_READ_SCALED;
 		bool sc = c->builtin == BI_SLM_READ_SCALED || c->builtin == BI_SLM_WRITE_SCALED;
 		z32 = lw_int(l, E_U32, 0);
-		scattered(l, SP_SLM, u32(l, ex(l, c, 0)), z32, ex(l, c, 1), A(c, 2), rd, sc);
+		s0 = u32(l, ex(l, c, 0)), s1 = ex(l, c, 1);
+		scattered(l, SP_SLM, s0, z32, s1, A(c, 2), rd, sc);
 		return NULL;
 	}
 	case BI_SLM_READ4: case BI_SLM_WRITE4: case BI_SLM_READ4_SCALED: case BI_SLM_WRITE4_SCALED: {
 		bool rd = c->builtin == BI_SLM_READ4 || c->builtin == BI_SLM_READ4_SCALED;
 		bool sc = c->builtin == BI_SLM_READ4_SCALED || c->builtin == BI_SLM_WRITE4_SCALED;
-		rgba(l, SP_SLM, u32(l, ex(l, c, 0)), ex(l, c, 1), A(c, 2), ~c->cargs[1] & 0xF, rd, sc);
+		s0 = u32(l, ex(l, c, 0)), s1 = ex(l, c, 1);
+		rgba(l, SP_SLM, s0, s1, A(c, 2), ~c->cargs[1] & 0xF, rd, sc);
 		return NULL;
 	}
 	case BI_SLM_BLOCK_READ:
 	case BI_SLM_BLOCK_WRITE:
-		block_rw(l, SP_SLM, u32(l, ex(l, c, 0)), ex(l, c, 1), A(c, 2),
-		         c->builtin == BI_SLM_BLOCK_READ, 0);
+		s0 = u32(l, ex(l, c, 0)), s1 = ex(l, c, 1);
+		block_rw(l, SP_SLM, s0, s1, A(c, 2), c->builtin == BI_SLM_BLOCK_READ, 0);
 		return NULL;
 	case BI_SLM_BLOCK_READ_ATTR:
-		block_rw(l, SP_SLM, u32(l, ex(l, c, 0)), ex(l, c, 2), A(c, 3), true,
+		s0 = u32(l, ex(l, c, 0)), s1 = ex(l, c, 2);
+		block_rw(l, SP_SLM, s0, s1, A(c, 3), true,
 		         attr_align(A(c, 1)));
 		return NULL;
 	case BI_SVM_BLOCK_READ:
 	case BI_SVM_BLOCK_READ_UNALIGNED:
-	case BI_SVM_BLOCK_WRITE: {
-		/* one statement each: argument order is unspecified in C, and
-		 * the IR must not depend on the compiler that built cmetal */
-		Inst *addr = lw_conv_elem(l, ex(l, c, 0), E_U64, false);
-		Inst *zero = lw_int(l, E_I32, 0);
-		block_rw(l, SP_SVM, addr, zero, A(c, 1), c->builtin != BI_SVM_BLOCK_WRITE,
+	case BI_SVM_BLOCK_WRITE:
+		s0 = lw_conv_elem(l, ex(l, c, 0), E_U64, false), s1 = lw_int(l, E_I32, 0);
+		block_rw(l, SP_SVM, s0, s1, A(c, 1), c->builtin != BI_SVM_BLOCK_WRITE,
 		         c->builtin == BI_SVM_BLOCK_READ_UNALIGNED ? 4 : 0);
 		return NULL;
-	}
 	case BI_SVM_SCATTER_READ:
 	case BI_SVM_SCATTER_WRITE:
-		scattered(l, SP_SVM, irb_const_int(&l->B, ir_scalar(E_U64), 0),
-		          irb_const_int(&l->B, ir_scalar(E_U64), 0),
-		          lw_conv_elem(l, ex(l, c, 0), E_U64, false), A(c, 1),
-		          c->builtin == BI_SVM_SCATTER_READ, true);
+		s0 = irb_const_int(&l->B, ir_scalar(E_U64), 0);
+		s1 = irb_const_int(&l->B, ir_scalar(E_U64), 0);
+		s2 = lw_conv_elem(l, ex(l, c, 0), E_U64, false);
+		scattered(l, SP_SVM, s0, s1, s2, A(c, 1), c->builtin == BI_SVM_SCATTER_READ, true);
 		return NULL;
 	case BI_SVM_GATHER4:
 	case BI_SVM_SCATTER4:
-		rgba(l, SP_SVM, irb_const_int(&l->B, ir_scalar(E_U64), 0),
-		     lw_conv_elem(l, ex(l, c, 0), E_U64, false), A(c, 1), c->cargs[1],
-		     c->builtin == BI_SVM_GATHER4, true);
+		s0 = irb_const_int(&l->B, ir_scalar(E_U64), 0);
+		s1 = lw_conv_elem(l, ex(l, c, 0), E_U64, false);
+		rgba(l, SP_SVM, s0, s1, A(c, 1), c->cargs[1], c->builtin == BI_SVM_GATHER4, true);
 		return NULL;
 	default:
 		return NULL;
