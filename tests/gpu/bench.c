@@ -124,7 +124,8 @@ static void bandwidth(cmetal_device *dev, cmetal_program *p, size_t bytes)
 	double *v = malloc(sizeof *v * 20);
 	for (int i = 0; i < 20; i++) {
 		double t0 = now_us();
-		cu->MemcpyDtoD(((RtMem *)out)->addr, ((RtMem *)a)->addr, bytes);
+		cu->MemcpyDtoD(((RtMem *)rt_object_of(out))->addr, ((RtMem *)rt_object_of(a))->addr,
+		               bytes);
 		cu->CtxSynchronize();
 		v[i] = now_us() - t0;
 	}
