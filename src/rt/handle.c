@@ -113,6 +113,15 @@ RtObj *rt_handle_take(const void *h, RtObjKind kind)
 	return o;
 }
 
+cm_status rt_handle_release(const void *h, RtObjKind kind, RtObj *held, const char *what)
+{
+	RtObj *o = rt_handle_take(h, kind);
+	rt_put(held);
+	rt_put(o);
+	return o ? CM_SUCCESS
+	         : rt_fail(CM_INVALID_HANDLE, "%s handle was released by another thread", what);
+}
+
 void rt_ref(RtObj *o)
 {
 	atomic_fetch_add(&o->refs, 1);

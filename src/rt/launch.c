@@ -102,11 +102,7 @@ cm_status cmetal_task_release(cmetal_task *h)
 	cm_status s = get_task(h, &t);
 	if (s)
 		return s;
-	RtObj *o = rt_handle_take(h, RT_OBJ_TASK);
-	rt_put(&t->obj);
-	rt_put(o);
-	return o ? CM_SUCCESS
-	         : rt_fail(CM_INVALID_HANDLE, "task handle was released by another thread");
+	return rt_handle_release(h, RT_OBJ_TASK, &t->obj, "task");
 }
 
 /* The CmkSurface view of a bound memory object. */
@@ -485,9 +481,5 @@ cm_status cmetal_event_release(cmetal_event *h)
 	cm_status s = get_event(h, &e);
 	if (s)
 		return s;
-	RtObj *o = rt_handle_take(h, RT_OBJ_EVENT);
-	rt_put(&e->obj);
-	rt_put(o);
-	return o ? CM_SUCCESS
-	         : rt_fail(CM_INVALID_HANDLE, "event handle was released by another thread");
+	return rt_handle_release(h, RT_OBJ_EVENT, &e->obj, "event");
 }

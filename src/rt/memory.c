@@ -130,11 +130,7 @@ static cm_status mem_release(const void *h, RtMemKind kind)
 	cm_status s = rt_get_mem(h, kind, &m);
 	if (s)
 		return s;
-	RtObj *o = rt_handle_take(h, RT_OBJ_MEM);
-	rt_put(&m->obj);
-	rt_put(o);
-	return o ? CM_SUCCESS : rt_fail(CM_INVALID_HANDLE, "%s handle was released by another thread",
-	                                kind_name[kind]);
+	return rt_handle_release(h, RT_OBJ_MEM, &m->obj, kind_name[kind]);
 }
 
 /* ---- buffers ---- */

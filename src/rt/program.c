@@ -134,11 +134,7 @@ cm_status cmetal_program_release(cmetal_program *h)
 	cm_status s = get_program(h, &p);
 	if (s)
 		return s;
-	RtObj *o = rt_handle_take(h, RT_OBJ_PROGRAM);
-	rt_put(&p->obj);
-	rt_put(o);
-	return o ? CM_SUCCESS
-	         : rt_fail(CM_INVALID_HANDLE, "program handle was released by another thread");
+	return rt_handle_release(h, RT_OBJ_PROGRAM, &p->obj, "program");
 }
 
 /* ---- kernels ---- */
@@ -243,9 +239,5 @@ cm_status cmetal_kernel_release(cmetal_kernel *h)
 	cm_status s = rt_get_kernel(h, &k);
 	if (s)
 		return s;
-	RtObj *o = rt_handle_take(h, RT_OBJ_KERNEL);
-	rt_put(&k->obj);
-	rt_put(o);
-	return o ? CM_SUCCESS
-	         : rt_fail(CM_INVALID_HANDLE, "kernel handle was released by another thread");
+	return rt_handle_release(h, RT_OBJ_KERNEL, &k->obj, "kernel");
 }

@@ -38,6 +38,10 @@ RtObj *rt_handle_get(const void *h, RtObjKind kind);
 /* Ends handle h: the object (whose handle reference the caller now owns
  * and must put), or NULL when h is not a live handle of that kind. */
 RtObj *rt_handle_take(const void *h, RtObjKind kind);
+/* A *_release call: ends handle h of kind, then drops held (the reference
+ * the caller's get took) and the handle's; another thread's release of h
+ * in between is CM_INVALID_HANDLE naming what. */
+cm_status rt_handle_release(const void *h, RtObjKind kind, RtObj *held, const char *what);
 void rt_ref(RtObj *o);
 void rt_put(RtObj *o);               /* NULL is ignored */
 /* Tests and benchmarks that look inside: the object behind a live handle
