@@ -262,15 +262,12 @@ static bool gather4_op(CGen *g, const Inst *i)
 	return true;
 }
 
-/* Typed surface access at pixel (u, v, r): channel c is the dword at
- * c * 4 inside the pixel; channels past the pixel read 0. */
-static bool typed_op(CGen *g, const Inst *i)
+/* Opens a typed access's loop over lanes k < n with the surface in s and
+ * the lane's pixel (u, w, r) from operands 1..3 of i; a lane outside the
+ * surface (or meeting extra, a C condition ending in "|| ") faults in the
+ * checking mode, else is skipped. */
+static void pixel_lanes(CGen *g, const Inst *i, uint32_t n, const char *extra, const char *what)
 {
-	bool load = i->op == Otload;
-	const Inst *val = load ? i : i->ops[4];
-	uint32_t n = i->ops[1]->ty.n;
-	if (!four_channels(g, i, val, n, "typed access"))
-		return false;
 	Buf *o = g->out;
 	buf_puts(o, "\t{\n\t\tCmkSurface s; cmk_mgeom(t, (uint64_t)");
 	c_name(g, i->ops[0]);
@@ -282,10 +279,23 @@ static bool typed_op(CGen *g, const Inst *i)
 	c_lv(g, i->ops[2], "k");
 	buf_puts(o, ", r = (uint64_t)(int64_t)");
 	c_lv(g, i->ops[3], "k");
-	buf_printf(o, ";\n\t\t\tif (!s.base || u >= s.width / s.bpp || w >= s.height || "
-	              "(r + 1) * s.height * s.pitch > s.size) { cmk_fault(t, %d, \"typed access out of bounds\", %d); continue; }\n"
-	              "\t\t\tunsigned char *px = s.base + (r * s.height + w) * s.pitch + u * s.bpp;\n",
-	           chk(g), g->line);
+	buf_printf(o, ";\n\t\t\tif (!s.base || %su >= s.width / s.bpp || w >= s.height || "
+	              "(r + 1) * s.height * s.pitch > s.size) { cmk_fault(t, %d, \"%s out of "
+	              "bounds\", %d); continue; }\n", extra, chk(g), what, g->line);
+}
+
+/* Typed surface access at pixel (u, v, r): channel c is the dword at
+ * c * 4 inside the pixel; channels past the pixel read 0. */
+static bool typed_op(CGen *g, const Inst *i)
+{
+	bool load = i->op == Otload;
+	const Inst *val = load ? i : i->ops[4];
+	uint32_t n = i->ops[1]->ty.n;
+	if (!four_channels(g, i, val, n, "typed access"))
+		return false;
+	Buf *o = g->out;
+	pixel_lanes(g, i, n, "", "typed access");
+	buf_puts(o, "\t\t\tunsigned char *px = s.base + (r * s.height + w) * s.pitch + u * s.bpp;\n");
 	for (int c = 0, j = 0; c < 4; c++) {
 		if (!((i->chmask >> c) & 1))
 			continue;
@@ -382,19 +392,7 @@ static bool tatomic_op(CGen *g, const Inst *i)
 	}
 	Buf *o = g->out;
 	zero_result(g, i);
-	buf_puts(o, "\t{\n\t\tCmkSurface s; cmk_mgeom(t, (uint64_t)");
-	c_name(g, i->ops[0]);
-	buf_puts(o, ", &s);\n");
-	lane_loop(g, i, n);
-	buf_puts(o, "\t\t\tuint64_t u = ");
-	c_lv(g, i->ops[1], "k");
-	buf_puts(o, ", w = ");
-	c_lv(g, i->ops[2], "k");
-	buf_puts(o, ", r = ");
-	c_lv(g, i->ops[3], "k");
-	buf_printf(o, ";\n\t\t\tif (!s.base || s.bpp < 4 || u >= s.width / s.bpp || w >= s.height || "
-	              "(r + 1) * s.height * s.pitch > s.size) { cmk_fault(t, %d, \"typed atomic out of bounds\", %d); continue; }\n",
-	           chk(g), g->line);
+	pixel_lanes(g, i, n, "s.bpp < 4 || ", "typed atomic");
 	atomic_lane(g, i, "s.base + (r * s.height + w) * s.pitch + u * s.bpp", 4);
 	buf_puts(o, "\t\t}\n\t}\n");
 	return true;
