@@ -224,6 +224,13 @@ class _Owned:
     """Something with a C handle that the device's close releases."""
     _release_fn = ""
 
+    @classmethod
+    def _of(cls, *args: Any) -> Any:
+        """An object of cls over a handle the runtime made: _setup(*args)."""
+        obj = cls.__new__(cls)
+        obj._setup(*args)
+        return obj
+
     def _register(self, device: Device, h: c_void_p) -> None:
         self.device = device
         self._h = h
@@ -936,25 +943,19 @@ class Buffer(_Memory):
         n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         h = c_void_p()
         check(device._lib.buffer_create(device._h, n, byref(h)))
-        b = cls.__new__(cls)
-        b._setup(device, h, shape, dtype, n)
-        return b
+        return cls._of(device, h, shape, dtype, n)
 
     @classmethod
     def _wrap(cls, device: Device, ptr: int, nbytes: int) -> "Buffer":
         h = c_void_p()
         check(device._lib.buffer_wrap(device._h, ptr, nbytes, byref(h)))
-        b = cls.__new__(cls)
-        b._setup(device, h, (nbytes,), np.dtype(np.uint8), nbytes)
-        return b
+        return cls._of(device, h, (nbytes,), np.dtype(np.uint8), nbytes)
 
     @classmethod
     def _host_alias(cls, device: Device, v: ArrayView) -> "Buffer":
         h = c_void_p()
         check(device._lib.buffer_create_host(device._h, c_void_p(v.ptr), v.nbytes, byref(h)))
-        b = cls.__new__(cls)
-        b._setup(device, h, v.shape, v.dtype, v.nbytes)
-        return b
+        return cls._of(device, h, v.shape, v.dtype, v.nbytes)
 
     def _io(self, write: bool, off: int, n: int, ptr: int) -> None:
         L = self.device._lib
@@ -980,9 +981,7 @@ class Svm(_Memory):
         n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         h = c_void_p()
         check(device._lib.svm_alloc(device._h, n, byref(h)))
-        s = cls.__new__(cls)
-        s._setup(device, h, shape, dtype, n)
-        return s
+        return cls._of(device, h, shape, dtype, n)
 
     def _io(self, write: bool, off: int, n: int, ptr: int) -> None:
         L = self.device._lib
@@ -1016,8 +1015,7 @@ class Surface2D(_Owned):
                     dtype: Any = np.uint8) -> "Surface2D":
         hd = c_void_p()
         check(device._lib.surface2d_create(device._h, w, h, fmt, byref(hd)))
-        s = cls.__new__(cls)
-        s._setup(device, hd, shape or (h, w), dtype)
+        s = cls._of(device, hd, shape or (h, w), dtype)
         s._fmt = fmt
         return s
 
@@ -1035,8 +1033,7 @@ class Surface2D(_Owned):
               fmt: int) -> "Surface2D":
         hd = c_void_p()
         check(device._lib.surface2d_wrap(device._h, ptr, w, h, pitch, fmt, byref(hd)))
-        s = cls.__new__(cls)
-        s._setup(device, hd, (h, w), np.uint8)
+        s = cls._of(device, hd, (h, w), np.uint8)
         s._fmt = fmt
         return s
 
