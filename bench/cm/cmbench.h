@@ -55,5 +55,9 @@ void cmb_fail(const BenchCase *c, const char *device, const char *why);
 /* The row: checked "yes", or FAIL with the reason when err != NULL. */
 void cmb_row(const BenchCase *c, const char *device, double ms, double work,
 	     const char *unit, const char *err);
+/* The same for CM variant impl ("cm-paper": the paper's strategy, kept
+ * beside a rewrite that changed the algorithm). */
+void cmb_row_as(const BenchCase *c, const char *device, const char *impl,
+		double ms, double work, const char *unit, const char *err);
 
 #endif

@@ -116,9 +116,17 @@ void cmb_fail(const BenchCase *c, const char *device, const char *why)
 void cmb_row(const BenchCase *c, const char *device, double ms, double work,
 	     const char *unit, const char *err)
 {
+	cmb_row_as(c, device, "cm", ms, work, unit, err);
+}
+
+/* A row for another CM variant of a workload: "cm" is the best strategy,
+ * "cm-paper" the paper's where a rewrite changed the algorithm. */
+void cmb_row_as(const BenchCase *c, const char *device, const char *impl,
+		double ms, double work, const char *unit, const char *err)
+{
 	if (err)
-		printf("# FAIL %s %s: %s\n", c->workload, c->size, err);
-	csv_row(c, device, "cm", ms, work, unit, err ? "FAIL" : "yes");
+		printf("# FAIL %s %s %s: %s\n", c->workload, c->size, impl, err);
+	csv_row(c, device, impl, ms, work, unit, err ? "FAIL" : "yes");
 }
 
 double cmb_time(cmetal_task **tasks, int ntasks,
