@@ -269,8 +269,41 @@ TEST(row_groups)
 		h_near_f32(h, "out", o, w, N * 8, 1e-6f);
 }
 
+/* narrow_ranges' reference (gpu_regress.cm), C's conversions. */
+static void r_narrow(const uint8_t *in, int32_t *out)
+{
+	for (int i = 0; i < 32; i++) {
+		uint8_t x = in[i], y = in[32 + i], z = in[64 + i];
+		uint16_t h = (uint16_t)(x + y + z);
+		out[i] = h;
+		out[32 + i] = (uint8_t)(x + y);
+		out[64 + i] = (uint8_t)(((uint32_t)h + 4) * 7282 >> 16);
+		out[96 + i] = (uint16_t)(h * h);
+		out[128 + i] = (int8_t)x;
+		out[160 + i] = (int8_t)(x >> 1);
+		int s = (int16_t)(x - 300);
+		out[192 + i] = s < h ? s : (int16_t)h;
+		out[224 + i] = h >> 3;
+	}
+}
+
+TEST(narrow_ranges)
+{
+	enum { N = 4 };
+	static uint8_t a[N * 96];
+	static int32_t o[N * 256], w[N * 256];
+	for (int i = 0; i < N * 96; i++)
+		a[i] = (uint8_t)h_rand(h);
+	for (int i = 0; i < 96; i += 7)	/* the edges: every byte 255 or 0 */
+		a[i] = 255, a[96 + i] = 0;
+	for (int t = 0; t < N; t++)
+		r_narrow(a + t * 96, w + t * 256);
+	if (H_RUN(h, F, "narrow_ranges", GROUPS(2, 2), IN(a), OUT(o)))
+		h_eq_u32(h, "out", (uint32_t *)o, (uint32_t *)w, N * 256);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
-	T(row_groups), {0},
+	T(row_groups), T(narrow_ranges), {0},
 };

@@ -331,7 +331,7 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	default:
 		return false;
 	}
-	if (!fl && !i1)
+	if (!fl && !i1 && !p->val[i->id].exact)
 		px_normalize(p, e, d);
 	return true;
 }
@@ -586,7 +586,10 @@ static bool alu_slot(Px *p, Inst *i, uint32_t s)
 		}
 		return true;
 	case Oconv:
-		px_conv_slot(p, de, d, i->ops[0]->ty.elem, a[0], i->sat);
+		if (p->val[i->id].exact)	/* range.c: the value fits de */
+			px_ins(p, "mov.b32 %s, %s", d, a[0]);
+		else
+			px_conv_slot(p, de, d, i->ops[0]->ty.elem, a[0], i->sat);
 		return true;
 	case Ocbit: case Ofbl: case Ofbh: case Olzd: case Obfrev: case Obfe: case Obfi:
 		return bitops(p, i, i->ops[nops - 1]->ty.elem, d, a);

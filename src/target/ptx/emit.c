@@ -654,6 +654,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	ir_renumber(f);
 	ir_preds(f);
 	px_assign(p);
+	px_ranges(p);
 	px_prologue(p);
 	bool ok = true;
 	for (uint32_t b = 0; b < f->nblocks && ok; b++) {

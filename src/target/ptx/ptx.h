@@ -45,6 +45,10 @@ typedef struct {
 	                           them all (slm.c px_slm_rextract) */
 	int32_t rkmin, rkmax;     /* (on rlead) their constant offsets' range */
 	const char *scr;      /* register: the warp's scratch base, once stored */
+	uint64_t umax;        /* integers: every element is in [0, umax]
+	                         (UINT64_MAX: unknown or maybe negative; range.c) */
+	bool exact;           /* 8/16-bit result known to fit its type: its
+	                         32-bit register needs no normalization */
 } PxVal;
 
 /* The state of emitting one kernel. */
@@ -155,6 +159,8 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 
 /* assign.c: the layout of every value, the copies its users need */
 void px_assign(Px *p);
+/* range.c: PxVal.umax and .exact of every integer value. */
+void px_ranges(Px *p);
 /* The layout in which u reads its vector operand k (its own or a copy). */
 const struct Layout *px_read_layout(Px *p, Inst *u, uint32_t k);
 
