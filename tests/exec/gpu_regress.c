@@ -184,6 +184,53 @@ TEST(media_blocks)
 	MEDIA_CASE("media_u32_4x16", CMETAL_FMT_R32_UINT, 4, 4, 16, 1, -3, 60, 14);
 }
 
+/* media_sel's reference (gpu_regress.cm): thread (tx, ty) writes R x W
+ * pixels at (tx W, ty R), each one plus the pixel c0 + dx columns and dy
+ * rows away, clamped to the edge; what is outside is dropped. */
+static void r_media_sel(const uint8_t *s, uint8_t *w, int W, int HH, int eb, int R, int TW,
+                        int c0, int dx, int dy, int nx, int ny)
+{
+	for (int ty = 0; ty < ny; ty++)
+		for (int tx = 0; tx < nx; tx++)
+			for (int r = 0; r < R; r++)
+				for (int j = 0; j < TW; j++) {
+					int sy = ty * R + dy + r, sx = tx * TW + dx + c0 + j;
+					sy = sy < 0 ? 0 : sy >= HH ? HH - 1 : sy;
+					sx = sx < 0 ? 0 : sx >= W ? W - 1 : sx;
+					int oy = ty * R + r, ox = tx * TW + j;
+					if (oy >= HH || ox >= W)
+						continue;
+					uint64_t v = 0;
+					memcpy(&v, s + ((size_t)sy * W + sx) * eb, eb);
+					v++;
+					memcpy(w + ((size_t)oy * W + ox) * eb, &v, eb);
+				}
+}
+
+#define SEL_CASE(kernel, FMT, EB, R, TW, C0, DX, DY, W, HH)                       \
+	do {                                                                      \
+		static uint8_t s[(HH) * (W) * (EB)], o[(HH) * (W) * (EB)],        \
+			w[(HH) * (W) * (EB)];                                     \
+		for (size_t i = 0; i < sizeof s; i++)                             \
+			s[i] = (uint8_t)h_rand(h);                                \
+		memset(o, 0, sizeof o);                                           \
+		memset(w, 0, sizeof w);                                           \
+		int nx = ((W) + (TW) - 1) / (TW), ny = ((HH) + (R) - 1) / (R);    \
+		r_media_sel(s, w, W, HH, EB, R, TW, C0, DX, DY, nx, ny);          \
+		HShape sh = WALK(nx, ny);                                         \
+		sh.options = "-fno-bounds-check"; /* edge tiles write outside */  \
+		if (H_RUN(h, F, kernel, sh, SURF2D(s, W, HH, FMT),                \
+		          SURF2D(o, W, HH, FMT)))                                 \
+			h_eq_u8(h, kernel, o, w, sizeof o);                       \
+	} while (0)
+
+TEST(media_rows)
+{
+	SEL_CASE("sel_u8_4x48", CMETAL_FMT_R8_UINT, 1, 4, 48, 1, -2, -1, 200, 15);
+	SEL_CASE("sel_u16_4x24", CMETAL_FMT_R16_UINT, 2, 4, 24, 5, -3, 1, 75, 18);
+	SEL_CASE("sel_u32_4x8", CMETAL_FMT_R32_UINT, 4, 4, 8, 3, -1, -2, 60, 14);
+}
+
 /* walker_filter's reference (gpu_regress.cm) on a W x HH image of 4-byte
  * pixels: reads clamp to the edge pixel, writes outside are dropped. */
 static void r_walker_filter(const uint8_t *in, uint8_t *out, int W, int HH, int nx, int ny)
@@ -305,5 +352,5 @@ TEST(narrow_ranges)
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
-	T(row_groups), T(narrow_ranges), {0},
+	T(row_groups), T(narrow_ranges), T(media_rows), {0},
 };

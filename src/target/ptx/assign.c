@@ -17,6 +17,8 @@
  *     conversions its known users will need (a wrregion user wants the
  *     pullback of its destination; any other instruction the canonical
  *     layout);
+ *   - a media store writes its value from the value's own layout when
+ *     each register of it is one row of the block (media_rows);
  *   - a block load whose one user writes it at an element offset that is
  *     not a multiple of 32 takes the shifted layout that write wants
  *     (assign_load; mem.c loads each lane's element directly);
@@ -72,6 +74,19 @@ static const Layout *canon_of(Px *p, uint32_t n)
 	return p->canon[n];
 }
 
+/* Whether media store u can write its value (operand k == 3) straight
+ * from layout l: each register one row of the block at consecutive lanes
+ * (layout.c lay_rows, mem.c media_fast_rows), as a column-offset select
+ * of a wider matrix leaves it (a filter's output tile in its input's
+ * layout). */
+static bool media_rows(Px *p, const Inst *u, uint32_t k, const Layout *l)
+{
+	if (k != 3 || u->op != Omstore || !l || l->canon || u->ops[3]->ty.elem == E_I1)
+		return false;
+	uint32_t cols = u->imm > 0 ? (uint32_t)u->imm : u->ops[3]->ty.n;
+	return lay_rows(p->arena, l, cols, NEWN(p->arena, LRow, l->nregs));
+}
+
 /* The layout in which u reads its operand k (NULL: the operand's own). */
 static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 {
@@ -88,6 +103,8 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 	}
 	if (elementwise(u) && is_vector(u) && k < (uint32_t)ir_ops[u->op].nops)
 		return own(p, u);
+	if (media_rows(p, u, k, own(p, v)))
+		return NULL;
 	return canon_of(p, v->ty.n);
 }
 
@@ -132,7 +149,8 @@ static uint32_t ew_cost(Px *p, Inst *i, const Layout *l, const Use *uses)
 		const Layout *want = wanted_by_write(p, s->u, i);
 		if (want)
 			c += conv_cost(p, i->ty.elem, l, want);
-		else if (!elementwise(s->u) && !const_region(s->u))
+		else if (!elementwise(s->u) && !const_region(s->u) &&
+		         !media_rows(p, s->u, s->k, l))
 			canon_use = true;
 	}
 	if (canon_use)

@@ -240,3 +240,35 @@ int lay_move_source(const LMove *m, int lane)
 	default: return m->src[lane];
 	}
 }
+
+/* ---- layouts as media rows -------------------------------------------------------- */
+
+/* Whether every register of l holds one row of a cols-wide block at
+ * consecutive lanes lo..hi and consecutive columns (column = lane + col):
+ * then a media access reads or writes the register straight from the
+ * row's address, with no shuffle into the canonical layout.  A register
+ * with no element gets an empty lane range (lo > hi). */
+bool lay_rows(Arena *a, const Layout *l, uint32_t cols, LRow *rows)
+{
+	if (!cols)
+		return false;
+	const int32_t *el = lay_elems(a, l);
+	for (uint32_t r = 0; r < l->nregs; r++) {
+		LRow x = {0, 0, 1, 0};
+		for (int lane = 0; lane < 32; lane++) {
+			int32_t e = el[r * 32 + lane];
+			if (e < 0)
+				continue;
+			uint32_t row = (uint32_t)e / cols;
+			int32_t col = (int32_t)((uint32_t)e % cols) - lane;
+			if (x.lo > x.hi)
+				x = (LRow){row, col, (uint8_t)lane, (uint8_t)lane};
+			else if (row != x.row || col != x.col || lane != x.hi + 1)
+				return false;
+			else
+				x.hi = (uint8_t)lane;
+		}
+		rows[r] = x;
+	}
+	return true;
+}

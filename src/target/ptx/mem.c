@@ -720,6 +720,72 @@ static const char *media_inside(Px *p, const Where *w, const char *x0, const cha
 	return q;
 }
 
+/* The layout a media access moves its value in, when it is not the
+ * canonical one: then every register is one row of the block at
+ * consecutive lanes (assign.c media_rows, layout.c lay_rows), *rows gets
+ * them, and reg[s] the registers. */
+static const Layout *media_layout(Px *p, Inst *i, uint32_t cols, LRow **rows)
+{
+	bool st = i->op == Omstore;
+	Inst *val = st ? i->ops[3] : i;
+	const Layout *l = !p->val || val->ty.n < 2 ? NULL :
+	                  st ? px_read_layout(p, i, 3) : p->val[i->id].lay;
+	if (!l || l->canon)
+		return NULL;
+	*rows = NEWN(p->arena, LRow, l->nregs);
+	if (!lay_rows(p->arena, l, cols, *rows))
+		die("media access of %%%u: its layout is not a set of rows", val->id);
+	return l;
+}
+
+/* Register s of a media access's value (in layout l when not NULL). */
+static const char *media_reg(Px *p, Inst *i, const Layout *l, uint32_t s)
+{
+	Inst *val = i->op == Omstore ? i->ops[3] : i;
+	if (!l)
+		return px_reg(p, val, s);
+	return i->op == Omstore ? px_reg_in(p, val, l, s) : px_own(p, val, s);
+}
+
+/* The predicate "lane in lo..hi" of a row register (NULL: every lane). */
+static const char *row_lanes(Px *p, const LRow *r)
+{
+	if (r->lo == 0 && r->hi == 31)
+		return NULL;
+	const char *q = r->lo ? px_lane_ge(p, r->lo) : NULL;
+	if (r->hi < 31)
+		and_pred(p, &q, px_lane_lt(p, r->hi + 1u));
+	return q;
+}
+
+/* A media block wholly inside, its value in rows (media_layout): one
+ * pointer per row of the block, each register at an immediate offset. */
+static void media_fast_rows(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                            const Layout *l, const LRow *rows)
+{
+	bool st = i->op == Omstore;
+	Elem e = (st ? i->ops[3] : i)->ty.elem;
+	int eb = ir_elem_bytes[e];
+	const char *o = px_tmp(p, RC_B32), *lp = px_tmp(p, RC_B64), *a = NULL;
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
+	px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", lp, eb, w->base);
+	uint32_t row = UINT32_MAX;
+	for (uint32_t s = 0; s < l->nregs; s++) {
+		const LRow *r = &rows[s];
+		if (r->lo > r->hi)
+			continue;
+		if (r->row != row) {
+			const char *t = px_tmp(p, RC_B32);
+			row = r->row;
+			px_ins(p, "mad.lo.u32 %s, %s, %u, %s", t, w->pitch, row, o);
+			a = px_tmp(p, RC_B64);
+			px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, t, lp);
+		}
+		const char *as = arena_printf(p->arena, "%s+%d", a, r->col * eb);
+		access(p, w, st, e, media_reg(p, i, l, s), as, row_lanes(p, r));
+	}
+}
+
 /* A media block wholly inside: no clamp and no check.  Element k = 32 s +
  * lane is at byte (y0 + k / cols) * pitch + x0 + (k % cols) * eb.  Every
  * L = cols / gcd(cols, 32) slots cover RP = 32 L / cols whole rows, so the
@@ -772,10 +838,28 @@ static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const cha
 	}
 }
 
+/* Row r and column c (b32 registers) of the element in register s of each
+ * lane, and the predicate of the lanes that hold one (NULL: all): from
+ * its rows (media_layout), else k = 32 s + lane in the canonical layout. */
+static const char *media_rc(Px *p, const LRow *rows, uint32_t n, uint32_t cols, uint32_t s,
+                            const char *r, const char *c)
+{
+	if (rows) {
+		px_ins(p, "mov.u32 %s, %u", r, rows[s].row);
+		px_ins(p, "add.s32 %s, %%lane, %d", c, rows[s].col);
+		return row_lanes(p, &rows[s]);
+	}
+	const char *k = px_tmp(p, RC_B32);
+	px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
+	px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
+	px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
+	return n - s * 32 < 32 ? px_lane_lt(p, n - s * 32) : NULL;
+}
+
 /* The exact media access: every element's x and y clamped to the edge
  * (reads) or checked (writes). */
 static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
-                        uint32_t cols)
+                        uint32_t cols, const Layout *l, const LRow *rows)
 {
 	bool st = i->op == Omstore;
 	Inst *val = st ? i->ops[3] : i;
@@ -796,12 +880,13 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 		px_ins(p, "max.u32 %s, %s, 1", pm1, w->bpp);
 		px_ins(p, "sub.u32 %s, %s, 1", pm1, pm1);
 	}
-	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
-		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
+	uint32_t nregs = l ? l->nregs : SLOTS(val->ty.n);
+	for (uint32_t s = 0; s < nregs; s++) {
+		if (rows && rows[s].lo > rows[s].hi)
+			continue;
+		const char *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
-		px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
-		px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
-		px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
+		const char *lanes = media_rc(p, rows, val->ty.n, cols, s, r, c);
 		px_ins(p, "mad.lo.s32 %s, %s, %d, %s", x, c, eb, x0);
 		px_ins(p, "add.s32 %s, %s, %s", y, r, y0);
 		if (st) {
@@ -827,9 +912,9 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 			lim = limit32(p, w, eb, 1);
 		const char *a = address32(p, w, o, 1, lim, &ok);
 		and_pred(p, &q, ok);
-		if (val->ty.n - s * 32 < 32)
-			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
-		access(p, w, st, e, px_reg(p, val, s), a, q);
+		if (lanes)
+			and_pred(p, &q, lanes);
+		access(p, w, st, e, media_reg(p, i, l, s), a, q);
 	}
 }
 
@@ -849,16 +934,21 @@ static bool media(Px *p, Inst *i)
 	Where w = where(p, i, i->ops[0]);
 	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
 	uint32_t nslots = SLOTS(val->ty.n), rows = (val->ty.n + cols - 1) / cols;
+	LRow *lr = NULL;
+	const Layout *l = media_layout(p, i, cols, &lr);
 	if (nslots < 2 || nslots > 64 || !w.size) {
-		media_exact(p, i, &w, x0, y0, cols);
+		media_exact(p, i, &w, x0, y0, cols, l, lr);
 	} else {
 		const char *in = media_inside(p, &w, x0, y0, cols, rows, ir_elem_bytes[val->ty.elem]);
 		const char *edge = px_label(p), *done = px_label(p);
 		px_ins(p, "@!%s bra.uni %s", in, edge);
-		media_fast(p, i, &w, x0, y0, cols);
+		if (l)
+			media_fast_rows(p, i, &w, x0, y0, l, lr);
+		else
+			media_fast(p, i, &w, x0, y0, cols);
 		buf_printf(&p->body, "%s:\n", done);
 		px_cold_begin(p, edge);
-		media_exact(p, i, &w, x0, y0, cols);
+		media_exact(p, i, &w, x0, y0, cols, l, lr);
 		px_cold_end(p, done);
 	}
 	uniform(p, val, st);

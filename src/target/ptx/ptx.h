@@ -217,6 +217,16 @@ int64_t lay_region_index(IrRegion rg, int64_t k);   /* source element of k */
 LPlan *lay_plan(Arena *a, const Layout *dst, const Layout *src, const int32_t *map);
 uint32_t lay_cost(const LPlan *pl, uint32_t elem_bytes);
 int lay_move_source(const LMove *m, int lane);   /* what the move's shfl reads */
+/* Register r of a layout as rows of a media block (layout.c lay_rows):
+ * lanes lo..hi hold row row, columns lane + col. */
+typedef struct {
+	uint32_t row;
+	int32_t col;
+	uint8_t lo, hi;
+} LRow;
+/* Fills rows[r] for every register of l when each holds elements of one
+ * row of cols columns at consecutive lanes and columns; else false. */
+bool lay_rows(Arena *a, const Layout *l, uint32_t cols, LRow *rows);
 
 /* ptxas.c: the ptxas report for the annotations and the spill warning */
 typedef struct {
