@@ -5,7 +5,9 @@
  *                group a 128 x 128 tile of C
  *   sgemm_paper  "cm-paper": the paper's Rx128 register blocks, groups of
  *                4x4 threads
- *   dgemm        "cm": the paper's register blocks (R = 8) */
+ *   dgemm        "cm": the paper's register blocks (R = 8)
+ *   dgemm_dpas   "cm-dpas": hgemm.cm's 8 x 8 blocks on the FP64 cm_dpas
+ *                (DMMA on NVIDIA), C += A B (checked with alpha = beta = 1) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,14 +17,18 @@ typedef struct {
 	const char *kernel, *impl;
 	int tx, ty;		/* threads per group */
 	int cols, rows;		/* C per thread */
+	const char *prog;	/* cm/PROG.cm */
+	int plain;		/* C += A B, no alpha, beta arguments; a walker
+				 * launch (get_thread_origin), tx, ty unused */
 } Variant;
 
 static const Variant sgemm_variants[] = {
-	{ "sgemm", "cm", 8, 1, 16, 128 },	/* a group: 128 x 128 of C */
-	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16 },
+	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0 },	/* a group: 128 x 128 of C */
+	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0 },
 };
 static const Variant dgemm_variants[] = {
-	{ "dgemm", "cm", 4, 4, 128, 8 },
+	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0 },
+	{ "dgemm_dpas", "cm-dpas", 1, 1, 8, 8, "hgemm", 1 },
 };
 
 typedef struct {
@@ -44,9 +50,19 @@ typedef struct {
 	char *a, *b, *c0, *got;
 } Inputs;
 
+/* v's threads for n x n, as groups or (v->plain) a walker. */
+static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v, int n)
+{
+	if (v->plain)
+		return cmb_check(cmetal_task_add_walker(t, k, (uint32_t)(n / v->cols),
+							(uint32_t)(n / v->rows), CMETAL_DEP_NONE),
+				  "task entry");
+	return cmb_add_2d(t, k, n / v->cols, n / v->rows, v->tx, v->ty);
+}
+
 /* Builds, checks and times variant v; prints its row. */
 static void run_variant(cmetal_device *dev, const BenchCase *c, const char *device,
-			cmetal_program *p, const Variant *v, const Inputs *in)
+			const Variant *v, const Inputs *in)
 {
 	int n = in->n, dbl = in->dbl;
 	float fa = 1.5f, fb = 0.5f;
@@ -59,15 +75,20 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	size_t bytes = in->bytes;
 	Restore r;
 
+	cmetal_program *p;
+
 	cmb_reset();
-	k = cmb_kernel(p, v->kernel);
+	if (v->plain)
+		da = db = 1, fa = fb = 1;
+	p = cmb_build(dev, v->prog, NULL);
+	k = p ? cmb_kernel(p, v->kernel) : NULL;
 	if (k && (ba = cmb_buffer(dev, bytes, in->a)) && (bb = cmb_buffer(dev, bytes, in->b)) &&
 	    (bc = cmb_buffer(dev, bytes, in->c0)) && !cmb_arg_buf(k, 0, ba) &&
 	    !cmb_arg_buf(k, 1, bb) && !cmb_arg_buf(k, 2, bc) && !cmb_arg(k, 3, 4, &n) &&
-	    !cmb_arg(k, 4, in->es, dbl ? (void *)&da : (void *)&fa) &&
-	    !cmb_arg(k, 5, in->es, dbl ? (void *)&db : (void *)&fb) &&
+	    (v->plain || (!cmb_arg(k, 4, in->es, dbl ? (void *)&da : (void *)&fa) &&
+			  !cmb_arg(k, 5, in->es, dbl ? (void *)&db : (void *)&fb))) &&
 	    !cmb_check(cmetal_task_create(dev, &task), "task") &&
-	    !cmb_add_2d(task, k, n / v->cols, n / v->rows, v->tx, v->ty) && cmb_run(task) >= 0 &&
+	    !add(task, k, v, n) && cmb_run(task) >= 0 &&
 	    !cmb_check(cmetal_buffer_read(bc, 0, bytes, in->got), "buffer read")) {
 		if (dbl)
 			err = check_dgemm(n, da, (double *)in->a, (double *)in->b, db,
@@ -92,6 +113,8 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 		cmetal_buffer_release(bc);
 	if (k)
 		cmetal_kernel_release(k);
+	if (p)
+		cmetal_program_release(p);
 }
 
 void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
@@ -101,7 +124,6 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 	int nv = in.dbl ? (int)(sizeof dgemm_variants / sizeof *vs)
 			: (int)(sizeof sgemm_variants / sizeof *vs);
 	size_t nn = (size_t)in.n * in.n;
-	cmetal_program *p;
 
 	if (in.n % 128) {
 		cmb_fail(c, device, "gemm.cm needs n to be a multiple of 128");
@@ -117,12 +139,7 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 		gen_f32((float *)in.a, nn, SEED_GEMM_A), gen_f32((float *)in.b, nn, SEED_GEMM_B);
 		gen_f32((float *)in.c0, nn, SEED_GEMM_C);
 	}
-	p = cmb_build(dev, "gemm", NULL);
-	if (!p)
-		cmb_fail(c, device, cmb_error());
-	for (int i = 0; p && i < nv; i++)
-		run_variant(dev, c, device, p, &vs[i], &in);
-	if (p)
-		cmetal_program_release(p);
+	for (int i = 0; i < nv; i++)
+		run_variant(dev, c, device, &vs[i], &in);
 	free(in.a), free(in.b), free(in.c0), free(in.got);
 }
