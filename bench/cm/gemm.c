@@ -1,10 +1,35 @@
 /* gemm.c — host side of gemm.cm (sgemm and dgemm): A, B and C in buffers,
- * one launch of Rx128-block threads in groups of 4x4, C restored (untimed)
- * before each run, checked with check_sgemm / check_dgemm (sampled). */
+ * one launch per variant, C restored (untimed) before each run, checked
+ * with check_sgemm / check_dgemm (sampled).  The variants:
+ *   sgemm        "cm": the SLM-staged kernel, groups of 8 threads, each
+ *                group a 128 x 128 tile of C
+ *   sgemm_paper  "cm-paper": the paper's Rx128 register blocks, groups of
+ *                4x4 threads
+ *   dgemm        "cm": the paper's register blocks (R = 8)
+ *   dgemm_dpas   "cm-dpas": hgemm.cm's 8 x 8 blocks on the FP64 cm_dpas
+ *                (DMMA on NVIDIA), C += A B (checked with alpha = beta = 1) */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmbench.h"
+
+typedef struct {
+	const char *kernel, *impl;
+	int tx, ty;		/* threads per group */
+	int cols, rows;		/* C per thread */
+	const char *prog;	/* cm/PROG.cm */
+	int plain;		/* C += A B, no alpha, beta arguments; a walker
+				 * launch (get_thread_origin), tx, ty unused */
+} Variant;
+
+static const Variant sgemm_variants[] = {
+	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0 },	/* a group: 128 x 128 of C */
+	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0 },
+};
+static const Variant dgemm_variants[] = {
+	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0 },
+	{ "dgemm_dpas", "cm-dpas", 1, 1, 8, 8, "hgemm", 1 },
+};
 
 typedef struct {
 	cmetal_buffer *c;
@@ -18,56 +43,66 @@ static int restore(void *ctx, int rot)
 	return cmb_check(cmetal_buffer_write(r->c, 0, r->bytes, r->c0), "buffer write");
 }
 
-void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
+/* The inputs of one case, shared by its variants. */
+typedef struct {
+	int n, dbl;
+	size_t es, bytes;
+	char *a, *b, *c0, *got;
+} Inputs;
+
+/* v's threads for n x n, as groups or (v->plain) a walker. */
+static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v, int n)
 {
-	int n = (int)c->p[0], dbl = c->p[1] == 64, rows = dbl ? 8 : 16;
-	size_t es = dbl ? 8 : 4, nn = (size_t)n * n, bytes = nn * es;
-	char *a = xmalloc(bytes), *b = xmalloc(bytes), *c0 = xmalloc(bytes), *got = xmalloc(bytes);
+	if (v->plain)
+		return cmb_check(cmetal_task_add_walker(t, k, (uint32_t)(n / v->cols),
+							(uint32_t)(n / v->rows), CMETAL_DEP_NONE),
+				  "task entry");
+	return cmb_add_2d(t, k, n / v->cols, n / v->rows, v->tx, v->ty);
+}
+
+/* Builds, checks and times variant v; prints its row. */
+static void run_variant(cmetal_device *dev, const BenchCase *c, const char *device,
+			const Variant *v, const Inputs *in)
+{
+	int n = in->n, dbl = in->dbl;
 	float fa = 1.5f, fb = 0.5f;
-	double da = 1.5, db = 0.5;
+	double da = 1.5, db = 0.5, ms = -1;
 	cmetal_buffer *ba = NULL, *bb = NULL, *bc = NULL;
 	cmetal_task *task = NULL;
-	cmetal_program *p = NULL;
 	cmetal_kernel *k = NULL;
-	Restore r;
 	const char *unit, *err = NULL;
-	double ms = -1, work = case_work(c, &unit);
+	double work = case_work(c, &unit);
+	size_t bytes = in->bytes;
+	Restore r;
 
-	if (n % 128) {
-		cmb_fail(c, device, "gemm.cm needs n to be a multiple of 128");
-		goto out;
-	}
-	if (dbl) {
-		gen_f64((double *)a, nn, SEED_GEMM_A), gen_f64((double *)b, nn, SEED_GEMM_B);
-		gen_f64((double *)c0, nn, SEED_GEMM_C);
-	} else {
-		gen_f32((float *)a, nn, SEED_GEMM_A), gen_f32((float *)b, nn, SEED_GEMM_B);
-		gen_f32((float *)c0, nn, SEED_GEMM_C);
-	}
-	p = cmb_build(dev, "gemm", NULL);
-	k = cmb_kernel(p, dbl ? "dgemm" : "sgemm");
-	if (k && (ba = cmb_buffer(dev, bytes, a)) && (bb = cmb_buffer(dev, bytes, b)) &&
-	    (bc = cmb_buffer(dev, bytes, c0)) && !cmb_arg_buf(k, 0, ba) &&
+	cmetal_program *p;
+
+	cmb_reset();
+	if (v->plain)
+		da = db = 1, fa = fb = 1;
+	p = cmb_build(dev, v->prog, NULL);
+	k = p ? cmb_kernel(p, v->kernel) : NULL;
+	if (k && (ba = cmb_buffer(dev, bytes, in->a)) && (bb = cmb_buffer(dev, bytes, in->b)) &&
+	    (bc = cmb_buffer(dev, bytes, in->c0)) && !cmb_arg_buf(k, 0, ba) &&
 	    !cmb_arg_buf(k, 1, bb) && !cmb_arg_buf(k, 2, bc) && !cmb_arg(k, 3, 4, &n) &&
-	    !cmb_arg(k, 4, es, dbl ? (void *)&da : (void *)&fa) &&
-	    !cmb_arg(k, 5, es, dbl ? (void *)&db : (void *)&fb) &&
+	    (v->plain || (!cmb_arg(k, 4, in->es, dbl ? (void *)&da : (void *)&fa) &&
+			  !cmb_arg(k, 5, in->es, dbl ? (void *)&db : (void *)&fb))) &&
 	    !cmb_check(cmetal_task_create(dev, &task), "task") &&
-	    !cmb_add_2d(task, k, n / 128, n / rows, 4, 4) && cmb_run(task) >= 0 &&
-	    !cmb_check(cmetal_buffer_read(bc, 0, bytes, got), "buffer read")) {
+	    !add(task, k, v, n) && cmb_run(task) >= 0 &&
+	    !cmb_check(cmetal_buffer_read(bc, 0, bytes, in->got), "buffer read")) {
 		if (dbl)
-			err = check_dgemm(n, da, (double *)a, (double *)b, db,
-					  (double *)c0, (double *)got);
+			err = check_dgemm(n, da, (double *)in->a, (double *)in->b, db,
+					  (double *)in->c0, (double *)in->got);
 		else
-			err = check_sgemm(n, fa, (float *)a, (float *)b, fb,
-					  (float *)c0, (float *)got);
-		r = (Restore){ bc, c0, bytes };
+			err = check_sgemm(n, fa, (float *)in->a, (float *)in->b, fb,
+					  (float *)in->c0, (float *)in->got);
+		r = (Restore){ bc, in->c0, bytes };
 		ms = cmb_time(&task, 1, restore, &r);
 	}
 	if (cmb_error())
 		cmb_fail(c, device, cmb_error());
 	else
-		cmb_row(c, device, ms, work, unit, err);
-out:
+		cmb_row_as(c, device, v->impl, ms, work, unit, err);
 	if (task)
 		cmetal_task_release(task);
 	if (ba)
@@ -80,5 +115,31 @@ out:
 		cmetal_kernel_release(k);
 	if (p)
 		cmetal_program_release(p);
-	free(a), free(b), free(c0), free(got);
+}
+
+void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	Inputs in = { .n = (int)c->p[0], .dbl = c->p[1] == 64 };
+	const Variant *vs = in.dbl ? dgemm_variants : sgemm_variants;
+	int nv = in.dbl ? (int)(sizeof dgemm_variants / sizeof *vs)
+			: (int)(sizeof sgemm_variants / sizeof *vs);
+	size_t nn = (size_t)in.n * in.n;
+
+	if (in.n % 128) {
+		cmb_fail(c, device, "gemm.cm needs n to be a multiple of 128");
+		return;
+	}
+	in.es = in.dbl ? 8 : 4, in.bytes = nn * in.es;
+	in.a = xmalloc(in.bytes), in.b = xmalloc(in.bytes);
+	in.c0 = xmalloc(in.bytes), in.got = xmalloc(in.bytes);
+	if (in.dbl) {
+		gen_f64((double *)in.a, nn, SEED_GEMM_A), gen_f64((double *)in.b, nn, SEED_GEMM_B);
+		gen_f64((double *)in.c0, nn, SEED_GEMM_C);
+	} else {
+		gen_f32((float *)in.a, nn, SEED_GEMM_A), gen_f32((float *)in.b, nn, SEED_GEMM_B);
+		gen_f32((float *)in.c0, nn, SEED_GEMM_C);
+	}
+	for (int i = 0; i < nv; i++)
+		run_variant(dev, c, device, &vs[i], &in);
+	free(in.a), free(in.b), free(in.c0), free(in.got);
 }
