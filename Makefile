@@ -148,7 +148,7 @@ bench-compile: all
 
 # Benchmarks (bench/README.md): bench/run.sh with DEVICE=cpu|gpu WORKLOAD=...
 # SIZE=small|full; the results go to build/bench/ unless UPDATE=1, which
-# rewrites the tracked bench/RESULTS.md, chart.png, results.csv and
+# rewrites the tracked bench/RESULTS.md, charts/*.png, results.csv and
 # bench/runs/*.csv.  bench-gpu runs bench/gpu.sh on the GPU machine into OUT
 # (default build/bench/runs, or bench/runs with UPDATE=1).
 bench:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh — run the benchmarks and write a report (RESULTS.md, results.csv,
-# chart.png) from their CSVs and the recorded runs of bench/runs/.
+# charts/*.png) from their CSVs and the recorded runs of bench/runs/.
 #   bench/run.sh [DEVICE=cpu|gpu] [WORKLOAD=linear,spmv,...] [SIZE=small|full]
 #                [UPDATE=1]
 #   (also `make bench DEVICE=... WORKLOAD=... SIZE=... [UPDATE=1]`)
@@ -33,7 +33,7 @@ fi
 mkdir -p "$runs"
 
 # What a fresh Debian machine needs: PoCL, the OpenCL loader and headers,
-# gnuplot for the chart.
+# gnuplot for the charts.
 need=""
 [ -f /usr/include/CL/cl.h ] || need="$need ocl-icd-opencl-dev opencl-headers"
 ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1 || need="$need pocl-opencl-icd"

@@ -565,7 +565,11 @@ class CmDevice {
 public:
 	explicit CmDevice(cmetal::cmetal_device *d) : dev(d), next_index(1)
 	{
-		cmetal::cmetal_device_get_caps(d, &caps);
+		caps.threads = query(cmetal::CMETAL_DEVICE_THREADS);
+		caps.max_group_threads = query(cmetal::CMETAL_DEVICE_MAX_GROUP_THREADS);
+		caps.slm_size = query(cmetal::CMETAL_DEVICE_MAX_SLM);
+		caps.max_walker = query(cmetal::CMETAL_DEVICE_MAX_WALKER);
+		caps.host_svm = query(cmetal::CMETAL_DEVICE_HOST_SVM);
 	}
 	~CmDevice()
 	{
@@ -883,8 +887,18 @@ private:
 		return s;
 	}
 
+	/* One answer of cmetal_device_info (0 if the device cannot say). */
+	uint64_t query(cmetal::cmetal_device_attr attr)
+	{
+		uint64_t v = 0;
+		cmetal::cmetal_device_info(dev, attr, &v);
+		return v;
+	}
+
 	cmetal::cmetal_device *dev;
-	cmetal::cmetal_device_caps caps;
+	struct {
+		uint64_t threads, max_group_threads, slm_size, max_walker, host_svm;
+	} caps;                       /* the device's limits, asked once */
 	unsigned int next_index;
 	std::vector<CmBufferSVM *> svms;
 	std::vector<CmQueue *> queues;

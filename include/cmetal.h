@@ -106,7 +106,31 @@ cm_status cmetal_device_close(cmetal_device *dev);
 /* A short description ("cpu (8 threads)"); valid until close. */
 cm_status cmetal_device_name(cmetal_device *dev, const char **name);
 
-/* What a device offers, for hosts that size their work by it. */
+/* What cmetal_device_info reports, each as a uint64_t: the device query. */
+typedef enum {
+	CMETAL_DEVICE_KIND = 1,          /* 0: the CPU device, 1: a CUDA device */
+	CMETAL_DEVICE_ORDINAL,           /* N of "cuda:N"; 0 on the CPU */
+	CMETAL_DEVICE_COMPUTE_UNITS,     /* CPU: worker threads; CUDA: SMs */
+	CMETAL_DEVICE_MEMORY,            /* bytes: the host's RAM; the GPU's memory */
+	CMETAL_DEVICE_CC_MAJOR,          /* CUDA compute capability; 0 on the CPU */
+	CMETAL_DEVICE_CC_MINOR,
+	CMETAL_DEVICE_MAX_GROUP_THREADS, /* most CM threads a group may have (1024
+	                                  * on the CPU; 256 on sm_90+ GPUs, else 32) */
+	CMETAL_DEVICE_MAX_SLM,           /* most bytes of SLM a group may have */
+	CMETAL_DEVICE_THREADS,           /* CM threads running at once: the CPU's
+	                                  * OS threads; a GPU's SMs x 64 warps */
+	CMETAL_DEVICE_MAX_WALKER,        /* largest walker width and height */
+	CMETAL_DEVICE_HOST_SVM,          /* 1: SVM addresses are host addresses the
+	                                  * host may dereference (the CPU device) */
+} cmetal_device_attr;
+/* One property of the device; an unknown attr is CM_INVALID_VALUE. */
+cm_status cmetal_device_info(cmetal_device *dev, cmetal_device_attr attr,
+                             uint64_t *value);
+
+/* Kept for compatibility: the same answers as cmetal_device_info
+ * (CMETAL_DEVICE_THREADS, _MAX_GROUP_THREADS, _MAX_SLM, _MAX_WALKER,
+ * _HOST_SVM, and _KIND as is_gpu) in one struct.  New code asks
+ * cmetal_device_info. */
 typedef struct cmetal_device_caps {
 	uint32_t threads;           /* CM threads running at once: the CPU's OS
 	                             * threads; a GPU's SMs x 64 warps */
@@ -119,20 +143,6 @@ typedef struct cmetal_device_caps {
 	uint32_t is_gpu;
 } cmetal_device_caps;
 cm_status cmetal_device_get_caps(cmetal_device *dev, cmetal_device_caps *caps);
-/* What cmetal_device_info reports, each as a uint64_t. */
-typedef enum {
-	CMETAL_DEVICE_KIND = 1,          /* 0: the CPU device, 1: a CUDA device */
-	CMETAL_DEVICE_ORDINAL,           /* N of "cuda:N"; 0 on the CPU */
-	CMETAL_DEVICE_COMPUTE_UNITS,     /* CPU: worker threads; CUDA: SMs */
-	CMETAL_DEVICE_MEMORY,            /* bytes: the host's RAM; the GPU's memory */
-	CMETAL_DEVICE_CC_MAJOR,          /* CUDA compute capability; 0 on the CPU */
-	CMETAL_DEVICE_CC_MINOR,
-	CMETAL_DEVICE_MAX_GROUP_THREADS, /* most CM threads a group may have */
-	CMETAL_DEVICE_MAX_SLM,           /* most bytes of SLM a group may have */
-} cmetal_device_attr;
-/* One property of the device; an unknown attr is CM_INVALID_VALUE. */
-cm_status cmetal_device_info(cmetal_device *dev, cmetal_device_attr attr,
-                             uint64_t *value);
 
 /* Where kernel printf output goes after each launch: fn(user, text, len) is
  * called once per launch with the output of all threads, ordered by linear

@@ -65,7 +65,8 @@ class Device:
         check(self._lib.device_name(h, byref(s)))
         self.name: str = _text(s.value)
         """A short description: ``"cpu (8 threads)"``, ``"cuda:0 (NVIDIA H100, sm_90)"``."""
-        info = [self._info(a) for a in range(1, 9)]
+        # cmetal_device_info, CMETAL_DEVICE_KIND (1) .. CMETAL_DEVICE_HOST_SVM (11)
+        info = [self._info(a) for a in range(1, 12)]
         self.kind: str = "cuda" if info[0] == 1 else "cpu"
         """``"cpu"`` or ``"cuda"``."""
         self.ordinal: int = info[1]
@@ -81,6 +82,12 @@ class Device:
         """The most CM threads in a group (1024 on the CPU; 256 or 32 on CUDA)."""
         self.max_slm: int = info[7]
         """The most bytes of SLM a group may use."""
+        self.threads: int = info[8]
+        """CM threads running at once: the CPU's OS threads, a GPU's SMs x 64 warps."""
+        self.max_walker: int = info[9]
+        """The largest walker width and height."""
+        self.host_svm: bool = info[10] == 1
+        """SVM addresses are host addresses the host may dereference (the CPU device)."""
 
     def _info(self, attr: int) -> int:
         v = c_uint64()

@@ -21,10 +21,13 @@ def test_device_queries(dev):
     assert dev.kind in ("cpu", "cuda")
     assert dev.name.startswith(dev.kind)
     assert dev.compute_units >= 1 and dev.memory > 0 and dev.max_slm == 65536
+    assert dev.max_walker == 65535 and dev.threads >= 1
     if dev.kind == "cpu":
         assert dev.compute_capability is None and dev.max_group_threads == 1024
+        assert dev.threads == dev.compute_units and dev.host_svm
     else:
         assert dev.compute_capability >= (8, 0) and dev.max_group_threads in (32, 256)
+        assert dev.threads == 64 * dev.compute_units and not dev.host_svm
 
 
 def test_unknown_device():

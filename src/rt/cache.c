@@ -36,10 +36,12 @@
  * The hash (FNV-1a 64) catches accidents and a same-user tool writing the
  * wrong file; it does not stop a same-user attacker, who can run code as
  * the user anyway.  Other users are kept out by the directory checks. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt/rt.h"
@@ -436,13 +439,38 @@ static void put_quoted(Buf *b, const char *path)
 }
 
 /* Runs cmd with sh -c; returns the exit status, or -1 if it did not run. */
-static int run_shell(const char *cmd)
+/* The progress line of a slow first build: on a terminal (stderr), or
+ * anywhere with $CMETAL_LOG set; once per process unless $CMETAL_LOG is
+ * set, so that a user's output is not interleaved with a line per build. */
+static void progress_line(const char *what)
+{
+	static atomic_flag said = ATOMIC_FLAG_INIT;
+	const char *env = getenv("CMETAL_LOG");
+	bool logging = env && *env && strcmp(env, "0");
+	if (!what || (!logging && !isatty(2)) || (!logging && atomic_flag_test_and_set(&said)))
+		return;
+	fprintf(stderr, "cmetal: building %s for the CPU (first run; cached afterwards)...\n",
+	        what);
+}
+
+/* Runs cmd with sh and returns its exit status (-1 if it could not run).
+ * When it is still running after a second, progress_line(what). */
+static int run_shell(const char *cmd, const char *what)
 {
 	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
 	pid_t pid;
 	if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) != 0)
 		return -1;
 	int st;
+	for (int ms = 0; ms < 1000; ms += 5) {   /* the first second, polled */
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		nanosleep(&(struct timespec){0, 5000000}, NULL);
+	}
+	progress_line(what);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
@@ -485,7 +513,7 @@ static void disk_note(const char *so_path, const char *out, Buf *log)
 /* Compiles c_path into so_path with the C compiler; log gets its output. */
 static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
                         const char *so_path, const char *log_path, const char *options,
-                        Buf *log)
+                        const char *what, Buf *log)
 {
 	Buf cmd = {0};
 	buf_printf(&cmd, "%s %s -march=native %s -shared -fPIC%s -o ", cc, opt, fp_flag(options),
@@ -496,7 +524,7 @@ static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
 	buf_puts(&cmd, " -lm >");   /* kernels call libm (fmaxf, exp2f, ...) */
 	put_quoted(&cmd, log_path);
 	buf_puts(&cmd, " 2>&1");
-	int rc = run_shell(buf_cstr(&cmd));
+	int rc = run_shell(buf_cstr(&cmd), what);
 	size_t n = 0;
 	char *out = read_file(log_path, &n);
 	unlink(log_path);
@@ -517,7 +545,7 @@ static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
 /* Compiles the C text c into <stem>.so, sealed for key, through temporary
  * names; <stem>.c is kept for debugging. */
 static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
-                               const char *options, Buf *log)
+                               const char *options, const char *what, Buf *log)
 {
 	char *base = temp_name(stem, "");
 	Buf cp = {0}, sp = {0}, lp = {0}, cf = {0}, so = {0};
@@ -533,7 +561,7 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
 	}
 	if (!s)
 		s = run_cc(cc_command(), c_cc_opt_flags(c->data ? c->data : "", c->len),
-		           buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), options, log);
+		           buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), options, what, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;
@@ -601,6 +629,35 @@ static bool try_hit(Build *b)
 	return hit;
 }
 
+/* "kernel K" or "kernels K, L" for the progress line: the names after
+ * _GENX_MAIN_ in the CM source, or "a kernel program" when none is found
+ * (a translator that does not read CM). */
+static void kernel_names(const char *src, Buf *out)
+{
+	int n = 0;
+	Buf names = {0};
+	for (const char *p = src ? strstr(src, "_GENX_MAIN_") : NULL; p;
+	     p = strstr(p + 1, "_GENX_MAIN_")) {
+		const char *paren = strchr(p, '(');
+		if (!paren)
+			break;
+		const char *e = paren;
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		const char *b = e;
+		while (b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
+			b--;
+		if (b < e && n++ < 4)
+			buf_printf(&names, "%s%.*s", n > 1 ? ", " : "", (int)(e - b), b);
+	}
+	if (!n)
+		buf_puts(out, "a kernel program");
+	else
+		buf_printf(out, "kernel%s %s%s", n > 1 ? "s" : "", buf_cstr(&names),
+		           n > 4 ? ", ..." : "");
+	buf_free(&names);
+}
+
 /* A miss: CM -> C (with the list of included files) -> sealed library,
  * then the manifest, then the load. */
 static cm_status build_and_load(Build *b)
@@ -617,7 +674,10 @@ static cm_status build_and_load(Build *b)
 	char *stem = entry_path(b, key2, "");
 	char *so = entry_path(b, key2, ".so");
 	char *dep = entry_path(b, b->key1, ".dep");
-	cm_status s = build_library(&c, stem, key2, b->options, b->log);
+	Buf what = {0};
+	kernel_names(b->source, &what);
+	cm_status s = build_library(&c, stem, key2, b->options, buf_cstr(&what), b->log);
+	buf_free(&what);
 	if (!s && b->cached && !write_sealed(dep, b->key1, deps.data ? deps.data : "", deps.len))
 		buf_printf(b->log, "note: cannot write %s: %s%s\n", dep, strerror(errno),
 		           write_hint(errno));

@@ -102,6 +102,7 @@ cm_status cmetal_device_open(const char *name, cmetal_device **out)
 	rt_obj_init(&dev->obj, RT_OBJ_DEVICE, device_destroy);
 	pthread_mutex_init(&dev->lock, NULL);
 	dev->translate = rt_translate_cm;
+	dev->info[CMETAL_DEVICE_MAX_WALKER] = RT_MAX_WALKER;
 	cm_status s = open_named(dev, name);
 	if (s != CM_SUCCESS) {
 		pthread_mutex_destroy(&dev->lock);
@@ -163,7 +164,7 @@ cm_status cmetal_device_info(cmetal_device *h, cmetal_device_attr attr, uint64_t
 		return s;
 	if (!value)
 		s = rt_fail(CM_INVALID_VALUE, "cmetal_device_info: the output pointer is NULL");
-	else if (attr < CMETAL_DEVICE_KIND || attr > CMETAL_DEVICE_MAX_SLM)
+	else if (attr < CMETAL_DEVICE_KIND || attr > CMETAL_DEVICE_HOST_SVM)
 		s = rt_fail(CM_INVALID_VALUE,
 		            "unknown device attribute %d: expected one of the CMETAL_DEVICE_* values",
 		            (int)attr);
@@ -187,6 +188,7 @@ cm_status cmetal_device_set_printf(cmetal_device *h, cmetal_printf_fn fn, void *
 	return CM_SUCCESS;
 }
 
+/* The compatibility form of cmetal_device_info (cmetal.h). */
 cm_status cmetal_device_get_caps(cmetal_device *h, cmetal_device_caps *caps)
 {
 	cmetal_device *dev;
@@ -197,11 +199,15 @@ cm_status cmetal_device_get_caps(cmetal_device *h, cmetal_device_caps *caps)
 		rt_put(&dev->obj);
 		return rt_fail(CM_INVALID_VALUE, "cmetal_device_get_caps: the output pointer is NULL");
 	}
-	*caps = (cmetal_device_caps){.max_group_threads = RT_MAX_GROUP_THREADS,
-	                             .slm_size = RT_MAX_SLM, .max_walker = RT_MAX_WALKER};
-	rt_dev_lock(dev);
-	dev->ops->caps(dev, caps);
-	rt_dev_unlock(dev);
+	const uint64_t *in = dev->info;   /* fixed at open: no lock */
+	*caps = (cmetal_device_caps){
+		.threads = (uint32_t)in[CMETAL_DEVICE_THREADS],
+		.max_group_threads = (uint32_t)in[CMETAL_DEVICE_MAX_GROUP_THREADS],
+		.slm_size = (uint32_t)in[CMETAL_DEVICE_MAX_SLM],
+		.max_walker = (uint32_t)in[CMETAL_DEVICE_MAX_WALKER],
+		.host_svm = (uint32_t)in[CMETAL_DEVICE_HOST_SVM],
+		.is_gpu = in[CMETAL_DEVICE_KIND] == 1,
+	};
 	rt_put(&dev->obj);
 	return CM_SUCCESS;
 }

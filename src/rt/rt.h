@@ -81,7 +81,7 @@ struct cmetal_device {
 	RtTranslateFn translate;    /* default: rt_translate_cm (compile.c) */
 	/* cmetal_device_info's answers, indexed by cmetal_device_attr; the
 	 * device's open fills them */
-	uint64_t info[CMETAL_DEVICE_MAX_SLM + 1];
+	uint64_t info[CMETAL_DEVICE_HOST_SVM + 1];
 };
 
 /* Memory objects: the three public kinds share one layout. */
@@ -198,8 +198,6 @@ struct RtDeviceOps {
 	cm_status (*program_build)(cmetal_device *dev, cmetal_program *p,
 	                           const char *source, const char *options);
 	void (*program_free)(cmetal_device *dev, cmetal_program *p);
-	/* fills what cmetal_device_caps says beyond the common limits */
-	void (*caps)(cmetal_device *dev, cmetal_device_caps *caps);
 	/* cmetal_kernel_occupancy for group_threads (checked: 1 .. the
 	 * device's maximum); NULL: the CPU device's answer */
 	cm_status (*occupancy)(cmetal_device *dev, cmetal_kernel *k, uint32_t group_threads,

@@ -47,6 +47,12 @@ typedef struct Target {
 extern const Target T_ir, T_c;
 const Target *target_find(const char *name);   /* NULL if unknown */
 
+/* ptx/emit.c */
+/* The -march for a GPU of compute capability major.minor: the device's own
+ * architecture when the back end knows it, else the newest known below it
+ * (sm_80 for anything older).  A static string. */
+const char *ptx_march_for(int major, int minor);
+
 /* c/emit.c */
 /* The C compiler's optimisation flags for C that T_c emitted ("-O2", or
  * "-O1 -ftree-vectorize" for very long C: see the definition). */

@@ -23,8 +23,11 @@
  * error log naming PTX line 7.  Counters (fake_stats) let a test check
  * that a repeated launch uploads nothing.  An ELF image (a cubin) counts
  * in fake_cubin_loads, and is refused as CUDA_ERROR_NO_BINARY_FOR_GPU when
- * $FAKE_CUDA_NO_CUBIN is set (a cubin for another GPU). */
+ * $FAKE_CUDA_NO_CUBIN is set (a cubin for another GPU).  The device is
+ * compute capability 9.0, or $FAKE_CUDA_CC ("12.0"); fake_last_target
+ * holds the .target of the last PTX loaded. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +59,9 @@ CUresult cuDeviceGet(int *d, int o) { *d = o; return 0; }
 CUresult cuDeviceGetName(char *n, int len, int d) { strncpy(n, "FakeGPU", len); return 0; }
 CUresult cuDeviceGetAttribute(int *v, int attr, int d)
 {
-	*v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 16 ? 132 : 0;
+	const char *cc = getenv("FAKE_CUDA_CC");
+	int major = cc ? atoi(cc) : 9, minor = cc && strchr(cc, '.') ? atoi(strchr(cc, '.') + 1) : 0;
+	*v = attr == 75 ? major : attr == 76 ? minor : attr == 16 ? 132 : 0;
 	return 0;
 }
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)1 << 30; return 0; }
@@ -117,6 +122,7 @@ CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st)
 	return cuMemsetD8_v2(d, v, n);
 }
 int fake_cubin_loads;
+char fake_last_target[32];
 
 /* A new module with the cap of the options (CU_JIT_MAX_REGISTERS = 0);
  * a capped one writes a ptxas-style line to the info log (option 3). */
@@ -144,6 +150,10 @@ CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, 
 		*m = new_module(0, NULL, NULL);
 		return 0;
 	}
+	const char *t = strstr(image, ".target ");
+	if (t)
+		snprintf(fake_last_target, sizeof fake_last_target, "%.*s",
+		         (int)strcspn(t + 8, " \n,"), t + 8);
 	if (!strstr(image, "BADPTX")) {
 		*m = new_module(n, opts, vals);
 		return 0;

@@ -590,6 +590,40 @@ static int fake_launches(cmetal_device *dev, FakeStats *st)
 	return 0;
 }
 
+/* Run-time builds target the GPU's own architecture when the back end
+ * knows it (the fake driver reports $FAKE_CUDA_CC), else the newest below. */
+static void fake_native_march(void *lib)
+{
+	static const char *cases[][2] = {
+		{"9.0", "sm_90"}, {"10.0", "sm_100"}, {"10.3", "sm_103"}, {"12.0", "sm_120"},
+		{"12.1", "sm_121"}, {"12.9", "sm_121"}, {"8.8", "sm_87"}, {"8.2", "sm_80"},
+	};
+	const char *last = dlsym(lib, "fake_last_target");
+	if (!last) {
+		check("gpu/fake_native_march", 0, "the fake driver has no fake_last_target");
+		return;
+	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		setenv("FAKE_CUDA_CC", cases[i][0], 1);
+		cmetal_device *dev;
+		cmetal_program *p;
+		char name[64], what[96];
+		snprintf(name, sizeof name, "gpu/fake_march_cc%s", cases[i][0]);
+		snprintf(what, sizeof what, "built for %s, not %s", last, cases[i][1]);
+		if (cmetal_device_open("cuda", &dev) != CM_SUCCESS) {
+			check("gpu/fake_native_march", 0, cmetal_last_error());
+			continue;
+		}
+		cm_status s = cmetal_program_build(dev, gpu_src, "", &p);
+		check(name, s == CM_SUCCESS && !strcmp(last, cases[i][1]),
+		      s == CM_SUCCESS ? what : cmetal_last_error());
+		if (s == CM_SUCCESS)
+			cmetal_program_release(p);
+		cmetal_device_close(dev);
+	}
+	unsetenv("FAKE_CUDA_CC");
+}
+
 static int fake_main(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW);
@@ -600,6 +634,7 @@ static int fake_main(void)
 	}
 	fake_metadata();
 	fake_printf_format();
+	fake_native_march(lib);
 	cmetal_device *dev;
 	MUST(cmetal_device_open("cuda", &dev));
 	const char *name;

@@ -28,8 +28,8 @@ static const char sig_src[] =
 
 static int device_info(cmetal_device *dev)
 {
-	uint64_t v[CMETAL_DEVICE_MAX_SLM + 1] = {0};
-	for (int a = CMETAL_DEVICE_KIND; a <= CMETAL_DEVICE_MAX_SLM; a++)
+	uint64_t v[CMETAL_DEVICE_HOST_SVM + 1] = {0};
+	for (int a = CMETAL_DEVICE_KIND; a <= CMETAL_DEVICE_HOST_SVM; a++)
 		MUST(cmetal_device_info(dev, (cmetal_device_attr)a, &v[a]));
 	const char *name;
 	MUST(cmetal_device_name(dev, &name));
@@ -40,8 +40,18 @@ static int device_info(cmetal_device *dev)
 	      v[CMETAL_DEVICE_KIND] == 0 && v[CMETAL_DEVICE_ORDINAL] == 0 &&
 	      v[CMETAL_DEVICE_COMPUTE_UNITS] >= 1 && strncmp(name, want, strlen(want)) == 0 &&
 	      v[CMETAL_DEVICE_MEMORY] >= (64u << 20) && v[CMETAL_DEVICE_CC_MAJOR] == 0 &&
-	      v[CMETAL_DEVICE_MAX_GROUP_THREADS] == 1024 && v[CMETAL_DEVICE_MAX_SLM] == 65536,
+	      v[CMETAL_DEVICE_MAX_GROUP_THREADS] == 1024 && v[CMETAL_DEVICE_MAX_SLM] == 65536 &&
+	      v[CMETAL_DEVICE_THREADS] == v[CMETAL_DEVICE_COMPUTE_UNITS] &&
+	      v[CMETAL_DEVICE_MAX_WALKER] == 65535 && v[CMETAL_DEVICE_HOST_SVM] == 1,
 	      name);
+	/* cmetal_device_get_caps is a view of the same answers */
+	cmetal_device_caps caps;
+	MUST(cmetal_device_get_caps(dev, &caps));
+	check("query_device_caps_same", caps.threads == v[CMETAL_DEVICE_THREADS] &&
+	      caps.max_group_threads == v[CMETAL_DEVICE_MAX_GROUP_THREADS] &&
+	      caps.slm_size == v[CMETAL_DEVICE_MAX_SLM] &&
+	      caps.max_walker == v[CMETAL_DEVICE_MAX_WALKER] &&
+	      caps.host_svm == v[CMETAL_DEVICE_HOST_SVM] && caps.is_gpu == 0, NULL);
 	uint64_t x;
 	check_err("query_device_info_unknown", cmetal_device_info(dev, (cmetal_device_attr)99, &x),
 	          CM_INVALID_VALUE, "unknown device attribute 99", NULL);

@@ -177,13 +177,6 @@ static void cpu_program_free(cmetal_device *dev, cmetal_program *p)
 	p->priv = NULL;
 }
 
-static void cpu_caps(cmetal_device *dev, cmetal_device_caps *caps)
-{
-	CpuDevice *c = dev->priv;
-	caps->threads = (uint32_t)c->pool.n;
-	caps->host_svm = 1;
-}
-
 static const RtDeviceOps cpu_ops = {
 	.kind = "cpu",
 	.concurrent_build = true,   /* the cache and dlopen share nothing of the device */
@@ -198,7 +191,6 @@ static const RtDeviceOps cpu_ops = {
 	.program_load = cpu_program_load,
 	.program_build = cpu_program_build,
 	.program_free = cpu_program_free,
-	.caps = cpu_caps,
 	.run = cpu_run,
 };
 
@@ -224,5 +216,7 @@ cm_status rt_cpu_open(cmetal_device *dev)
 	dev->info[CMETAL_DEVICE_MEMORY] = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 	dev->info[CMETAL_DEVICE_MAX_GROUP_THREADS] = RT_MAX_GROUP_THREADS;
 	dev->info[CMETAL_DEVICE_MAX_SLM] = RT_MAX_SLM;
+	dev->info[CMETAL_DEVICE_THREADS] = (uint64_t)n;
+	dev->info[CMETAL_DEVICE_HOST_SVM] = 1;
 	return CM_SUCCESS;
 }

@@ -300,16 +300,6 @@ static cm_status cuda_mem_unmap(cmetal_device *dev, RtMem *m)
 	return s;
 }
 
-/* 64 resident warps per SM (sm_80 and newer); groups span clusters of up
- * to 8 CTAs of 32 warps on sm_90 (launch.c) */
-static void cuda_caps(cmetal_device *dev, cmetal_device_caps *caps)
-{
-	CudaDevice *c = dev->priv;
-	caps->threads = (uint32_t)c->nsm * 64u;
-	caps->max_group_threads = c->cc_major >= 9 && c->cu->LaunchKernelEx ? 256u : 32u;
-	caps->is_gpu = 1;
-}
-
 static const RtDeviceOps cuda_ops = {
 	.kind = "cuda",
 	.close = cuda_close,
@@ -323,7 +313,6 @@ static const RtDeviceOps cuda_ops = {
 	.program_load = cuda_program_load,
 	.program_build = cuda_program_build,
 	.program_free = cuda_program_free,
-	.caps = cuda_caps,
 	.occupancy = cuda_occupancy,
 	.run = cuda_run,
 };
@@ -361,5 +350,8 @@ cm_status rt_cuda_open(cmetal_device *dev, int ordinal)
 	dev->info[CMETAL_DEVICE_MAX_GROUP_THREADS] =
 		c->cc_major >= 9 && cu->LaunchKernelEx ? 256 : 32;
 	dev->info[CMETAL_DEVICE_MAX_SLM] = RT_MAX_SLM;
+	/* 64 resident warps per SM (sm_80 and newer) */
+	dev->info[CMETAL_DEVICE_THREADS] = (uint64_t)c->nsm * 64u;
+	dev->info[CMETAL_DEVICE_HOST_SVM] = 0;
 	return CM_SUCCESS;
 }

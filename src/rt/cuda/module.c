@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "rt/cuda/cuda.h"
+#include "target/target.h"
 
 #define JIT_LOG_SIZE 16384
 #define BLOCK_ALIGN 256u
@@ -494,21 +495,14 @@ cm_status cuda_program_load(cmetal_device *dev, cmetal_program *p, const char *p
 	return s;
 }
 
-/* The user's options, plus -march for this GPU unless they give one: the
- * newest architecture the PTX back end knows that the GPU can run. */
+/* The user's options, plus -march for this GPU unless they give one: its
+ * own architecture when the PTX back end knows it, else the newest below. */
 static char *with_march(const CudaDevice *c, const char *options)
 {
-	static const int known[] = {90, 89, 87, 86, 80};
-	int cc = c->cc_major * 10 + c->cc_minor, pick = 80;
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (known[i] <= cc) {
-			pick = known[i];
-			break;
-		}
 	Buf b = {0};
 	buf_puts(&b, options);
 	if (!strstr(options, "-march="))
-		buf_printf(&b, " -march=sm_%d", pick);
+		buf_printf(&b, " -march=%s", ptx_march_for(c->cc_major, c->cc_minor));
 	char *s = xstrdup(buf_cstr(&b));
 	buf_free(&b);
 	return s;

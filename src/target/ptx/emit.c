@@ -710,6 +710,19 @@ static const struct {
 	{"sm_121f", "8.8"},
 };
 
+const char *ptx_march_for(int major, int minor)
+{
+	int cc = major * 10 + minor, best = 0;
+	for (size_t k = 0; k < sizeof marchs / sizeof marchs[0]; k++) {
+		const char *n = marchs[k].name;
+		int v = atoi(n + 3);
+		bool plain = n[strspn(n + 3, "0123456789") + 3] == '\0';   /* no a/f suffix */
+		if (plain && v <= cc && v > atoi(marchs[best].name + 3))
+			best = (int)k;
+	}
+	return marchs[best].name;
+}
+
 /* The entry of -march m (default sm_90), or an error and -1. */
 static int check_march(const char *m)
 {
