@@ -42,6 +42,7 @@ variants() {
 	for f in bitonic gemm histogram linear spmv transpose; do
 		echo "$f $f.cm"
 	done
+	echo "spmv_s4 spmv.cm -DSEG=4 -DWIDTH=64"
 	echo "scan_u32 scan.cm -DT=uint"
 	echo "scan_f32 scan.cm -DT=float"
 	for d in 4 16; do for k in 16 64; do

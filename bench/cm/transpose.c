@@ -1,47 +1,50 @@
 /* transpose.c — host side of transpose.cm: n x n fp32 in buffers (rotated
- * input copies when small), one launch of 32x32-tile threads in groups of
- * 8x4, checked bit for bit against ref_transpose. */
+ * input copies when small), one launch of 32x32-tile threads, checked bit
+ * for bit against ref_transpose.  Rows: cm (transpose, through SLM, groups
+ * of 4 x 2 threads: transpose.cm's TPG) and cm-paper (transpose_paper, in
+ * registers, groups of 8 x 4).  Small cases (n <= 2048) also check both
+ * kernels once at n - 17, so make test covers the edge tiles. */
 #include <stdlib.h>
 
 #include "cmbench.h"
 
-void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
-			const char *device)
-{
-	int n = (int)c->p[0], tiles = (n + 31) / 32, nrot, i;
-	size_t nn = (size_t)n * n;
-	uint32_t un = (uint32_t)n;
-	float *in, *got = xmalloc(nn * 4), *want = xmalloc(nn * 4);
-	cmetal_buffer *src[8] = { 0 }, *dst = NULL;
-	cmetal_task *task[8] = { 0 };
-	cmetal_program *p = cmb_build(dev, "transpose", NULL);
-	cmetal_kernel *k = cmb_kernel(p, "transpose");
-	const char *unit, *err = NULL;
-	double ms = -1, work = case_work(c, &unit);
+typedef struct {
+	const char *kernel, *impl;
+	uint32_t tx, ty;	/* threads per group */
+} Variant;
 
-	nrot = bench_nrot(nn * 4);
-	in = xmalloc(nn * 4 * nrot);
-	for (i = 0; i < nrot; i++)
-		gen_f32(in + nn * i, nn, SEED_TRANSPOSE + i);
-	if (k && (dst = cmb_buffer(dev, nn * 4, NULL)))
-		for (i = 0; i < nrot; i++) {
-			if (!(src[i] = cmb_buffer(dev, nn * 4, in + nn * i)) ||
-			    cmb_arg_buf(k, 0, src[i]) || cmb_arg_buf(k, 1, dst) ||
-			    cmb_arg(k, 2, sizeof un, &un) ||
-			    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
-			    cmb_add_2d(task[i], k, tiles, tiles, 8, 4))
-				break;
-		}
+static const Variant variants[] = {
+	{ "transpose", "cm", 4, 2 },
+	{ "transpose_paper", "cm-paper", 8, 4 },
+};
+
+/* Runs v once at size n on in (nrot copies) and checks it; times it over
+ * the copies when timed.  Returns the time, -1 when not timed or on error. */
+static double run(cmetal_device *dev, cmetal_kernel *k, const Variant *v,
+		  const float *in, int n, int nrot, int timed, const char **err)
+{
+	size_t nn = (size_t)n * n;
+	uint32_t un = (uint32_t)n, tiles = (uint32_t)(n + 31) / 32;
+	float *got = xmalloc(nn * 4), *want = xmalloc(nn * 4);
+	cmetal_buffer *src[8] = { 0 }, *dst = cmb_buffer(dev, nn * 4, NULL);
+	cmetal_task *task[8] = { 0 };
+	double ms = -1;
+	int i;
+
+	for (i = 0; dst && i < nrot; i++)
+		if (!(src[i] = cmb_buffer(dev, nn * 4, in + nn * i)) ||
+		    cmb_arg_buf(k, 0, src[i]) || cmb_arg_buf(k, 1, dst) ||
+		    cmb_arg(k, 2, sizeof un, &un) ||
+		    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
+		    cmb_add_2d(task[i], k, tiles, tiles, v->tx, v->ty))
+			break;
 	if (!cmb_error() && cmb_run(task[0]) >= 0 &&
 	    !cmb_check(cmetal_buffer_read(dst, 0, nn * 4, got), "buffer read")) {
 		ref_transpose(in, want, n);
-		err = check_bytes(got, want, nn * 4);
-		ms = cmb_time(task, nrot, NULL, NULL);
+		*err = check_bytes(got, want, nn * 4);
+		if (timed && !*err)
+			ms = cmb_time(task, nrot, NULL, NULL);
 	}
-	if (cmb_error())
-		cmb_fail(c, device, cmb_error());
-	else
-		cmb_row(c, device, ms, work, unit, err);
 	for (i = 0; i < nrot; i++) {
 		if (task[i])
 			cmetal_task_release(task[i]);
@@ -50,9 +53,42 @@ void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 	}
 	if (dst)
 		cmetal_buffer_release(dst);
-	if (k)
-		cmetal_kernel_release(k);
+	free(got), free(want);
+	return ms;
+}
+
+void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
+			const char *device)
+{
+	int n = (int)c->p[0], nrot, i, vi;
+	size_t nn = (size_t)n * n;
+	float *in;
+	cmetal_program *p = cmb_build(dev, "transpose", NULL);
+	const char *unit;
+	double work = case_work(c, &unit);
+
+	nrot = bench_nrot(nn * 4);
+	in = xmalloc(nn * 4 * nrot);
+	for (i = 0; i < nrot; i++)
+		gen_f32(in + nn * i, nn, SEED_TRANSPOSE + i);
+	for (vi = 0; vi < 2; vi++) {
+		const Variant *v = &variants[vi];
+		cmetal_kernel *k = cmb_kernel(p, v->kernel);
+		const char *err = NULL, *edge = NULL;
+		double ms = k ? run(dev, k, v, in, n, nrot, 1, &err) : -1;
+		if (k && !err && n <= 2048 && n > 17) {
+			run(dev, k, v, in, n - 17, 1, 0, &edge);
+			err = edge;	/* the edge tiles, checked untimed */
+		}
+		if (cmb_error())
+			cmb_fail(c, device, cmb_error());
+		else
+			cmb_row_as(c, device, v->impl, ms, work, unit, err);
+		cmb_reset();
+		if (k)
+			cmetal_kernel_release(k);
+	}
 	if (p)
 		cmetal_program_release(p);
-	free(in), free(got), free(want);
+	free(in);
 }
