@@ -655,14 +655,17 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	ir_preds(f);
 	px_assign(p);
 	px_ranges(p);
+	px_slm_order(p);
 	px_prologue(p);
 	bool ok = true;
 	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
 		Block *bl = f->blocks[b];
 		buf_printf(&p->body, "%s:\n", block_label(p, bl));
+		p->slm_pending = p->slm_in[bl->id];
 		for (Inst *i = bl->first; i && ok; i = i->next) {
 			if (p->val[i->id].store_before)
 				px_slm_store(p, p->val[i->id].store_before);
+			px_slm_sync(p, i);
 			ok = emit_inst(p, i, globals);
 			if (ok)
 				px_emit_copies(p, i);

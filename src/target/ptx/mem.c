@@ -1108,6 +1108,61 @@ static bool tatomic(Px *p, Inst *i)
 	return true;
 }
 
+/* The lanes of a warp see each other's shared-memory writes only after a
+ * warp barrier (the PTX memory model orders no two threads without one,
+ * converged or not).  So an SLM load of a CM thread that may read what
+ * another lane of it wrote (a store or an atomic since the last barrier),
+ * and an SLM atomic after a plain store, are preceded by bar.warp.sync;
+ * atomics among themselves need none.  slm_effect says what instruction i
+ * needs before it (*sync) and leaves in *pending; px_slm_order carries the
+ * pending writes into each block from its predecessors. */
+enum { SLM_STORED = 1, SLM_ATOMIC = 2 };
+
+static uint8_t slm_effect(const Inst *i, uint8_t pending, bool *sync)
+{
+	*sync = false;
+	if (i->op == Obarrier)
+		return 0;
+	if (i->space != SP_SLM || !(ir_ops[i->op].flags & IRF_MEM))
+		return pending;
+	bool atomic = i->op == Oatomic || i->op == Otatomic;
+	bool store = !atomic && (ir_ops[i->op].flags & IRF_VOID);
+	if (store)
+		return pending | SLM_STORED;
+	*sync = atomic ? (pending & SLM_STORED) != 0 : pending != 0;
+	return (*sync ? 0 : pending) | (atomic ? SLM_ATOMIC : 0);
+}
+
+void px_slm_order(Px *p)
+{
+	Func *f = p->f;
+	uint8_t *out = NEWN(p->arena, uint8_t, f->nblocks + 1);
+	p->slm_in = NEWN(p->arena, uint8_t, f->nblocks + 1);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t b = 0; b < f->nblocks; b++) {
+			Block *bl = f->blocks[b];
+			uint8_t in = 0, x;
+			bool sync;
+			for (uint32_t k = 0; k < bl->npreds; k++)
+				in |= out[bl->preds[k]->id];
+			x = p->slm_in[b] = in;
+			for (const Inst *i = bl->first; i; i = i->next)
+				x = slm_effect(i, x, &sync);
+			if (x != out[b])
+				out[b] = x, changed = true;
+		}
+	}
+}
+
+void px_slm_sync(Px *p, const Inst *i)
+{
+	bool sync;
+	p->slm_pending = slm_effect(i, p->slm_pending, &sync);
+	if (sync)
+		px_ins(p, "bar.warp.sync -1");
+}
+
 bool px_mem(Px *p, Inst *i)
 {
 	switch (i->op) {

@@ -58,6 +58,9 @@ typedef struct {
 	Arena *arena;         /* names; lives for the kernel */
 	Buf body;             /* instructions, after the declarations */
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
+	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
+	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
+	uint8_t *slm_in;      /* the same at each block's start, by block id */
 	uint32_t ntmp[RC_COUNT_];
 	uint32_t nshfl;       /* static shfl.sync count */
 	uint32_t nselp;       /* selects placed by region moves */
@@ -142,6 +145,10 @@ bool px_warp(Px *p, Inst *i);
 
 /* mem.c: block, media, scattered and atomic accesses with CM bounds */
 bool px_mem(Px *p, Inst *i);
+/* mem.c: Px.slm_in, where SLM accesses need a warp barrier first */
+void px_slm_order(Px *p);
+/* Before emitting i: bar.warp.sync when i needs it (px_slm_order) */
+void px_slm_sync(Px *p, const Inst *i);
 /* The prologue's loads of every surface parameter's descriptor. */
 void px_load_surfaces(Px *p);
 
