@@ -1,25 +1,69 @@
-/* scan.c — host side of scan.cm (scan-i32 and scan-f32): the input in a
- * buffer (rotated copies when small, restored untimed before each run since
- * the scan is in place), one task of reduce, carry and apply launches, the
- * result checked bit for bit (int32) or with check_scan_f32. */
+/* scan.c — host side of scan.cm (scan-i32 and scan-f32): the input in
+ * buffers (rotated copies when small, restored untimed before each run
+ * since the scan is in place), checked bit for bit (int32) or with
+ * check_scan_f32.  Two rows per case:
+ *   cm        one scan_tiles launch (single pass, decoupled look-back) per
+ *             task; its state buffer starts zeroed and is reset by the
+ *             kernel itself, so it is shared by every task and run;
+ *   cm-paper  the paper's reduce, carry and apply launches in one task.
+ * On the CPU device scan_tiles is safe too: its threads take tile numbers
+ * in the order pool workers start them (one group at a time per worker,
+ * no barrier, so no fiber is parked holding a tile), and a thread only
+ * waits on tiles taken before its own. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmbench.h"
 
-enum { CHUNK = 8192 };	/* elements per thread; as in scan.cm */
+enum {
+	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
+	TILE = 1024,		/* elements per scan_tiles thread (2 x ROWS x 32) */
+	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
+};
 
 typedef struct {
-	cmetal_buffer **buf;
-	const char *in;
-	size_t bytes;
-} Restore;
+	cmetal_device *dev;
+	cmetal_program *p;
+	cmetal_buffer *buf[8];
+	char *in;
+	size_t n, bytes;
+	int fp, nrot;
+} Scan;
 
 static int restore(void *ctx, int rot)
 {
-	Restore *r = ctx;
-	return cmb_check(cmetal_buffer_write(r->buf[rot], 0, r->bytes,
-					     r->in + r->bytes * rot), "buffer write");
+	Scan *s = ctx;
+	return cmb_check(cmetal_buffer_write(s->buf[rot], 0, s->bytes,
+					     s->in + s->bytes * rot), "buffer write");
+}
+
+/* Runs task[0] twice, checking buf[0] after each (the second run checks
+ * that a launch leaves scan_tiles' state ready for the next), then times
+ * the tasks; -1 on error. */
+static double check_and_time(Scan *s, cmetal_task **task, const char **err)
+{
+	char *got = xmalloc(s->bytes), *want = xmalloc(s->bytes);
+	double ms = -1;
+	if (!s->fp)
+		ref_scan_i32((int32_t *)s->in, (int32_t *)want, s->n);
+	for (int k = 0; k < 2 && !*err; k++) {
+		if (restore(s, 0) || cmb_run(task[0]) < 0 ||
+		    cmb_check(cmetal_buffer_read(s->buf[0], 0, s->bytes, got), "buffer read"))
+			break;
+		*err = s->fp ? check_scan_f32((float *)s->in, (float *)got, s->n)
+			     : check_bytes(got, want, s->bytes);
+		if (k == 1)
+			ms = cmb_time(task, s->nrot, restore, s);
+	}
+	free(got), free(want);
+	return ms;
+}
+
+static void release_tasks(cmetal_task **task, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (task[i])
+			cmetal_task_release(task[i]);
 }
 
 static int add(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *a,
@@ -34,52 +78,27 @@ static int add(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *a,
 	       cmb_add_1d(t, k, 1, 1) || cmb_check(cmetal_task_add_sync(t), "sync");
 }
 
-void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
+/* The paper's three launches; the row is impl cm-paper. */
+static void paper(Scan *s, const BenchCase *c, const char *device)
 {
-	size_t n = (size_t)1 << c->p[0], bytes = n * 4;
-	int fp = (int)c->p[1], nrot = bench_nrot(bytes), i;
-	uint32_t chunks = (uint32_t)((n + CHUNK - 1) / CHUNK), un = (uint32_t)n;
-	char *in = xmalloc(bytes * nrot), *got = xmalloc(bytes), *want = xmalloc(bytes);
-	cmetal_buffer *buf[8] = { 0 }, *sums;
+	uint32_t chunks = (uint32_t)((s->n + CHUNK - 1) / CHUNK), un = (uint32_t)s->n;
+	cmetal_kernel *kr = cmb_kernel(s->p, "scan_reduce"), *kc = cmb_kernel(s->p, "scan_carry");
+	cmetal_kernel *ka = cmb_kernel(s->p, "scan_apply");
+	cmetal_buffer *sums = ka ? cmb_buffer(s->dev, ((size_t)chunks + 31) / 32 * 128, NULL) : NULL;
 	cmetal_task *task[8] = { 0 };
-	cmetal_program *p = cmb_build(dev, "scan", fp ? "-DT=float" : "-DT=uint");
-	cmetal_kernel *kr = cmb_kernel(p, "scan_reduce"), *kc = cmb_kernel(p, "scan_carry");
-	cmetal_kernel *ka = cmb_kernel(p, "scan_apply");
-	Restore r = { buf, in, bytes };
 	const char *unit, *err = NULL;
 	double ms = -1, work = case_work(c, &unit);
-
-	for (i = 0; i < nrot; i++)
-		(fp ? (void (*)(void *, size_t, uint64_t))gen_f32
-		    : (void (*)(void *, size_t, uint64_t))gen_i32)(in + bytes * i, n, SEED_SCAN + i);
-	sums = ka ? cmb_buffer(dev, ((size_t)chunks + 31) / 32 * 128, NULL) : NULL;
-	for (i = 0; sums && i < nrot; i++)
-		if (!(buf[i] = cmb_buffer(dev, bytes, in + bytes * i)) ||
-		    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
-		    add(task[i], kr, buf[i], sums, un, chunks, chunks) ||
+	for (int i = 0; sums && i < s->nrot; i++)
+		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
+		    add(task[i], kr, s->buf[i], sums, un, chunks, chunks) ||
 		    add(task[i], kc, sums, NULL, un, chunks, 1) ||
-		    add(task[i], ka, buf[i], sums, un, chunks, chunks))
+		    add(task[i], ka, s->buf[i], sums, un, chunks, chunks))
 			break;
-	if (!cmb_error() && cmb_run(task[0]) >= 0 &&
-	    !cmb_check(cmetal_buffer_read(buf[0], 0, bytes, got), "buffer read")) {
-		if (fp) {
-			err = check_scan_f32((float *)in, (float *)got, n);
-		} else {
-			ref_scan_i32((int32_t *)in, (int32_t *)want, n);
-			err = check_bytes(got, want, bytes);
-		}
-		ms = cmb_time(task, nrot, restore, &r);
-	}
-	if (cmb_error())
-		cmb_fail(c, device, cmb_error());
-	else
-		cmb_row(c, device, ms, work, unit, err);
-	for (i = 0; i < nrot; i++) {
-		if (task[i])
-			cmetal_task_release(task[i]);
-		if (buf[i])
-			cmetal_buffer_release(buf[i]);
-	}
+	if (!cmb_error())
+		ms = check_and_time(s, task, &err);
+	if (!cmb_error())
+		cmb_row_as(c, device, "cm-paper", ms, work, unit, err);
+	release_tasks(task, s->nrot);
 	if (sums)
 		cmetal_buffer_release(sums);
 	if (kr)
@@ -88,7 +107,62 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 		cmetal_kernel_release(kc);
 	if (ka)
 		cmetal_kernel_release(ka);
-	if (p)
-		cmetal_program_release(p);
-	free(in), free(got), free(want);
+}
+
+/* One scan_tiles launch per task; the row is impl cm. */
+static void tiles(Scan *s, const BenchCase *c, const char *device)
+{
+	uint32_t ntiles = (uint32_t)((s->n + TILE - 1) / TILE);
+	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
+	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 3 * (size_t)ntiles) * 4,
+					   NULL) : NULL;
+	cmetal_task *task[8] = { 0 };
+	const char *unit, *err = NULL;
+	double ms = -1, work = case_work(c, &unit);
+	for (int i = 0; st && i < s->nrot; i++)
+		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
+		    cmb_arg_buf(k, 0, s->buf[i]) || cmb_arg_buf(k, 1, st) ||
+		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, 4))
+			break;
+	if (!cmb_error())
+		ms = check_and_time(s, task, &err);
+	if (!cmb_error())
+		cmb_row(c, device, ms, work, unit, err);
+	release_tasks(task, s->nrot);
+	if (st)
+		cmetal_buffer_release(st);
+	if (k)
+		cmetal_kernel_release(k);
+}
+
+void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	Scan s = { .dev = dev, .n = (size_t)1 << c->p[0], .fp = (int)c->p[1] };
+	int i;
+	s.bytes = s.n * 4;
+	s.nrot = bench_nrot(s.bytes);
+	s.in = xmalloc(s.bytes * s.nrot);
+	s.p = cmb_build(dev, "scan", s.fp ? "-DT=float" : "-DT=uint");
+	for (i = 0; i < s.nrot; i++)
+		(s.fp ? (void (*)(void *, size_t, uint64_t))gen_f32
+		      : (void (*)(void *, size_t, uint64_t))gen_i32)(s.in + s.bytes * i, s.n,
+								     SEED_SCAN + i);
+	for (i = 0; s.p && i < s.nrot; i++)
+		if (!(s.buf[i] = cmb_buffer(dev, s.bytes, s.in + s.bytes * i)))
+			break;
+	if (!cmb_error())
+		tiles(&s, c, device);
+	if (cmb_error())
+		cmb_fail(c, device, cmb_error());
+	cmb_reset();
+	if (s.p && !cmb_error())
+		paper(&s, c, device);
+	if (cmb_error())
+		cmb_fail(c, device, cmb_error());
+	for (i = 0; i < s.nrot; i++)
+		if (s.buf[i])
+			cmetal_buffer_release(s.buf[i]);
+	if (s.p)
+		cmetal_program_release(s.p);
+	free(s.in);
 }

@@ -122,7 +122,7 @@ bool px_cluster_sync(Px *p, Inst *i)
 			px_ins(p, "barrier.cluster.wait.acquire");
 		return true;
 	case Ofence:
-		px_ins(p, "fence.acq_rel.%s", (i->imm & ~0x20) ? "gpu" : "cluster");
+		px_ins(p, "fence.acq_rel.%s", i->imm == 0x20 ? "cluster" : "gpu");
 		return true;
 	default:
 		return false;

@@ -504,8 +504,8 @@ bool px_warp(Px *p, Inst *i)
 		px_ins(p, "barrier.cta.%s 1, %s", i->imm ? "arrive" : "sync", t);
 		return true;
 	}
-	case Ofence:
-		px_ins(p, "fence.acq_rel.%s", (i->imm & ~0x20) ? "gpu" : "cta");
+	case Ofence:	/* only cm_slm_fence (mask 0x20 alone) stays in the CTA */
+		px_ins(p, "fence.acq_rel.%s", i->imm == 0x20 ? "cta" : "gpu");
 		return true;
 	case Owait: wait_deps(p, i); return true;
 	case Osignal: signal_flag(p); return true;
