@@ -349,8 +349,52 @@ TEST(narrow_ranges)
 		h_eq_u32(h, "out", (uint32_t *)o, (uint32_t *)w, N * 256);
 }
 
+/* Element k of a 16-dword block read at u32 offset o of a buffer of n
+ * bytes: 0 past its end (an offset past 2^32 does not wrap to byte 0). */
+static void r_block16(const uint32_t *a, uint64_t n, uint32_t o, uint32_t *out)
+{
+	for (int k = 0; k < 16; k++) {
+		uint64_t b = (uint64_t)o + 4 * (uint64_t)k;
+		out[k] = b + 4 <= n ? a[b / 4] : 0;
+	}
+}
+
+TEST(block_groups)
+{
+	enum { N = 4, A = 1024 };
+	static uint32_t a[A], o[N * 128], w[N * 128], offs[8];
+	static uint32_t slm[256];
+	for (int i = 0; i < A; i++)
+		a[i] = h_rand(h);
+	/* inside; past the end; before the start; wrapping past 2^32 */
+	offs[0] = 256, offs[1] = 4 * A - 100, offs[2] = 16, offs[3] = 0xffffffe0u;
+	memset(slm, 0, sizeof slm);
+	memset(w, 0, sizeof w);
+	for (int t = 0; t < N; t++) {
+		uint32_t r[4][16], *d = w + t * 128;
+		static const int32_t c[4] = {0, 64, -32, 128};
+		for (int k = 0; k < 4; k++)
+			r_block16(a, sizeof a, offs[t] + (uint32_t)c[k], r[k]);
+		for (int k = 0; k < 16; k++) {
+			slm[t * 64 + k] = r[0][k] + r[1][k];
+			slm[t * 64 + 16 + k] = r[2][k] + r[3][k];
+			slm[t * 64 + 32 + k] = r[0][k] ^ r[2][k];
+			slm[t * 64 + 48 + k] = r[1][k] ^ r[3][k];
+		}
+		memcpy(d, r, sizeof r);
+	}
+	for (int t = 0; t < N; t++) {	/* the SLM reads, after every write */
+		r_block16(slm, sizeof slm, (uint32_t)t * 256 + 32, w + t * 128 + 64);
+		r_block16(slm, sizeof slm, (uint32_t)t * 256 + 224, w + t * 128 + 80);
+	}
+	HShape sh = GROUPS(1, N);
+	sh.options = "-fno-bounds-check"; /* reads outside on purpose */
+	if (H_RUN(h, F, "block_groups", sh, IN(a), OUT(o), IN(offs)))
+		h_eq_u32(h, "out", o, w, N * 128);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
-	T(row_groups), T(narrow_ranges), T(media_rows), {0},
+	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), {0},
 };

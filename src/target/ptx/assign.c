@@ -225,7 +225,7 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
 
 /* Loop depth per block.  The lowering lays loops out in order, so a jump
  * to an earlier (or the same) block closes a loop over the blocks between. */
-static uint32_t *loop_depths(Px *p, Func *f)
+uint32_t *px_loop_depths(Px *p, Func *f)
 {
 	uint32_t *d = NEWN(p->arena, uint32_t, f->nblocks + 1);
 	for (uint32_t b = 0; b < f->nblocks; b++)
@@ -356,7 +356,7 @@ static void group_rextracts(Px *p, Func *f)
  * first served, up to CUDA_MAX_SCRATCH bytes per warp. */
 static void assign_slm(Px *p, Func *f)
 {
-	uint32_t *depth = loop_depths(p, f);
+	uint32_t *depth = px_loop_depths(p, f);
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
 			if (!runtime_read(i) && !const_extract(i))

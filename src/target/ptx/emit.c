@@ -655,6 +655,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	ir_preds(f);
 	px_assign(p);
 	px_ranges(p);
+	px_block_groups(p);
 	px_slm_order(p);
 	px_prologue(p);
 	bool ok = true;

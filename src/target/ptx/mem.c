@@ -459,7 +459,7 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
  * slot s at an immediate offset, its check one 32-bit add and compare
  * against the per-instruction limit (no branch, so ptxas keeps loads of
  * several blocks in flight).  64-bit offsets take block_checked. */
-static bool block(Px *p, Inst *i)
+static bool block_alone(Px *p, Inst *i)
 {
 	bool st = i->op == Obstore;
 	Inst *val = st ? i->ops[2] : i;
@@ -515,6 +515,74 @@ static bool block(Px *p, Inst *i)
 		             block_align(i));
 	}
 	return true;
+}
+
+/* The leader of a block group (bgroup.c) tests once, uniformly, whether
+ * all its members' bytes [R + lo, R + hi), R = root * scale, lie inside
+ * the buffer with no offset past 2^32, and builds the pointer to R plus
+ * the lane's element. */
+static void group_test(Px *p, PxVal *g, const Where *w, int eb)
+{
+	const char *r = px_reg(p, g->broot, 0);
+	if (g->bscale != 1) {
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "mul.lo.u32 %s, %s, %u", t, r, g->bscale);
+		r = t;
+	}
+	const char *r64 = px_tmp(p, RC_B64), *e = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
+	px_ins(p, "cvt.u64.u32 %s, %s", r64, r);
+	px_ins(p, "add.s64 %s, %s, %lld", e, r64, (long long)g->bhi);
+	px_ins(p, "setp.le.u64 %s, %s, %s", q, e, w->size);
+	px_ins(p, "setp.le.and.u64 %s, %s, 4294967296, %s", q, e, q);
+	if (g->blo < 0)
+		px_ins(p, "setp.ge.and.u32 %s, %s, %lld, %s", q, r, -(long long)g->blo, q);
+	const char *a;
+	if (w->sp == SP_SLM) {
+		a = px_tmp(p, RC_B32);
+		px_ins(p, "mad.lo.u32 %s, %%lane, %d, %s", a, eb, r);
+		px_ins(p, "add.u32 %s, %s, %s", a, a, w->base);
+	} else {
+		a = px_tmp(p, RC_B64);
+		px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", a, eb, w->base);
+		px_ins(p, "add.u64 %s, %s, %s", a, a, r64);
+	}
+	g->bok = q, g->bptr = a;
+}
+
+/* A member of a block group: its slots at immediate offsets from the
+ * group's pointer with no check when the group's test passed, else its
+ * own checked access (block_alone), out of line. */
+static bool block_grouped(Px *p, Inst *i)
+{
+	const Inst *ld = p->val[i->id].blead;
+	PxVal *g = &p->val[ld->id];
+	bool st = i->op == Obstore;
+	Inst *val = st ? i->ops[2] : i;
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e];
+	Where w = where(p, i, i->ops[0]);
+	if (ld == i)
+		group_test(p, g, &w, eb);
+	const char *cold = px_label(p), *done = px_label(p);
+	px_ins(p, "@!%s bra.uni %s", g->bok, cold);
+	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++)
+		block_access(p, &w, st, e, px_reg(p, val, s), g->bptr,
+		             p->val[i->id].bc + (int64_t)s * 32 * eb,
+		             slot_pred(p, val->ty.n, s, st, false), block_align(i));
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, cold);
+	block_alone(p, i);
+	px_cold_end(p, done);
+	return true;
+}
+
+/* bload / bstore: a member of a group checked once (bgroup.c), else
+ * alone. */
+static bool block(Px *p, Inst *i)
+{
+	if (p->val && p->val[i->id].blead)
+		return block_grouped(p, i);
+	return block_alone(p, i);
 }
 
 /* gather / scatter: element k at base + (goff + offs[k]) * scale. */

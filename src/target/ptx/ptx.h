@@ -49,6 +49,14 @@ typedef struct {
 	                         (UINT64_MAX: unknown or maybe negative; range.c) */
 	bool exact;           /* 8/16-bit result known to fit its type: its
 	                         32-bit register needs no normalization */
+	const struct Inst *blead; /* (a block access) the leader of its group,
+	                         checked once (bgroup.c), ... */
+	int64_t bc;           /* ... at offset root * scale + bc */
+	const struct Inst *broot; /* (a leader) the group's root, scale, and */
+	uint32_t bscale;      /* the byte range [lo, hi) of its members */
+	int64_t blo, bhi;     /* relative to root * scale */
+	const char *bok, *bptr; /* (a leader, once emitted) the uniform test and
+	                         the pointer at root * scale + lane's element */
 } PxVal;
 
 /* The state of emitting one kernel. */
@@ -166,8 +174,12 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 
 /* assign.c: the layout of every value, the copies its users need */
 void px_assign(Px *p);
+/* bgroup.c: block accesses checked once per group (PxVal.blead ...) */
+void px_block_groups(Px *p);
 /* range.c: PxVal.umax and .exact of every integer value. */
 void px_ranges(Px *p);
+/* Loop depth of each block (by id): the lowering lays loops out in order. */
+uint32_t *px_loop_depths(Px *p, Func *f);
 /* The layout in which u reads its vector operand k (its own or a copy). */
 const struct Layout *px_read_layout(Px *p, Inst *u, uint32_t k);
 
