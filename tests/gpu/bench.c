@@ -260,7 +260,7 @@ static void strided(cmetal_device *dev, const char *dir, const char *work)
 }
 
 /* Median microseconds of kernel name of program p over n CM threads of
- * n * w floats (a thread space), its output into back. */
+ * n * w floats (a thread space of 1024 x n / 1024), its output into back. */
 static double time_work(cmetal_device *dev, cmetal_program *p, const char *name, int w,
                         uint32_t n, int iters, const float *in, float *back)
 {
@@ -276,7 +276,7 @@ static double time_work(cmetal_device *dev, cmetal_program *p, const char *name,
 	MUSTB(cmetal_kernel_set_arg(k, 2, sizeof iters, &iters));
 	cmetal_task *t;
 	MUSTB(cmetal_task_create(dev, &t));
-	MUSTB(cmetal_task_add_walker(t, k, n, 1, CMETAL_DEP_NONE));
+	MUSTB(cmetal_task_add_walker(t, k, 1024, n / 1024, CMETAL_DEP_NONE));
 	MUSTB(cmetal_task_run(t, NULL));
 	MUSTB(cmetal_buffer_read(o, 0, bytes, back));
 	double us = time_task(t, 20);
