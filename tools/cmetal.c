@@ -52,6 +52,9 @@ static void usage(FILE *f)
 	      "                     arguments); repeatable\n"
 	      "  -fptx-layout=MODE  PTX register layouts: auto (chosen per value, default)\n"
 	      "                     or canonical (element i in lane i%32 of register i/32)\n"
+	      "  -fno-warp-packing  PTX: one CM thread per warp even when the kernel's\n"
+	      "                     widest vector is 16 elements or fewer (by default\n"
+	      "                     32/W such CM threads share a warp)\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
 	      "  -U NAME            undefine a macro\n"
 	      "  -I DIR             add DIR to the include search path\n"
@@ -160,6 +163,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->debug = false;
 	else if (fp_option(a, &o->fp))
 		;   /* the floating-point contract (docs/floating-point.md) */
+	else if (!strcmp(a, "-fno-warp-packing") || !strcmp(a, "-fwarp-packing"))
+		o->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 	else if (!strcmp(a, "-fcluster-slm"))
 		o->cluster_slm = true;
 	else if (!strcmp(a, "-fbounds-check") || !strcmp(a, "-fno-bounds-check"))

@@ -21,6 +21,7 @@ typedef struct {
 	FpOptions fp;             /* -ffp-contract=, -ffast-math */
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
+	bool no_pack;             /* -fno-warp-packing */
 	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	bool verbose;             /* -v: print the commands run */

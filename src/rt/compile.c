@@ -101,6 +101,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->ptx_canonical = true;
 		} else if (!strcmp(a, "-fptx-layout=auto")) {
 			co->ptx_canonical = false;
+		} else if (!strcmp(a, "-fno-warp-packing") || !strcmp(a, "-fwarp-packing")) {
+			co->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 		} else if (!strcmp(a, "-Werror")) {
 			diag_state.werror = true;
 		} else if (!strcmp(a, "-w")) {

@@ -134,7 +134,7 @@
  *   //@cmetal abi 3
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
- *                [scratch BYTES] [thread_args I,J]
+ *                [scratch BYTES] [lanes W] [thread_args I,J]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
@@ -144,7 +144,12 @@
  * runtime launches with scratch * (warps per CTA) bytes of dynamic shared
  * memory, and warp w of a CTA owns bytes [w * scratch, (w + 1) * scratch)
  * of the kernel's `.extern .shared` array cmetal_scratch, w counting tid.x
- * / 32 fastest, then tid.y, then tid.z; at most CUDA_MAX_SCRATCH).  One "printf" line per
+ * / 32 fastest, then tid.y, then tid.z; at most CUDA_MAX_SCRATCH).  lanes W
+ * (a power of two below 32; absent: 32) says the kernel packs 32/W CM
+ * threads to a warp (target/ptx/pack.c): a CM thread is then W lanes, a
+ * group of threads[0..2] CM threads a CTA of (W * threads[0], threads[1],
+ * threads[2]) threads, a walker CTA W * (CM threads per CTA) threads, and
+ * the scratch and the "warp w" above are per CM thread (tid.x / W).  One "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;
  * "-" when there is none), FORMAT is the format text with \\, \", \n, \t

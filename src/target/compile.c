@@ -60,7 +60,8 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 		return false;
 	EmitOptions eo = {.debug = o->debug, .fp = o->fp, .march = o->march,
 	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
-	                  .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args};
+	                  .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
+	                  .thread_args = o->thread_args};
 	return t->emit(m, &eo, out) && !diag_state.errors;
 }
 

@@ -31,6 +31,8 @@ typedef struct {
 	                         rt/cuda_abi.h "Clusters"); -fcluster-slm */
 	bool ptx_canonical;   /* PTX: every value in the canonical layout
 	                         (-fptx-layout=canonical), for A/B runs */
+	bool no_pack;         /* PTX: one CM thread per warp even for narrow
+	                         kernels (-fno-warp-packing; ptx/pack.c) */
 	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
 	                         arguments are read per walker thread from a
 	                         table (rt/cuda_abi.h "Per-thread arguments");
@@ -67,6 +69,7 @@ typedef struct {
 	FpOptions fp;         /* -ffp-contract=, -ffast-math */
 	bool cluster_slm;     /* -fcluster-slm: EmitOptions.cluster_slm */
 	bool ptx_canonical;   /* -fptx-layout=canonical */
+	bool no_pack;         /* -fno-warp-packing: EmitOptions.no_pack */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;

@@ -6,7 +6,10 @@
  *      cmetal_launch_groups vs. a bare cuLaunchKernel + cuStreamSynchronize
  *      of the same CUfunction with the same parameters (medians);
  *   4. the strided-select kernel: its "shuffles" annotation vs. shfl.sync
- *      counted in its PTX (and SASS, counted by run_all.sh with cuobjdump).
+ *      counted in its PTX (and SASS, counted by run_all.sh with cuobjdump);
+ *   5. warp packing: a SIMD8 and a SIMD16 kernel (pack.cm) built packed
+ *      (default) and with -fno-warp-packing, the same outputs, and the
+ *      speedup (targets: 3x for SIMD8, 1.7x for SIMD16).
  * The kernels are tests/gpu/bench.cm and strided.cm.  Results are checked
  * before they are timed.  Output: "key: value" lines.  $BENCH_MB sets the
  * copy size (default 1024 MB).
@@ -256,6 +259,64 @@ static void strided(cmetal_device *dev, const char *dir, const char *work)
 	cmetal_program_release(p);
 }
 
+/* Median microseconds of kernel name of program p over n CM threads of
+ * n * w floats (a thread space of 1024 x n / 1024), its output into back. */
+static double time_work(cmetal_device *dev, cmetal_program *p, const char *name, int w,
+                        uint32_t n, int iters, const float *in, float *back)
+{
+	size_t bytes = (size_t)n * (size_t)w * 4;
+	cmetal_kernel *k;
+	cmetal_buffer *a, *o;
+	MUSTB(cmetal_kernel_create(p, name, &k));
+	MUSTB(cmetal_buffer_create(dev, bytes, &a));
+	MUSTB(cmetal_buffer_create(dev, bytes, &o));
+	MUSTB(cmetal_buffer_write(a, 0, bytes, in));
+	MUSTB(cmetal_kernel_set_arg_buffer(k, 0, a));
+	MUSTB(cmetal_kernel_set_arg_buffer(k, 1, o));
+	MUSTB(cmetal_kernel_set_arg(k, 2, sizeof iters, &iters));
+	cmetal_task *t;
+	MUSTB(cmetal_task_create(dev, &t));
+	MUSTB(cmetal_task_add_walker(t, k, 1024, n / 1024, CMETAL_DEP_NONE));
+	MUSTB(cmetal_task_run(t, NULL));
+	MUSTB(cmetal_buffer_read(o, 0, bytes, back));
+	double us = time_task(t, 20);
+	cmetal_task_release(t);
+	cmetal_buffer_release(a);
+	cmetal_buffer_release(o);
+	cmetal_kernel_release(k);
+	return us;
+}
+
+/* 5: packed vs one CM thread per warp, SIMD8 and SIMD16. */
+static void packing(cmetal_device *dev, const char *dir)
+{
+	enum { N = 1 << 20, ITERS = 64 };
+	cmetal_program *pk = build(dev, dir, "pack.cm", "");
+	cmetal_program *un = build(dev, dir, "pack.cm", "-fno-warp-packing");
+	float *in = malloc(sizeof(float) * N * 16), *x = malloc(sizeof(float) * N * 16);
+	float *y = malloc(sizeof(float) * N * 16);
+	for (size_t i = 0; i < (size_t)N * 16; i++)
+		in[i] = (float)(i % 1000) * 0.001f;
+	static const struct { const char *name; int w; double target; } ks[] = {
+		{"work8", 8, 3.0}, {"work16", 16, 1.7}};
+	for (int k = 0; k < 2; k++) {
+		int w = ks[k].w;
+		uint32_t n = (uint32_t)(N * 8 / w);   /* the same floats for both */
+		double tp = time_work(dev, pk, ks[k].name, w, n, ITERS, in, x);
+		double tu = time_work(dev, un, ks[k].name, w, n, ITERS, in, y);
+		bool same = !memcmp(x, y, sizeof(float) * (size_t)n * (size_t)w);
+		printf("pack_simd%d_correct: %s\n", w, same ? "yes (packed == unpacked)" : "NO");
+		printf("pack_simd%d_us: packed %.1f, one per warp %.1f\n", w, tp, tu);
+		printf("pack_simd%d_speedup: %.2f (target %.1f: %s)\n", w, tu / tp, ks[k].target,
+		       tu / tp >= ks[k].target ? "ok" : "BELOW");
+	}
+	free(in);
+	free(x);
+	free(y);
+	cmetal_program_release(pk);
+	cmetal_program_release(un);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "tests/gpu";
@@ -279,6 +340,7 @@ int main(int argc, char **argv)
 	overhead(dev, p, 2000);
 	cmetal_program_release(p);
 	strided(dev, dir, argc > 2 ? argv[2] : NULL);
+	packing(dev, dir);
 	cmetal_device_close(dev);
 	return 0;
 }

@@ -41,10 +41,13 @@ struct FakeStats fake_stats;
 
 static int ctx_obj, stream_obj, event_obj;
 /* A module remembers its register cap; its functions point back at it. */
-typedef struct { int maxreg; } FakeModule;
-typedef struct { const char *name; const FakeModule *mod; } FakeFunc;
-static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "other"};
 #define NNAMES 6
+typedef struct {
+	int maxreg;
+	char *ptx;                /* the module's text (NULL for a cubin) */
+} FakeModule;
+typedef struct { const char *name; const FakeModule *mod; unsigned lanes; } FakeFunc;
+static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "other"};
 static FakeModule mods[256];
 static FakeFunc funcs[256][NNAMES];
 static int nmods;
@@ -130,6 +133,7 @@ static void *new_module(unsigned n, int *opts, void **vals)
 {
 	FakeModule *fm = &mods[nmods < 255 ? nmods++ : 255];
 	fm->maxreg = 0;
+	fm->ptx = NULL;
 	for (unsigned i = 0; i < n; i++)
 		if (opts[i] == 0)
 			fm->maxreg = (int)(uintptr_t)vals[i];
@@ -139,6 +143,17 @@ static void *new_module(unsigned n, int *opts, void **vals)
 			       "    512 bytes stack frame, 480 bytes spill stores, 480 bytes spill loads");
 	fake_maxreg_loads += fm->maxreg != 0;
 	return fm;
+}
+
+/* Lanes per CM thread of kernel name: 32, or the metadata's "lanes W"
+ * when the PTX back end packed 32/W CM threads to a warp. */
+static unsigned lanes_of(const char *ptx, const char *name)
+{
+	char pat[300];
+	snprintf(pat, sizeof pat, "//@cmetal kernel %s ", name);
+	const char *k = ptx ? strstr(ptx, pat) : NULL, *e = k ? strchr(k, '\n') : NULL;
+	const char *l = k ? strstr(k, " lanes ") : NULL;
+	return l && (!e || l < e) && atoi(l + 7) > 0 ? (unsigned)atoi(l + 7) : 32;
 }
 
 CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, void **vals)
@@ -155,7 +170,12 @@ CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, 
 		snprintf(fake_last_target, sizeof fake_last_target, "%.*s",
 		         (int)strcspn(t + 8, " \n,"), t + 8);
 	if (!strstr(image, "BADPTX")) {
-		*m = new_module(n, opts, vals);
+		FakeModule *fm = new_module(n, opts, vals);
+		size_t len = strlen(image) + 1;
+		fm->ptx = malloc(len);     /* kept for lanes_of; a fake leaks it */
+		if (fm->ptx)
+			memcpy(fm->ptx, image, len);
+		*m = fm;
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -173,7 +193,7 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	while (i < NNAMES - 1 && strcmp(names[i], name))
 		i++;
 	FakeFunc *fn = &funcs[(FakeModule *)m - mods][i];  /* "other" kernels do nothing */
-	*fn = (FakeFunc){names[i], m};
+	*fn = (FakeFunc){names[i], m, lanes_of(((FakeModule *)m)->ptx, name)};
 	*f = fn;
 	return 0;
 }
@@ -256,11 +276,12 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	const FakeFunc *fn = f;
 	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
 	fake_stats.launches++;
-	if (bx % 32 || !bx)
-		return 1;  /* a CM thread is a warp */
+	unsigned lanes = fn->lanes;
+	if (bx % lanes || !bx)
+		return 1;  /* a CM thread is a warp, or lanes lanes of one */
 	CudaSurface *out = surface(l, *(uint32_t *)params[1]);
-	uint64_t warps = (uint64_t)gx * gy * gz * (bx / 32) * by * bz;
-	uint64_t cta = (bx / 32) * by * bz, per_warp = ((uint64_t)fake_regs(fn) * 32 + 255) / 256 * 256;
+	uint64_t warps = (uint64_t)gx * gy * gz * (bx / lanes) * by * bz;   /* CM threads */
+	uint64_t cta = ((uint64_t)bx * by * bz + 31) / 32, per_warp = ((uint64_t)fake_regs(fn) * 32 + 255) / 256 * 256;
 	if (per_warp * ((cta + 3) / 4 * 4) > 65536)
 		return 701;  /* CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES */
 	if (!strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry")) {
@@ -271,7 +292,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 			put32(out, t, (uint32_t)(v + (int)t));
 	} else if (!strcmp(fn->name, "walk")) {
 		if (l->kind != CUDA_LAUNCH_WALKER || warps < l->nthreads ||
-		    warps - l->nthreads >= l->threads_per_cta || bx != 32 * l->threads_per_cta)
+		    warps - l->nthreads >= l->threads_per_cta || bx != lanes * l->threads_per_cta)
 			return 1;
 		for (uint32_t t = 0; t < l->nthreads; t++)
 			put32(out, t, (t % l->width) * 1000 + t / l->width);

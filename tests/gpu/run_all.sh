@@ -5,8 +5,9 @@
 # test), runs the microbenchmarks (tests/gpu/bench.c), counts SHFL in the
 # SASS of the strided-select kernel, and prints a summary with the device,
 # the driver version and the date.  It also runs the execution tests once
-# per PTX layout mode (-fptx-layout=auto, canonical) with one seed and
-# compares the bytes of every output.  Everything goes under $OUT (default
+# per PTX layout mode (-fptx-layout=auto, canonical) and with warp
+# packing off (-fno-warp-packing) with one seed and compares the bytes of
+# every output with the default run's.  Everything goes under $OUT (default
 # build-gpu/out): build.log, test.log, exec-MODE.log, digest-MODE.txt,
 # bench.txt, strided.ptx, strided.sass, summary.txt.  Needs gcc, make and the driver; ptxas/cuobjdump optional.
 # Usage: tests/gpu/run_all.sh     (from anywhere)
@@ -43,23 +44,27 @@ say "make test (CMETAL_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s: $(grep 
 grep -E '^ok (rt/)?gpu/' "$OUT/test.log" | sed 's/^/  /' | head -n 8 | tee -a "$S" >/dev/null
 grep -A3 '^FAIL' "$OUT/test.log" | head -n 120 | sed 's/^/  /' | tee -a "$S"
 
-# 2b. the execution tests again, with each PTX layout mode and one seed:
-# both must pass, and every output of every run must be the same bytes
+# 2b. the execution tests again, with each PTX layout mode and with warp
+# packing on (the default) and off, one seed: all must pass, and every
+# output of every run must be the same bytes.  $EXEC_MODES picks a subset
+# (e.g. EXEC_MODES="auto nopack" for packing alone).
 t0=$(date +%s)
-for mode in auto canonical; do
-	CMETAL_SEED=20261125 CMETAL_DEVICE=cuda CMETAL_EXEC_OPTIONS=-fptx-layout=$mode \
+for mode in ${EXEC_MODES:-auto canonical nopack}; do
+	case $mode in nopack) opt=-fno-warp-packing ;; *) opt=-fptx-layout=$mode ;; esac
+	CMETAL_SEED=20261125 CMETAL_DEVICE=cuda CMETAL_EXEC_OPTIONS=$opt \
 		CMETAL_EXEC_DIGEST="$OUT/digest-$mode.txt" timeout 150 \
 		sh tests/exec/run.sh $B >"$OUT/exec-$mode.log" 2>&1
-	say "exec -fptx-layout=$mode: $(grep -c '^ok' "$OUT/exec-$mode.log") ok," \
+	say "exec $opt: $(grep -c '^ok' "$OUT/exec-$mode.log") ok," \
 	    "$(grep -c '^FAIL' "$OUT/exec-$mode.log") failed, $(wc -l <"$OUT/digest-$mode.txt") outputs"
 	grep -A3 '^FAIL' "$OUT/exec-$mode.log" | head -n 40 | sed 's/^/  /' | tee -a "$S"
+	[ "$mode" = auto ] && continue
+	if cmp -s "$OUT/digest-auto.txt" "$OUT/digest-$mode.txt"; then
+		say "exec auto/$mode: identical outputs ($(( $(date +%s) - t0 ))s)"
+	else
+		say "exec auto/$mode: OUTPUTS DIFFER:"
+		diff "$OUT/digest-auto.txt" "$OUT/digest-$mode.txt" | head -n 20 | tee -a "$S"
+	fi
 done
-if cmp -s "$OUT/digest-auto.txt" "$OUT/digest-canonical.txt"; then
-	say "layouts auto/canonical: identical outputs ($(( $(date +%s) - t0 ))s)"
-else
-	say "layouts auto/canonical: OUTPUTS DIFFER:"
-	diff "$OUT/digest-auto.txt" "$OUT/digest-canonical.txt" | head -n 20 | tee -a "$S"
-fi
 
 # 3. microbenchmarks
 if cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -o "$B/gpu_bench" tests/gpu/bench.c \

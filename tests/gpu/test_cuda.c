@@ -423,8 +423,9 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 	cmetal_kernel_release(fill);
 	MUST(cmetal_program_release(p));
 
-	/* built from source: the first big group builds the cluster variant */
-	cm_status s = cmetal_program_build(dev, gpu_src, "", &p);
+	/* built from source: the first big group builds the cluster variant
+	 * (one CM thread per warp: packed, 40 of fill's CM threads fit a CTA) */
+	cm_status s = cmetal_program_build(dev, gpu_src, "-fno-warp-packing", &p);
 	check("gpu/fake_cluster_build", s == CM_SUCCESS, cmetal_last_error());
 	if (s == CM_SUCCESS) {
 		MUST(cmetal_kernel_create(p, "fill", &fill));
@@ -437,6 +438,21 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 			MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
 			                          NULL));
 		check("gpu/fake_cluster_variant", filled(b, 80, 7) &&
+		      st->cluster_launches == n0 + 4, NULL);
+		cmetal_kernel_release(fill);
+		MUST(cmetal_program_release(p));
+	}
+	/* packed (fill has no vector wider than one element: 32 CM threads a
+	 * warp), a group of 40 is one CTA of 2 warps, no cluster */
+	s = cmetal_program_build(dev, gpu_src, "", &p);
+	check("gpu/fake_packed_build", s == CM_SUCCESS, cmetal_last_error());
+	if (s == CM_SUCCESS) {
+		MUST(cmetal_kernel_create(p, "fill", &fill));
+		MUST(cmetal_kernel_set_arg_buffer(fill, 0, b));
+		MUST(cmetal_kernel_set_arg(fill, 1, 4, &v));
+		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
+		                          NULL));
+		check("gpu/fake_packed_no_cluster", filled(b, 80, 7) &&
 		      st->cluster_launches == n0 + 4, NULL);
 		cmetal_kernel_release(fill);
 		MUST(cmetal_program_release(p));

@@ -224,11 +224,13 @@ typedef struct CudaKernel {
 	int regs, local_bytes;      /* cuFuncGetAttribute, for reports */
 	int max_threads;            /* per CTA, as the kernel's registers allow */
 	int shared_bytes;           /* static shared memory (the group's SLM) */
-	uint32_t walker_warps;      /* thread-space launches: warps per CTA,
-	                               chosen on first use (occupancy.c) */
+	uint32_t walker_warps;      /* thread-space launches: CM threads per
+	                               CTA, chosen on first use (occupancy.c) */
 	bool uses_printf;           /* the kernel has printf calls */
-	uint32_t scratch;           /* per-warp SLM scratch bytes: dynamic shared
-	                               memory of scratch * warps per CTA */
+	uint32_t scratch;           /* per-CM-thread SLM scratch bytes: dynamic
+	                               shared memory of scratch * CM threads per CTA */
+	uint32_t lanes;             /* lanes per CM thread: 32, or W when 32/W
+	                               CM threads share a warp ("lanes W") */
 	uint32_t dyn_max;           /* dynamic shared memory the function allows */
 	const char *thread_args;    /* "2,3": arguments read from per-thread
 	                               tables (metadata "thread_args"); NULL */
@@ -255,7 +257,8 @@ typedef struct CudaProgram {
 	CudaFormat *fmts;           /* printf calls, by module-wide index */
 	uint32_t nfmts;
 	bool *prints;               /* per kernel: it has printf calls */
-	uint32_t *scratch;          /* per kernel: per-warp scratch bytes */
+	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
+	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 	void *cubin;                /* loaded from a container: ptxas's output
 	                               (malloc'd), tried before the PTX */
@@ -329,10 +332,14 @@ cm_status cuda_run(cmetal_device *dev, RtLaunch *l);
  * limits and a loaded kernel's registers and shared memory */
 void cuda_arch_init(CudaDevice *c);         /* c->arch, after the cc is known */
 void cuda_kernel_occ(const CudaDevice *c, const CudaKernel *k, uint32_t warps, OccResult *r);
-/* Warps per CTA of a thread-space launch: 1 when the kernel uses SLM or a
- * barrier (each CM thread is its own group), else the smallest CTA with the
- * best occupancy; cached in k->walker_warps and logged (rt_log). */
+/* CM threads per CTA of a thread-space launch: 1 when the kernel uses SLM
+ * or a barrier (each CM thread is its own group), else those of the
+ * smallest CTA with the best occupancy (32 / k->lanes per warp); cached in
+ * k->walker_warps and logged (rt_log). */
 uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki);
+/* Warps of a CTA of n CM threads of k: n, or n * W / 32 rounded up when
+ * 32/W CM threads share a warp. */
+uint32_t cuda_cta_warps(const CudaKernel *k, uint64_t n);
 cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *k, uint32_t group_threads,
                          cmetal_occupancy *out);
 

@@ -1,7 +1,9 @@
 /* launch.c — running one launch on the GPU (rt/cuda_abi.h is the contract).
  *
- *   1. geometry: a CM thread is a warp.  Groups: grid = group counts,
- *      block = (32 * threads[0], threads[1], threads[2]); when such a CTA
+ *   1. geometry: a CM thread is a warp, or W lanes of one when the kernel
+ *      packs 32/W CM threads to a warp (metadata "lanes W", target/ptx/
+ *      pack.c).  Groups: grid = group counts, block = (W * threads[0],
+ *      threads[1], threads[2]) with W = 32 unless packed; when such a CTA
  *      needs more registers than the SM has, the program's register-capped
  *      variant runs it (module.c).  Walker: W*H CM threads, as many warps
  *      per CTA as give the kernel the best occupancy (1 when it uses SLM or
@@ -110,10 +112,14 @@ static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Ge
 	if (l->kind == RT_LAUNCH_WALKER) {
 		uint64_t n = (uint64_t)l->width * l->height;
 		uint32_t tpc = cuda_walker_warps(c, &(*cp)->ks[l->kernel->index], ki);
-		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {32 * tpc, 1, 1}, tpc, 0, 0};
+		uint32_t lanes = (*cp)->ks[l->kernel->index].lanes;
+		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {lanes * tpc, 1, 1}, tpc, 0,
+		                0};
 		return CM_SUCCESS;
 	}
-	uint64_t warps = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	const CudaKernel *k = &(*cp)->ks[l->kernel->index];
+	uint64_t n = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	uint64_t warps = n > 1024 ? n : cuda_cta_warps(k, n);   /* pack.c: W lanes each */
 	if (warps > 32 || (*cp)->cluster_mode)
 		return cluster_geometry(c, l, cp, g);
 	cm_status s = grid_limits(l, l->groups[0]);
@@ -126,7 +132,8 @@ static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Ge
 	                             cp)))
 		return s;
 	*g = (Geometry){{l->groups[0], l->groups[1], l->groups[2]},
-	                {32 * l->threads[0], l->threads[1], l->threads[2]}, 0, 0, 0};
+	                {(*cp)->ks[l->kernel->index].lanes * l->threads[0], l->threads[1],
+	                 l->threads[2]}, 0, 0, 0};
 	return CM_SUCCESS;
 }
 
@@ -354,12 +361,12 @@ static void check_fault(CudaDevice *c, RtLaunch *l)
 		c->cu->MemsetD8(c->fault_dev, 0, 4);
 }
 
-/* The dynamic shared memory of a launch: the kernel's per-warp scratch for
- * every warp of the CTA (rt/cuda_abi.h "Metadata"), with the function's
+/* The dynamic shared memory of a launch: the kernel's per-CM-thread scratch
+ * for every CM thread of the CTA (k->lanes lanes each) (rt/cuda_abi.h "Metadata"), with the function's
  * limit raised past the default 48 KB when it needs more. */
 static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k)
 {
-	unsigned bytes = k->scratch * (g->block[0] * g->block[1] * g->block[2] / 32);
+	unsigned bytes = k->scratch * (g->block[0] * g->block[1] * g->block[2] / k->lanes);
 	if (bytes > 48 * 1024 && bytes > k->dyn_max && c->cu->FuncSetAttribute &&
 	    !c->cu->FuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 	                             (int)bytes))

@@ -44,7 +44,7 @@ static const char *quoted(Arena *a, const char *s)
 /* One "kernel" line's fields after the keyword; "scratch N" at the end is
  * optional (PTX without it needs none). */
 static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *scratch,
-                         const char **targs)
+                         uint32_t *lanes, const char **targs)
 {
 	char name[256];
 	unsigned slm, bar, wait, simd, shfl;
@@ -61,6 +61,12 @@ static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *sc
 	if (sc && (sscanf(sc, " scratch %u", &n) != 1 || n > CUDA_MAX_SCRATCH))
 		return false;
 	*scratch = n;
+	/* "lanes W": 32/W CM threads share a warp (target/ptx/pack.c) */
+	const char *ln = strstr(s, " lanes ");
+	*lanes = 32;
+	if (ln && (sscanf(ln, " lanes %u", lanes) != 1 || !*lanes || *lanes > 32 ||
+	           (*lanes & (*lanes - 1))))
+		return false;
 	/* "thread_args I,J": those arguments are per-thread tables */
 	const char *ta = strstr(s, " thread_args ");
 	*targs = NULL;
@@ -147,7 +153,8 @@ static bool parse_printf(Arena *a, const char *s, uint32_t want, CudaFormat *f)
 typedef struct {
 	CmkKernelInfo info;
 	VEC(CmkArgInfo) args;
-	uint32_t scratch;     /* per-warp SLM scratch ("scratch N"; 0 if absent) */
+	uint32_t scratch;     /* per-CM-thread SLM scratch ("scratch N"; 0 if absent) */
+	uint32_t lanes;       /* lanes per CM thread ("lanes W"; 32 if absent) */
 	const char *targs;    /* "thread_args I,J" list; NULL if absent */
 } MetaKernel;
 
@@ -201,7 +208,8 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 				cp->cluster_mode = atoi(f + 8) != 0;
 		} else if (!strncmp(f, "kernel ", 7)) {
 			MetaKernel mk = {0};
-			ok = parse_kernel(a, f + 7, &mk.info, &mk.scratch, &mk.targs);
+			ok = parse_kernel(a, f + 7, &mk.info, &mk.scratch, &mk.lanes,
+			                  &mk.targs);
 			if (ok)
 				vec_push(&ks, mk);
 		} else if (!strncmp(f, "arg ", 4) && ks.len) {
@@ -239,9 +247,11 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 			memcpy(cp->fmts, fmts.data, sizeof *cp->fmts * (size_t)fmts.len);
 		cp->prints = NEWN(a, bool, ks.len + 1);
 		cp->scratch = NEWN(a, uint32_t, ks.len + 1);
+		cp->lanes = NEWN(a, uint32_t, ks.len + 1);
 		cp->targs = NEWN(a, const char *, ks.len + 1);
 		for (int i = 0; i < ks.len; i++) {
 			cp->scratch[i] = ks.data[i].scratch;
+			cp->lanes[i] = ks.data[i].lanes;
 			cp->targs[i] = ks.data[i].targs;
 		}
 		for (int i = 0; i < fmt_kernel.len; i++)
@@ -320,6 +330,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 	for (uint32_t i = 0; i < cp->n; i++) {
 		CudaKernel *k = &cp->ks[i];
 		k->scratch = cp->scratch ? cp->scratch[i] : 0;
+		k->lanes = cp->lanes && cp->lanes[i] ? cp->lanes[i] : 32;
 		k->thread_args = cp->targs ? cp->targs[i] : NULL;
 		CUresult r = cu->ModuleGetFunction(&k->fn, cp->mod, cp->infos[i].name);
 		if (r)

@@ -34,10 +34,25 @@ void cuda_arch_init(CudaDevice *c)
 		c->arch.max_warps = threads / 32;
 }
 
+uint32_t cuda_cta_warps(const CudaKernel *k, uint64_t n)
+{
+	uint32_t lanes = k->lanes ? k->lanes : 32;
+	return (uint32_t)((n * lanes + 31) / 32);
+}
+
+/* The calculator's view of k: its scratch is per CM thread, the
+ * calculator's per warp. */
+static OccKernel occ_kernel(const CudaKernel *k)
+{
+	uint32_t per_warp = 32 / (k->lanes ? k->lanes : 32);
+	return (OccKernel){k->regs > 0 ? (uint32_t)k->regs : 0,
+	                   k->shared_bytes > 0 ? (uint32_t)k->shared_bytes : 0,
+	                   k->scratch * per_warp};
+}
+
 void cuda_kernel_occ(const CudaDevice *c, const CudaKernel *k, uint32_t warps, OccResult *r)
 {
-	OccKernel ok = {k->regs > 0 ? (uint32_t)k->regs : 0,
-	                k->shared_bytes > 0 ? (uint32_t)k->shared_bytes : 0, k->scratch};
+	OccKernel ok = occ_kernel(k);
 	occ_compute(&c->arch, &ok, warps, r);
 }
 
@@ -45,24 +60,24 @@ uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki
 {
 	if (k->walker_warps)
 		return k->walker_warps;
-	uint32_t w = 1;
+	uint32_t w = 1, per_warp = 32 / (k->lanes ? k->lanes : 32), t = 1;
 	const char *why = "it uses SLM or a barrier: each CM thread is its own group";
 	if (!ki->uses_barrier && !ki->slm_size) {
-		OccKernel ok = {k->regs > 0 ? (uint32_t)k->regs : 0,
-		                k->shared_bytes > 0 ? (uint32_t)k->shared_bytes : 0, k->scratch};
+		OccKernel ok = occ_kernel(k);
 		w = occ_best_warps(&c->arch, &ok, 32);
 		why = "the smallest CTA with the best occupancy";
 		if (!w)
 			w = 1, why = "no CTA size fits; trying one warp";
+		t = w * per_warp;
 	}
 	OccResult r;
 	cuda_kernel_occ(c, k, w, &r);
-	rt_log("kernel '%s': thread-space launches use %u CM thread%s (warps) per CTA (%s): "
-	       "%u CTAs, %u of %u warps per SM (%u%%), limited by %s; %d registers per lane",
-	       ki->name, w, w > 1 ? "s" : "", why, r.ctas, r.active_warps, c->arch.max_warps,
-	       r.pct, occ_limit_name(r.limit), k->regs);
-	k->walker_warps = w;
-	return w;
+	rt_log("kernel '%s': thread-space launches use %u CM thread%s (%u warp%s, %u per warp) "
+	       "per CTA (%s): %u CTAs, %u of %u warps per SM (%u%%), limited by %s; %d registers "
+	       "per lane", ki->name, t, t > 1 ? "s" : "", w, w > 1 ? "s" : "", per_warp, why,
+	       r.ctas, r.active_warps, c->arch.max_warps, r.pct, occ_limit_name(r.limit), k->regs);
+	k->walker_warps = t;
+	return t;
 }
 
 cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *kern, uint32_t group_threads,
@@ -72,8 +87,9 @@ cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *kern, uint32_t group
 	CudaProgram *cp = kern->prog->priv;
 	CudaKernel *k = &cp->ks[kern->index];
 	/* a group of more than 32 spans a cluster of CTAs of at most 32 warps */
-	uint32_t ctas = (group_threads + 31) / 32;
-	uint32_t warps = (group_threads + ctas - 1) / ctas;
+	uint32_t all = cuda_cta_warps(k, group_threads);
+	uint32_t ctas = all > 32 ? (group_threads + 31) / 32 : 1;  /* cluster: unpacked */
+	uint32_t warps = all > 32 ? (group_threads + ctas - 1) / ctas : all;
 	OccResult r;
 	cuda_kernel_occ(c, k, warps, &r);
 	out->register_cap = 0;

@@ -564,7 +564,7 @@ static bool block_grouped(Px *p, Inst *i)
 	if (ld == i)
 		group_test(p, g, &w, eb);
 	const char *cold = px_label(p), *done = px_label(p);
-	px_ins(p, "@!%s bra.uni %s", g->bok, cold);
+	px_ins(p, "@!%s bra%s %s", g->bok, px_uni(p), cold);
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++)
 		block_access(p, &w, st, e, px_reg(p, val, s), g->bptr,
 		             p->val[i->id].bc + (int64_t)s * 32 * eb,
@@ -1009,7 +1009,7 @@ static bool media(Px *p, Inst *i)
 	} else {
 		const char *in = media_inside(p, &w, x0, y0, cols, rows, ir_elem_bytes[val->ty.elem]);
 		const char *edge = px_label(p), *done = px_label(p);
-		px_ins(p, "@!%s bra.uni %s", in, edge);
+		px_ins(p, "@!%s bra%s %s", in, px_uni(p), edge);
 		if (l)
 			media_fast_rows(p, i, &w, x0, y0, l, lr);
 		else
@@ -1228,7 +1228,7 @@ void px_slm_sync(Px *p, const Inst *i)
 	bool sync;
 	p->slm_pending = slm_effect(i, p->slm_pending, &sync);
 	if (sync)
-		px_ins(p, "bar.warp.sync -1");
+		px_ins(p, "bar.warp.sync %s", px_members(p));
 }
 
 bool px_mem(Px *p, Inst *i)

@@ -85,6 +85,9 @@ typedef struct {
 	struct PxGroup *groups; /* slm.c: 16-byte groups loaded in this block */
 	struct PxRGroup *rgroups; /* slm.c: runtime-offset extract groups loaded */
 	const struct Layout **canon; /* canonical layout of n elements, by n */
+	uint32_t lanes;       /* lanes per CM thread: 32, or W when 32/W CM
+	                         threads share a warp (pack.c) */
+	const char *pack_note; /* pack.c: the packing chosen, and why */
 } Px;
 
 /* emit.c */
@@ -194,6 +197,17 @@ void px_slm_rextract(Px *p, const Inst *i, const char *d);
 /* d = element k of v for reader i, by a 16-byte broadcast load shared with
  * the other extracts of its block */
 void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char *d);
+
+/* pack.c: narrow CM threads packed 32/W to a warp, each on W lanes */
+void px_pack_decide(Px *p);            /* sets lanes and pack_note */
+bool px_packed(const Px *p);
+uint32_t px_lane_shift(const Px *p);   /* log2 of lanes per CM thread */
+const char *px_members(const Px *p);   /* membermask: "-1" or %segmask */
+const char *px_uni(const Px *p);       /* ".uni" for branches on CM scalars, or "" */
+const char *px_shfl_clamp(Px *p, bool up);  /* shfl.sync's c operand */
+void px_ballot(Px *p, const char *d, const char *pred);  /* bit e: lane e */
+void px_pack_decls(const Px *p, Buf *out);
+void px_pack_prologue(Px *p);          /* %segbase, %segmask, %lane */
 
 /* layout.c: where a vector's elements live (pos[e]: register * 32 + lane)
  * and plans to move them between layouts (see the file's comment) */

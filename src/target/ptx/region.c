@@ -31,34 +31,34 @@
 void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
              const char *b)
 {
-	const char *clamp = !strcmp(mode, "up") ? "0" : "31";
+	const char *clamp = px_shfl_clamp(p, !strcmp(mode, "up")), *mm = px_members(p);
 	const char *t, *lo, *hi;
 	switch (c) {
 	case RC_B32:
 	case RC_F32:
-		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, d, s, b, clamp);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, %s", mode, d, s, b, clamp, mm);
 		p->nshfl++;
 		return;
 	case RC_B64:
 	case RC_F64:
 		lo = px_tmp(p, RC_B32), hi = px_tmp(p, RC_B32);
 		px_ins(p, "mov.b64 {%s, %s}, %s", lo, hi, s);
-		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, lo, lo, b, clamp);
-		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, hi, hi, b, clamp);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, %s", mode, lo, lo, b, clamp, mm);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, %s", mode, hi, hi, b, clamp, mm);
 		px_ins(p, "mov.b64 %s, {%s, %s}", d, lo, hi);
 		p->nshfl += 2;
 		return;
 	case RC_B16:
 		t = px_tmp(p, RC_B32);
 		px_ins(p, "cvt.u32.u16 %s, %s", t, s);
-		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, t, t, b, clamp);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, %s", mode, t, t, b, clamp, mm);
 		px_ins(p, "cvt.u16.u32 %s, %s", d, t);
 		p->nshfl++;
 		return;
 	case RC_PRED:
 		t = px_tmp(p, RC_B32);
 		px_ins(p, "selp.u32 %s, 1, 0, %s", t, s);
-		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, -1", mode, t, t, b, clamp);
+		px_ins(p, "shfl.sync.%s.b32 %s, %s, %s, %s, %s", mode, t, t, b, clamp, mm);
 		px_ins(p, "setp.ne.u32 %s, %s, 0", d, t);
 		p->nshfl++;
 		return;
@@ -464,7 +464,7 @@ static const char **ballots(Px *p, Inst *mask)
 	const char **b = NEWN(p->arena, const char *, n);
 	for (uint32_t s = 0; s < n; s++) {
 		b[s] = px_tmp(p, RC_B32);
-		px_ins(p, "vote.sync.ballot.b32 %s, %s, -1", b[s], px_reg(p, mask, s));
+		px_ballot(p, b[s], px_reg(p, mask, s));
 	}
 	return b;
 }

@@ -53,7 +53,7 @@ static const char *scratch_base(Px *p)
 	px_ins(p, "mul.lo.u32 %s, %s, %s", t, t, u);
 	px_ins(p, "mov.u32 %s, %%tid.x", u);
 	px_ins(p, "add.u32 %s, %s, %s", t, t, u);
-	px_ins(p, "shr.u32 %s, %s, 5", t, t);
+	px_ins(p, "shr.u32 %s, %s, %u", t, t, px_lane_shift(p));   /* CM thread */
 	px_ins(p, "mov.u32 %s, cmetal_scratch", b);
 	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", b, t, p->scratch, b);
 	return b;
@@ -78,11 +78,11 @@ void px_slm_store(Px *p, const Inst *v)
 	const char *a = px_tmp(p, RC_B32);
 	pv->scr = scratch_base(p);
 	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", a, w, pv->scr);
-	px_ins(p, "bar.warp.sync -1");
+	px_ins(p, "bar.warp.sync %s", px_members(p));
 	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++)
 		px_ins(p, "st.shared.b%u [%s+%u], %s", w * 8, a, pv->slm + s * 32 * w,
 		       px_reg(p, v, s));
-	px_ins(p, "bar.warp.sync -1");
+	px_ins(p, "bar.warp.sync %s", px_members(p));
 	px_comment(p, "layout: %%%u also in SLM scratch at %u: %u st.shared", v->id, pv->slm,
 	           SLOTS(v->ty.n));
 }
@@ -190,7 +190,7 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 	} else {
 		px_ins(p, "setp.ne.u32 %s, 0, 0", in);
 	}
-	px_ins(p, "@!%s bra.uni %s", in, slow);
+	px_ins(p, "@!%s bra%s %s", in, px_uni(p), slow);
 	for (uint32_t k = 0; k <= span; k++) {
 		if (!g->regs[k])
 			continue;

@@ -19,6 +19,7 @@ void px_prologue(Px *p)
 	const char *n = p->f->name;
 	px_ins(p, "ld.param.u64 %%launch, [%s_launch]", n);
 	px_ins(p, "mov.u32 %%lane, %%laneid");
+	px_pack_prologue(p);
 	px_ins(p, "ld.global.nc.u32 %%kind, [%%launch+%d]", CUDA_L_KIND);
 	px_ins(p, "setp.eq.u32 %%walk, %%kind, %d", CUDA_LAUNCH_WALKER);
 	px_ins(p, "mov.u32 %%linear, 0");
@@ -28,13 +29,13 @@ void px_prologue(Px *p)
 		px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", a, CUDA_L_TICKET);
 		px_ins(p, "setp.eq.u32 %s, %%lane, 0", q);
 		px_ins(p, "@%s atom.global.add.u32 %%linear, [%s], 1", q, a);
-		px_ins(p, "shfl.sync.idx.b32 %%linear, %%linear, 0, 31, -1");
+		px_shfl(p, "idx", RC_B32, "%linear", "%linear", "0");
 	} else {
 		const char *t = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_TPC);
 		px_ins(p, "mov.u32 %s, %%ctaid.x", c);
 		px_ins(p, "mov.u32 %%linear, %%tid.x");
-		px_ins(p, "shr.u32 %%linear, %%linear, 5");
+		px_ins(p, "shr.u32 %%linear, %%linear, %u", px_lane_shift(p));
 		px_ins(p, "mad.lo.u32 %%linear, %s, %s, %%linear", c, t);
 	}
 	const char *nt = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
@@ -140,7 +141,7 @@ static bool thread_id(Px *p, Inst *i)
 		break;
 	case TID_LOCAL_ID_X:
 		px_ins(p, "mov.u32 %s, %%tid.x", g);
-		px_ins(p, "shr.u32 %s, %s, 5", g, g);
+		px_ins(p, "shr.u32 %s, %s, %u", g, g, px_lane_shift(p));
 		px_ins(p, "mov.u32 %s, 0", w);
 		break;
 	case TID_LOCAL_ID_Y: case TID_LOCAL_ID_Z:
@@ -149,7 +150,7 @@ static bool thread_id(Px *p, Inst *i)
 		break;
 	case TID_LOCAL_SIZE_X:
 		px_ins(p, "mov.u32 %s, %%ntid.x", g);
-		px_ins(p, "shr.u32 %s, %s, 5", g, g);
+		px_ins(p, "shr.u32 %s, %s, %u", g, g, px_lane_shift(p));
 		px_ins(p, "mov.u32 %s, 1", w);
 		break;
 	case TID_LOCAL_SIZE_Y: case TID_LOCAL_SIZE_Z:
@@ -201,7 +202,7 @@ static bool vote(Px *p, Inst *i)
 			}
 			x = m;
 		}
-		px_ins(p, "vote.sync.%s.pred %s, %s, -1", any ? "any" : "all", r, x);
+		px_ins(p, "vote.sync.%s.pred %s, %s, %s", any ? "any" : "all", r, x, px_members(p));
 		if (!s)
 			px_ins(p, "mov.pred %s, %s", d, r);
 		else
@@ -219,7 +220,7 @@ static bool pack(Px *p, Inst *i)
 			px_ins(p, "selp.b32 %s, 1, 0, %s", d, px_reg(p, v, 0));
 			return true;
 		}
-		px_ins(p, "vote.sync.ballot.b32 %s, %s, -1", d, px_reg(p, v, 0));
+		px_ballot(p, d, px_reg(p, v, 0));
 		if (v->ty.n < 32)
 			px_ins(p, "and.b32 %s, %s, %u", d, d, (1u << v->ty.n) - 1);
 		px_normalize(p, i->ty.elem, d);
@@ -330,7 +331,7 @@ static bool reduce(Px *p, Inst *i)
 	if (rx) {
 		/* 8- and 16-bit values are normalized in b32 registers: the
 		 * 32-bit sum wraps to the same result once re-normalized */
-		px_ins(p, "redux.sync.%s %s, %s, -1", rx, acc, acc);
+		px_ins(p, "redux.sync.%s %s, %s, %s", rx, acc, acc, px_members(p));
 		px_comment(p, "%s of %u: 1 redux.sync", ir_ops[i->op].name, v->ty.n);
 		px_ins(p, "mov.%s %s, %s", px_bits(e), d, acc);
 		px_normalize(p, e, d);
@@ -377,9 +378,9 @@ static const char *linear_tid(Px *p)
 	px_ins(p, "mov.u32 %s, %%tid.y", t);
 	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", l, l, n, t);
 	px_ins(p, "mov.u32 %s, %%ntid.x", w);
-	px_ins(p, "shr.u32 %s, %s, 5", w, w);                    /* CM threads in x */
+	px_ins(p, "shr.u32 %s, %s, %u", w, w, px_lane_shift(p)); /* CM threads in x */
 	px_ins(p, "mov.u32 %s, %%tid.x", t);
-	px_ins(p, "shr.u32 %s, %s, 5", t, t);
+	px_ins(p, "shr.u32 %s, %s, %u", t, t, px_lane_shift(p));
 	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", l, l, w, t);     /* local linear id */
 	px_ins(p, "mul.lo.u32 %s, %s, %s", w, w, n);
 	px_ins(p, "mov.u32 %s, %%ntid.z", n);
