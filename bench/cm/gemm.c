@@ -7,7 +7,9 @@
  *                4x4 threads
  *   dgemm        "cm": the paper's register blocks (R = 8)
  *   dgemm_dpas   "cm-dpas": hgemm.cm's 8 x 8 blocks on the FP64 cm_dpas
- *                (DMMA on NVIDIA), C += A B (checked with alpha = beta = 1) */
+ *                (DMMA on NVIDIA), C += A B (checked with alpha = beta = 1)
+ *   hgemm        "cm" (workload hgemm): hgemm.cm, C += A B with fp16 A, B
+ *                and fp32 C (cm_dpas HF), checked by check_hgemm */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,9 @@ static const Variant dgemm_variants[] = {
 	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0 },
 	{ "dgemm_dpas", "cm-dpas", 1, 1, 8, 8, "hgemm", 1 },
 };
+static const Variant hgemm_variants[] = {
+	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1 },
+};
 
 typedef struct {
 	cmetal_buffer *c;
@@ -45,8 +50,9 @@ static int restore(void *ctx, int rot)
 
 /* The inputs of one case, shared by its variants. */
 typedef struct {
-	int n, dbl;
-	size_t es, bytes;
+	int n, dbl, hlf;	/* double; fp16 A and B (C float) */
+	size_t es, bytes;	/* C's element and buffer size */
+	size_t abytes;		/* A's and B's buffer size */
 	char *a, *b, *c0, *got;
 } Inputs;
 
@@ -72,7 +78,7 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	cmetal_kernel *k = NULL;
 	const char *unit, *err = NULL;
 	double work = case_work(c, &unit);
-	size_t bytes = in->bytes;
+	size_t bytes = in->bytes, abytes = in->abytes;
 	Restore r;
 
 	cmetal_program *p;
@@ -82,7 +88,7 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 		da = db = 1, fa = fb = 1;
 	p = cmb_build(dev, v->prog, NULL);
 	k = p ? cmb_kernel(p, v->kernel) : NULL;
-	if (k && (ba = cmb_buffer(dev, bytes, in->a)) && (bb = cmb_buffer(dev, bytes, in->b)) &&
+	if (k && (ba = cmb_buffer(dev, abytes, in->a)) && (bb = cmb_buffer(dev, abytes, in->b)) &&
 	    (bc = cmb_buffer(dev, bytes, in->c0)) && !cmb_arg_buf(k, 0, ba) &&
 	    !cmb_arg_buf(k, 1, bb) && !cmb_arg_buf(k, 2, bc) && !cmb_arg(k, 3, 4, &n) &&
 	    (v->plain || (!cmb_arg(k, 4, in->es, dbl ? (void *)&da : (void *)&fa) &&
@@ -90,7 +96,10 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	    !cmb_check(cmetal_task_create(dev, &task), "task") &&
 	    !add(task, k, v, n) && cmb_run(task) >= 0 &&
 	    !cmb_check(cmetal_buffer_read(bc, 0, bytes, in->got), "buffer read")) {
-		if (dbl)
+		if (in->hlf)
+			err = check_hgemm(n, (uint16_t *)in->a, (uint16_t *)in->b,
+					  (float *)in->c0, (float *)in->got);
+		else if (dbl)
 			err = check_dgemm(n, da, (double *)in->a, (double *)in->b, db,
 					  (double *)in->c0, (double *)in->got);
 		else
@@ -119,10 +128,11 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 
 void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 {
-	Inputs in = { .n = (int)c->p[0], .dbl = c->p[1] == 64 };
-	const Variant *vs = in.dbl ? dgemm_variants : sgemm_variants;
-	int nv = in.dbl ? (int)(sizeof dgemm_variants / sizeof *vs)
-			: (int)(sizeof sgemm_variants / sizeof *vs);
+	Inputs in = { .n = (int)c->p[0], .dbl = c->p[1] == 64, .hlf = c->p[1] == 16 };
+	const Variant *vs = in.hlf ? hgemm_variants : in.dbl ? dgemm_variants : sgemm_variants;
+	int nv = in.hlf ? (int)(sizeof hgemm_variants / sizeof *vs)
+		: in.dbl ? (int)(sizeof dgemm_variants / sizeof *vs)
+			 : (int)(sizeof sgemm_variants / sizeof *vs);
 	size_t nn = (size_t)in.n * in.n;
 
 	if (in.n % 128) {
@@ -130,9 +140,13 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 		return;
 	}
 	in.es = in.dbl ? 8 : 4, in.bytes = nn * in.es;
-	in.a = xmalloc(in.bytes), in.b = xmalloc(in.bytes);
+	in.abytes = in.hlf ? nn * 2 : in.bytes;
+	in.a = xmalloc(in.abytes), in.b = xmalloc(in.abytes);
 	in.c0 = xmalloc(in.bytes), in.got = xmalloc(in.bytes);
-	if (in.dbl) {
+	if (in.hlf) {
+		gen_f16((uint16_t *)in.a, nn, SEED_GEMM_A), gen_f16((uint16_t *)in.b, nn, SEED_GEMM_B);
+		gen_f32((float *)in.c0, nn, SEED_GEMM_C);
+	} else if (in.dbl) {
 		gen_f64((double *)in.a, nn, SEED_GEMM_A), gen_f64((double *)in.b, nn, SEED_GEMM_B);
 		gen_f64((double *)in.c0, nn, SEED_GEMM_C);
 	} else {

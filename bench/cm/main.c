@@ -22,6 +22,7 @@ static const struct {
 	{ "transpose", cm_bench_transpose },
 	{ "sgemm", cm_bench_gemm },
 	{ "dgemm", cm_bench_gemm },
+	{ "hgemm", cm_bench_gemm },
 	{ "scan-i32", cm_bench_scan },
 	{ "scan-f32", cm_bench_scan },
 };

@@ -49,6 +49,8 @@ typedef void SgemmFn(int n, float alpha, const float *a, const float *b,
 		     float beta, float *c, Scratch *s);
 typedef void DgemmFn(int n, double alpha, const double *a, const double *b,
 		     double beta, double *c, Scratch *s);
+/* C += A B: A, B fp16 (bit patterns), C fp32 */
+typedef void HgemmFn(int n, const uint16_t *a, const uint16_t *b, float *c, Scratch *s);
 typedef void ScanIFn(const int32_t *in, int32_t *out, size_t n, Scratch *s);
 typedef void ScanFFn(const float *in, float *out, size_t n, Scratch *s);
 

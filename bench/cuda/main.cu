@@ -332,6 +332,35 @@ static void gemm_case(const BenchCase *c, const Impl **im, int ni,
 	free(a), free(b), free(c0), free(cc);
 }
 
+/* C += A B, fp16 A and B, fp32 C (alpha = beta = 1). */
+static void hgemm_case(const BenchCase *c, const Impl **im, int ni)
+{
+	int n = (int)c->p[0];
+	size_t nn = (size_t)n * n;
+	uint16_t *a = (uint16_t *)xmalloc(nn * 2), *b = (uint16_t *)xmalloc(nn * 2);
+	float *c0 = (float *)xmalloc(nn * 4), *cc = (float *)xmalloc(nn * 4);
+	const char *unit;
+	double work = case_work(c, &unit);
+	gen_f16(a, nn, SEED_GEMM_A), gen_f16(b, nn, SEED_GEMM_B), gen_f32(c0, nn, SEED_GEMM_C);
+	uint16_t *da = upload(a, nn), *db = upload(b, nn);
+	float *dc0 = upload(c0, nn), *dc = dalloc<float>(nn);
+	for (int i = 0; i < ni; i++) {
+		HgemmFn *fn = (HgemmFn *)im[i]->fn;
+		Scratch s = {};
+		auto reset = [&](int) {
+			CK(cudaMemcpy(dc, dc0, nn * 4, cudaMemcpyDeviceToDevice));
+		};
+		reset(0);
+		fn(n, da, db, dc, &s);
+		download(cc, dc, nn);
+		const char *err = check_hgemm(n, a, b, c0, cc);
+		double ms = time_runs(1, reset, [&](int) { fn(n, da, db, dc, &s); });
+		emit(c, im[i], ms, work, unit, err);
+	}
+	cudaFree(da), cudaFree(db), cudaFree(dc0), cudaFree(dc);
+	free(a), free(b), free(c0), free(cc);
+}
+
 template <class T, class Fn>
 static void scan_case(const BenchCase *c, const Impl **im, int ni,
 		      void (*gen)(T *, size_t, uint64_t))
@@ -383,6 +412,8 @@ static void run_case(const BenchCase *c)
 		gemm_case<float, SgemmFn>(c, im, ni, gen_f32, check_sgemm);
 	else if (!strcmp(w, "dgemm"))
 		gemm_case<double, DgemmFn>(c, im, ni, gen_f64, check_dgemm);
+	else if (!strcmp(w, "hgemm"))
+		hgemm_case(c, im, ni);
 	else if (!strcmp(w, "scan-i32"))
 		scan_case<int32_t, ScanIFn>(c, im, ni, gen_i32_);
 	else if (!strcmp(w, "scan-f32"))

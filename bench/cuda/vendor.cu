@@ -3,6 +3,7 @@
  * generic API), cuBLAS (SGEMM/DGEMM; geam for transpose), NPP (box filter,
  * when bench/Makefile found NPP), plus the device-to-device copy bandwidth
  * and peak FP32/FP64 FMA rate the report relates results to.
+ * HGEMM is cublasGemmEx, fp16 inputs, fp32 output and accumulation.
  * SGEMM runs with CUBLAS_DEFAULT_MATH: full FP32, no TF32 tensor cores
  * (unless NVIDIA_TF32_OVERRIDE=1 is set in the environment, which gpu.sh
  * clears). */
@@ -128,6 +129,16 @@ static void cublas_dgemm(int n, double alpha, const double *a, const double *b,
 		       n, &beta, c, n));
 }
 
+/* fp16 A and B, fp32 C and accumulation (CUBLAS_COMPUTE_32F): what the CM
+ * hgemm computes (cm_dpas HF: fp16 products summed in fp32). */
+static void cublas_hgemm(int n, const uint16_t *a, const uint16_t *b, float *c, Scratch *s)
+{
+	float one = 1;
+	CB(cublasGemmEx(blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_16F, n,
+			a, CUDA_R_16F, n, &one, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+			CUBLAS_GEMM_DEFAULT));
+}
+
 static void cublas_transpose(const float *in, float *out, int n, Scratch *s)
 {
 	float one = 1, zero = 0;
@@ -154,6 +165,7 @@ const Impl vendor_impls[] = {
 	{ "transpose", "cublas-geam", (void *)cublas_transpose },
 	{ "sgemm", "cublas", (void *)cublas_sgemm },
 	{ "dgemm", "cublas", (void *)cublas_dgemm },
+	{ "hgemm", "cublas", (void *)cublas_hgemm },
 	{ "scan-i32", "cub", (void *)cub_scan_i },
 	{ "scan-f32", "cub", (void *)cub_scan_f },
 	{ NULL, NULL, NULL },

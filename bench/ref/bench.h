@@ -29,6 +29,7 @@ extern "C" {
  *              p1 = row divisor (1 = full size)
  *   transpose  p0 = n                                 (n x n fp32)
  *   gemm       p0 = n, p1 = 32 or 64                  (n^3, SGEMM or DGEMM)
+ *              or 16: HGEMM, C += A B (A, B fp16, C fp32)
  *   scan       p0 = log2(n), p1 = 0 int32, 1 fp32     (inclusive) */
 typedef struct BenchCase {
 	const char *workload;
@@ -71,6 +72,10 @@ double case_work(const BenchCase *c, const char **unit);
 /* Runs fn(ctx, lo, hi) over [0, n) split across bench_threads threads. */
 void par_for(long n, void (*fn)(void *ctx, long lo, long hi), void *ctx);
 
+/* fp16 bit patterns <-> float (round to nearest even; util.c) */
+uint16_t f32_to_f16(float f);
+float f16_to_f32(uint16_t h);
+
 /* gen.c */
 /* xorshift64* seeded generators: the same seed gives the same data everywhere. */
 typedef struct { uint64_t s; } Rng;
@@ -83,6 +88,7 @@ void gen_u32(uint32_t *p, size_t n, uint64_t seed);
 void gen_i32(int32_t *p, size_t n, uint64_t seed);	/* [-1000, 1000] */
 void gen_f32(float *p, size_t n, uint64_t seed);	/* [-1, 1) */
 void gen_f64(double *p, size_t n, uint64_t seed);	/* [-1, 1) */
+void gen_f16(uint16_t *p, size_t n, uint64_t seed);	/* [-1, 1) as fp16 bits */
 /* k-means points clustered around K hidden centres, AoS [n][d]; initial
  * centroids are the first K points. */
 void gen_kmeans(float *pts, long n, int d, int k, uint64_t seed);
@@ -116,6 +122,8 @@ void ref_sgemm(int n, float alpha, const float *a, const float *b,
 	       float beta, float *c);
 void ref_dgemm(int n, double alpha, const double *a, const double *b,
 	       double beta, double *c);
+/* C += A B, A and B fp16, C float (products exact in float). */
+void ref_hgemm(int n, const uint16_t *a, const uint16_t *b, float *c);
 void ref_scan_i32(const int32_t *in, int32_t *out, size_t n);
 void ref_scan_f32(const float *in, float *out, size_t n);
 
@@ -137,6 +145,8 @@ const char *check_sgemm(int n, float alpha, const float *a, const float *b,
 const char *check_dgemm(int n, double alpha, const double *a,
 			const double *b, double beta, const double *c0,
 			const double *got);
+const char *check_hgemm(int n, const uint16_t *a, const uint16_t *b,
+			const float *c0, const float *got);
 const char *check_scan_f32(const float *in, const float *got, size_t n);
 
 #ifdef __cplusplus

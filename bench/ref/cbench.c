@@ -170,7 +170,17 @@ static void run_gemm(const BenchCase *c)
 	int n = (int)c->p[0];
 	const char *unit, *err;
 	double ms, work = case_work(c, &unit);
-	if (c->p[1] == 32)
+	if (c->p[1] == 16) {
+		size_t nn = (size_t)n * n;
+		uint16_t *a = xmalloc(nn * 2), *b = xmalloc(nn * 2);
+		float *c0 = xmalloc(nn * 4), *cc = xmalloc(nn * 4);
+		double t;
+		gen_f16(a, nn, SEED_GEMM_A), gen_f16(b, nn, SEED_GEMM_B), gen_f32(c0, nn, SEED_GEMM_C);
+		TIME_REPS(ms, 1, (t = now_ms(), memcpy(cc, c0, nn * 4), t0_ += now_ms() - t,
+				  ref_hgemm(n, a, b, cc)));
+		err = check_hgemm(n, a, b, c0, cc);
+		free(a), free(b), free(c0), free(cc);
+	} else if (c->p[1] == 32)
 		RUN_GEMM(float, gen_f32, ref_sgemm, check_sgemm)
 	else
 		RUN_GEMM(double, gen_f64, ref_dgemm, check_dgemm)

@@ -5,6 +5,7 @@
  *   spmv    |y - exact| <= 1e-4 * sum_j |a_ij x_j| + 1e-6
  *   sgemm   |c - exact| <= 1e-4 * (|alpha| sum_k |a_ik b_kj| + |beta c0|) + 1e-6
  *   dgemm   the same with 1e-12; GEMM checks 4096 sampled entries
+ *   hgemm   sgemm's bound on the fp16 inputs widened (check_hgemm)
  *   scan    |s_i - exact_i| <= 1e-5 * sum_{j<=i} |x_j| + 1e-6
  *   kmeans  centroids |got - want| <= 1e-3 * (1 + |want|), and at most
  *           n/10^4 + 1 memberships may differ (points at near-ties)
@@ -170,6 +171,23 @@ const char *check_dgemm(int n, double alpha, const double *a,
 			const double *b, double beta, const double *c0,
 			const double *got)
 GEMM_CHECK(double, 1e-12)
+
+/* HGEMM (C = A B + C0, fp16 in, fp32 accumulate) is checked as SGEMM on
+ * the widened inputs: fp16 products are exact in fp32, so the rounding is
+ * that of fp32 sums, and the same 1e-4 relative bound holds (tensor cores
+ * may truncate instead of round their fp32 sums: at most once per
+ * 16-deep step, 2^-23 of the running sum, well inside it at 8192). */
+const char *check_hgemm(int n, const uint16_t *a, const uint16_t *b,
+			const float *c0, const float *got)
+{
+	size_t nn = (size_t)n * n;
+	float *fa = xmalloc(nn * 4), *fb = xmalloc(nn * 4);
+	for (size_t i = 0; i < nn; i++)
+		fa[i] = f16_to_f32(a[i]), fb[i] = f16_to_f32(b[i]);
+	const char *err = check_sgemm(n, 1, fa, fb, 1, c0, got);
+	free(fa), free(fb);
+	return err;
+}
 
 const char *check_scan_f32(const float *in, const float *got, size_t n)
 {

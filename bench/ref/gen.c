@@ -80,6 +80,16 @@ void gen_f32(float *p, size_t n, uint64_t seed)
 		p[i] = rng_f01(&r) * 2.0f - 1.0f;
 }
 
+/* gen_f32's values rounded to fp16 (bit patterns). */
+void gen_f16(uint16_t *p, size_t n, uint64_t seed)
+{
+	Rng r;
+	size_t i;
+	rng_seed(&r, seed);
+	for (i = 0; i < n; i++)
+		p[i] = f32_to_f16(rng_f01(&r) * 2.0f - 1.0f);
+}
+
 void gen_f64(double *p, size_t n, uint64_t seed)
 {
 	Rng r;

@@ -209,6 +209,18 @@ void ref_dgemm(int n, double alpha, const double *a, const double *b,
 	par_for(n, gemm_rows_double, &g);
 }
 
+/* fp16 products are exact in float, so this is SGEMM on the widened
+ * inputs with alpha = beta = 1. */
+void ref_hgemm(int n, const uint16_t *a, const uint16_t *b, float *c)
+{
+	size_t nn = (size_t)n * n;
+	float *fa = xmalloc(nn * 4), *fb = xmalloc(nn * 4);
+	for (size_t i = 0; i < nn; i++)
+		fa[i] = f16_to_f32(a[i]), fb[i] = f16_to_f32(b[i]);
+	ref_sgemm(n, 1, fa, fb, 1, c);
+	free(fa), free(fb);
+}
+
 void ref_scan_i32(const int32_t *in, int32_t *out, size_t n)
 {
 	uint32_t s = 0;

@@ -3,6 +3,7 @@
  * case_work() names the work unit of each workload: bytes moved for the
  * memory-bound ones (so the report can relate them to copy bandwidth),
  * flops for GEMM, keys for sorting and points for k-means. */
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -173,4 +174,38 @@ void par_for(long n, void (*fn)(void *ctx, long lo, long hi), void *ctx)
 	}
 	for (t = 0; t < nt; t++)
 		pthread_join(tid[t], NULL);
+}
+
+/* fp16: 1 sign, 5 exponent (bias 15), 10 fraction bits. */
+float f16_to_f32(uint16_t h)
+{
+	int e = h >> 10 & 31, f = h & 1023;
+	float v = e == 0 ? ldexpf((float)f, -24)
+		: e == 31 ? (f ? NAN : INFINITY) : ldexpf((float)(f | 1024), e - 25);
+	return h >> 15 ? -v : v;
+}
+
+/* Rounds to nearest even through the float's own bits. */
+uint16_t f32_to_f16(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint16_t s = (uint16_t)(x >> 16 & 0x8000);
+	int e = (int)(x >> 23 & 255) - 127 + 15;
+	uint32_t m = x & 0x7fffff;
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return s | 0x7e00;                      /* NaN */
+	if (e >= 31)
+		return s | 0x7c00;                      /* overflow: infinity */
+	int shift = 13;
+	if (e <= 0) {                                   /* subnormal or zero */
+		if (e < -10)
+			return s;
+		m |= 0x800000, shift = 14 - e, e = 0;
+	}
+	uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	/* a carry out of the fraction bumps the exponent, as it should */
+	return (uint16_t)(s | (((uint32_t)e << 10) + q));
 }
