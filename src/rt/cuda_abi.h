@@ -131,7 +131,7 @@
  *
  * The PTX text starts with machine-readable comment lines, so a runtime
  * that loads a .ptx file knows its kernels without the source:
- *   //@cmetal abi 3
+ *   //@cmetal abi 4
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
  *                [scratch BYTES] [lanes W] [thread_args I,J]
@@ -172,7 +172,7 @@
 
 #include <stdint.h>
 
-#define CUDA_ABI_VERSION 3
+#define CUDA_ABI_VERSION 4
 #define CUDA_MAX_SCRATCH 4096   /* per-warp scratch bytes (32 warps: 128 KB) */
 #define CUDA_BIN_MAGIC "//@cmetal binary 1\n"  /* a container (Binaries) */
 
