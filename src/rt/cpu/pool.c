@@ -1,15 +1,53 @@
 /* pool.c — the CPU device's OS threads.  One job runs at a time: the caller
  * publishes fn/ctx under a new generation, every pool thread and the caller
  * itself call fn(ctx, worker), and the caller waits for all to return.  The
- * threads start on the first job so that opening a device is cheap. */
+ * threads start on the first job so that opening a device is cheap.
+ *
+ * Waking a thread sleeping on a condition variable costs several
+ * microseconds (a futex wake, then the scheduler), more than a small
+ * kernel's whole launch; programs launch kernels back to back (one launch
+ * per bitonic pass, per scan level).  So both sides spin for a short while
+ * (POOL_SPIN_NS) on the atomic generation / running count before they
+ * sleep: a launch that follows another within that time starts without a
+ * wake-up.  The mutex and condition variables stay for the sleeping case. */
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "rt/cpu/cpu.h"
+
+#define POOL_SPIN_NS 20000   /* 20 us: a few small launches' worth */
 
 typedef struct {
 	CpuPool *p;
 	int id;
 } PoolArg;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Spins while (*v == x) == eq, at most POOL_SPIN_NS; true when that ended. */
+static bool spin_while(_Atomic uint64_t *v, uint64_t x, bool eq)
+{
+	uint64_t t0 = 0;
+	for (unsigned i = 1;; i++) {
+		if ((atomic_load_explicit(v, memory_order_acquire) == x) != eq)
+			return true;
+		if (i > 64)          /* the CPU may be oversubscribed: let others run */
+			sched_yield();
+		if (i % 64 == 0) {   /* the clock is read rarely: ~20 ns a read */
+			uint64_t t = now_ns();
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > POOL_SPIN_NS)
+				return false;
+		}
+	}
+}
 
 static void *pool_main(void *arg)
 {
@@ -17,22 +55,28 @@ static void *pool_main(void *arg)
 	free(arg);
 	CpuPool *p = a.p;
 	uint64_t seen = 0;
-	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (p->gen == seen && !p->quit)
-			pthread_cond_wait(&p->start, &p->mu);
-		if (p->quit)
-			break;
-		seen = p->gen;
+		if (!spin_while(&p->gen, seen, true)) {
+			pthread_mutex_lock(&p->mu);
+			while (atomic_load(&p->gen) == seen && !p->quit)
+				pthread_cond_wait(&p->start, &p->mu);
+			pthread_mutex_unlock(&p->mu);
+		}
+		pthread_mutex_lock(&p->mu);   /* fn/ctx/quit are published under mu */
+		bool quit = p->quit;
 		CpuJobFn fn = p->fn;
 		void *ctx = p->ctx;
+		seen = atomic_load(&p->gen);
 		pthread_mutex_unlock(&p->mu);
+		if (quit)
+			break;
 		fn(ctx, a.id);
-		pthread_mutex_lock(&p->mu);
-		if (--p->running == 0)
+		if (atomic_fetch_sub(&p->running, 1) == 1) {
+			pthread_mutex_lock(&p->mu);   /* the caller may sleep on done */
 			pthread_cond_signal(&p->done);
+			pthread_mutex_unlock(&p->mu);
+		}
 	}
-	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
@@ -71,21 +115,24 @@ void cpu_pool_run(CpuPool *p, CpuJobFn fn, void *ctx)
 		pool_start(p);
 	p->fn = fn;
 	p->ctx = ctx;
-	p->running = p->n - 1;
-	p->gen++;
+	atomic_store(&p->running, (uint64_t)(p->n - 1));
+	atomic_fetch_add(&p->gen, 1);
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 	fn(ctx, 0);
-	pthread_mutex_lock(&p->mu);
-	while (p->running > 0)
-		pthread_cond_wait(&p->done, &p->mu);
-	pthread_mutex_unlock(&p->mu);
+	if (!spin_while(&p->running, 0, false)) {
+		pthread_mutex_lock(&p->mu);
+		while (atomic_load(&p->running) > 0)
+			pthread_cond_wait(&p->done, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+	}
 }
 
 void cpu_pool_fini(CpuPool *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->quit = true;
+	atomic_fetch_add(&p->gen, 1);
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 	for (int i = 1; p->started && i < p->n; i++)
