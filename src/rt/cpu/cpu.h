@@ -17,6 +17,7 @@ typedef struct CpuPool {
 	pthread_mutex_t mu;
 	pthread_cond_t start, done;
 	int n;                      /* workers, the caller included */
+	uint64_t spin_ns;           /* spin before sleeping ($CMETAL_CPU_SPIN_US) */
 	pthread_t *threads;         /* n - 1, started on first use */
 	bool started, quit;
 	_Atomic uint64_t gen;       /* job generation (and quit) */
@@ -45,6 +46,7 @@ enum { FIB_READY, FIB_BARRIER, FIB_DONE };
 typedef struct CpuFiber {
 	jmp_buf jb;                 /* where the fiber is parked */
 	bool started;               /* has run fiber_main on its stack */
+	ucontext_t *uc;             /* ASan builds only: they swapcontext */
 	unsigned char *map;         /* mmap'd: guard page + stack */
 	size_t map_size;
 	int state;
@@ -63,6 +65,7 @@ typedef struct CpuWorker {
 	CpuFiber *fibers;           /* stacks cached across launches */
 	uint32_t nfibers;
 	jmp_buf sched_jb;           /* the group scheduler, while a fiber runs */
+	ucontext_t sched_uc;        /* the same in ASan builds */
 	uint32_t cur;               /* running fiber */
 	bool in_fibers;
 	unsigned char *slm, *globals;

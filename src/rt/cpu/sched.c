@@ -99,18 +99,61 @@ static void svc_print(CmkThread *t, const char *text, uint32_t len)
 	vec_push(&w->prints, p);
 }
 
+/* The two switches, scheduler -> fiber (starting it the first time) and
+ * fiber -> scheduler.  Plain _setjmp/_longjmp: swapcontext saves and
+ * restores the signal mask, a system call on every switch, and was most of
+ * a barrier's cost.  A fiber is entered with a ucontext once, its first
+ * time (start_fiber), then only jumped to.  ASan cannot follow a _longjmp
+ * between stacks it has been told about (its no-return handler looks at the
+ * wrong stack), so ASan builds switch with swapcontext throughout. */
+static void start_fiber(CpuFiber *f);
+static void fiber_main(void);
+#ifdef RT_ASAN
+static void jump_to_fiber(CpuWorker *w, CpuFiber *f)
+{
+	if (!f->started) {
+		long page = sysconf(_SC_PAGESIZE);
+		f->started = true;
+		getcontext(f->uc);
+		f->uc->uc_stack.ss_sp = f->map + page;
+		f->uc->uc_stack.ss_size = f->map_size - (size_t)page;
+		f->uc->uc_link = NULL;
+		makecontext(f->uc, fiber_main, 0);
+	}
+	swapcontext(&w->sched_uc, f->uc);
+}
+
+static void jump_to_sched(CpuWorker *w, CpuFiber *f)
+{
+	swapcontext(f->uc, &w->sched_uc);
+}
+#else
+static void jump_to_fiber(CpuWorker *w, CpuFiber *f)
+{
+	if (!_setjmp(w->sched_jb)) {
+		if (f->started)
+			_longjmp(f->jb, 1);
+		f->started = true;
+		start_fiber(f);
+	}
+}
+
+static void jump_to_sched(CpuWorker *w, CpuFiber *f)
+{
+	if (!_setjmp(f->jb))
+		_longjmp(w->sched_jb, 1);
+}
+#endif
+
 /* Switches from fiber i back to the group scheduler; returns when the
- * scheduler resumes the fiber.  A plain _setjmp/_longjmp pair: swapcontext
- * saves and restores the signal mask, a system call on every switch, and
- * was most of a barrier's cost. */
+ * scheduler resumes the fiber. */
 static void fiber_yield(CpuWorker *w, uint32_t i)
 {
 #ifdef RT_ASAN
 	void *fake = NULL;
 	__sanitizer_start_switch_fiber(&fake, w->sched_stack, w->sched_stack_size);
 #endif
-	if (!_setjmp(w->fibers[i].jb))
-		_longjmp(w->sched_jb, 1);
+	jump_to_sched(w, &w->fibers[i]);
 #ifdef RT_ASAN
 	/* the scheduler may now run on another OS thread (worker 0 is the
 	 * launching thread): take its stack afresh */
@@ -220,6 +263,14 @@ static bool ensure_fibers(CpuWorker *w, uint32_t n)
 			return false;
 		mprotect(m, (size_t)page, PROT_NONE);   /* guard page below the stack */
 		f[i] = (CpuFiber){.map = m, .map_size = sz};
+#ifdef RT_ASAN
+		/* its own allocation: this array moves, and a ucontext_t points
+		 * into itself */
+		if (!(f[i].uc = calloc(1, sizeof *f[i].uc))) {
+			munmap(m, sz);
+			return false;
+		}
+#endif
 		w->nfibers = i + 1;
 	}
 	return true;
@@ -227,8 +278,10 @@ static bool ensure_fibers(CpuWorker *w, uint32_t n)
 
 void cpu_worker_free(CpuWorker *w)
 {
-	for (uint32_t i = 0; i < w->nfibers; i++)
+	for (uint32_t i = 0; i < w->nfibers; i++) {
 		munmap(w->fibers[i].map, w->fibers[i].map_size);
+		free(w->fibers[i].uc);
+	}
 	free(w->fibers);
 	free(w->slm);
 	free(w->globals);
@@ -298,7 +351,7 @@ static void fiber_main(void)
 
 /* The first switch into a fiber: a ucontext on its stack, entered once;
  * control comes back through w->sched_jb, never through this frame. */
-static void start_fiber(CpuFiber *f)
+static __attribute__((unused)) void start_fiber(CpuFiber *f)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	ucontext_t from, to;
@@ -320,12 +373,7 @@ static void switch_to_fiber(CpuWorker *w, uint32_t i)
 	void *fake = NULL;
 	__sanitizer_start_switch_fiber(&fake, f->map + page, f->map_size - (size_t)page);
 #endif
-	if (!_setjmp(w->sched_jb)) {
-		if (f->started)
-			_longjmp(f->jb, 1);
-		f->started = true;
-		start_fiber(f);
-	}
+	jump_to_fiber(w, f);
 #ifdef RT_ASAN
 	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
