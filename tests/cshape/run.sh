@@ -1,7 +1,8 @@
 #!/bin/sh
 # The shape of the C that the CPU device builds for every bench kernel
 # (bench/cm), against table.txt: per kernel function, the lines of C, the
-# `for` loops and the `if` statements.  A count more than 10% (and more than
+# `for` loops and the `if` statements; and that argument surfaces are
+# looked up once per thread, not at every access.  A count more than 10% (and more than
 # 2) away from the table fails, so a change that unrolls what was a loop,
 # adds per-element branches or copies shows up (with first-build time: see
 # docs/runtime.md).  Re-record after a deliberate change:
@@ -35,6 +36,10 @@ variants | while read -r v f opts; do
 		echo "FAIL $v"; sed 's/^/  /' "$tmp/err"; continue
 	fi
 	shape "$v" "$tmp/$v.c"
+	# every surface of a bench kernel is an argument, looked up once at the
+	# kernel's entry (CmkMem sN); a lookup per access reloads the table
+	n=$(grep -c 'CmkMem m = cmk_surf(' "$tmp/$v.c")
+	[ "$n" -eq 0 ] || echo "FAIL $v:surfaces $n surface lookups per access (want 0)"
 done >"$tmp/now"
 if [ -n "$UPDATE" ]; then
 	{ sed -n '/^#/p' tests/cshape/table.txt; cat "$tmp/now"; } >"$tmp/new"

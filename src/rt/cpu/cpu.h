@@ -3,6 +3,8 @@
 #ifndef CMETAL_RT_CPU_H
 #define CMETAL_RT_CPU_H
 
+#include <setjmp.h>
+#include <stdatomic.h>
 #include <ucontext.h>
 
 #include "rt/rt.h"
@@ -15,10 +17,11 @@ typedef struct CpuPool {
 	pthread_mutex_t mu;
 	pthread_cond_t start, done;
 	int n;                      /* workers, the caller included */
+	uint64_t spin_ns;           /* spin before sleeping ($CMETAL_CPU_SPIN_US) */
 	pthread_t *threads;         /* n - 1, started on first use */
 	bool started, quit;
-	uint64_t gen;               /* job generation */
-	int running;                /* pool threads still in the job */
+	_Atomic uint64_t gen;       /* job generation (and quit) */
+	_Atomic uint64_t running;   /* pool threads still in the job */
 	CpuJobFn fn;
 	void *ctx;
 } CpuPool;
@@ -41,7 +44,9 @@ typedef struct CpuThread {
 
 enum { FIB_READY, FIB_BARRIER, FIB_DONE };
 typedef struct CpuFiber {
-	ucontext_t ctx;
+	jmp_buf jb;                 /* where the fiber is parked */
+	bool started;               /* has run fiber_main on its stack */
+	ucontext_t *uc;             /* ASan builds only: they swapcontext */
 	unsigned char *map;         /* mmap'd: guard page + stack */
 	size_t map_size;
 	int state;
@@ -59,7 +64,8 @@ typedef struct CpuWorker {
 	int id;
 	CpuFiber *fibers;           /* stacks cached across launches */
 	uint32_t nfibers;
-	ucontext_t sched;           /* the group scheduler's context */
+	jmp_buf sched_jb;           /* the group scheduler, while a fiber runs */
+	ucontext_t sched_uc;        /* the same in ASan builds */
 	uint32_t cur;               /* running fiber */
 	bool in_fibers;
 	unsigned char *slm, *globals;

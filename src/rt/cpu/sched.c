@@ -4,8 +4,9 @@
  * walker).  Pool workers take chunks of items from an atomic counter.  A
  * group of one thread, or of several threads of a kernel without barriers,
  * runs its threads one after another on the worker's stack.  A group whose
- * kernel uses barriers runs its threads as fibers (ucontext, 256 KB mmap'd
- * stacks with a guard page, cached per worker): cm_barrier parks the fiber
+ * kernel uses barriers runs its threads as fibers (256 KB mmap'd stacks
+ * with a guard page, cached per worker and started once with a ucontext,
+ * then switched with _setjmp/_longjmp): cm_barrier parks the fiber
  * and switches back to the group's scheduler, which resumes all parked
  * fibers once every live fiber has arrived.
  *
@@ -18,6 +19,9 @@
  * printf text is recorded per worker with its thread id and merged in
  * linear thread id order after the launch; the fault kept is the one of
  * the lowest thread id. */
+/* Fibers switch with _longjmp to another stack, which the fortified
+ * __longjmp_chk takes for a corrupted stack and aborts. */
+#undef _FORTIFY_SOURCE
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -50,7 +54,10 @@ typedef struct CpuRun {
 	uint64_t nitems;            /* groups, or walker threads */
 	uint32_t T;                 /* threads per group */
 	uint32_t chunk;
-	_Atomic uint64_t next;
+	/* on a cache line of its own: every worker's fetch_add would otherwise
+	 * evict the fields above, which every item reads */
+	_Alignas(64) _Atomic uint64_t next;
+	char next_pad[64 - sizeof(uint64_t)];
 	uint32_t *order;            /* walker with dependencies: item -> thread */
 	_Atomic unsigned char *done;/* walker: signaled or finished */
 	bool fibers;
@@ -92,16 +99,65 @@ static void svc_print(CmkThread *t, const char *text, uint32_t len)
 	vec_push(&w->prints, p);
 }
 
-/* Switches from the running fiber back to the group scheduler. */
-static void fiber_yield(CpuWorker *w, CpuFiber *f)
+/* The two switches, scheduler -> fiber (starting it the first time) and
+ * fiber -> scheduler.  Plain _setjmp/_longjmp: swapcontext saves and
+ * restores the signal mask, a system call on every switch, and was most of
+ * a barrier's cost.  A fiber is entered with a ucontext once, its first
+ * time (start_fiber), then only jumped to.  ASan cannot follow a _longjmp
+ * between stacks it has been told about (its no-return handler looks at the
+ * wrong stack), so ASan builds switch with swapcontext throughout. */
+static void start_fiber(CpuFiber *f);
+static void fiber_main(void);
+#ifdef RT_ASAN
+static void jump_to_fiber(CpuWorker *w, CpuFiber *f)
+{
+	if (!f->started) {
+		long page = sysconf(_SC_PAGESIZE);
+		f->started = true;
+		getcontext(f->uc);
+		f->uc->uc_stack.ss_sp = f->map + page;
+		f->uc->uc_stack.ss_size = f->map_size - (size_t)page;
+		f->uc->uc_link = NULL;
+		makecontext(f->uc, fiber_main, 0);
+	}
+	swapcontext(&w->sched_uc, f->uc);
+}
+
+static void jump_to_sched(CpuWorker *w, CpuFiber *f)
+{
+	swapcontext(f->uc, &w->sched_uc);
+}
+#else
+static void jump_to_fiber(CpuWorker *w, CpuFiber *f)
+{
+	if (!_setjmp(w->sched_jb)) {
+		if (f->started)
+			_longjmp(f->jb, 1);
+		f->started = true;
+		start_fiber(f);
+	}
+}
+
+static void jump_to_sched(CpuWorker *w, CpuFiber *f)
+{
+	if (!_setjmp(f->jb))
+		_longjmp(w->sched_jb, 1);
+}
+#endif
+
+/* Switches from fiber i back to the group scheduler; returns when the
+ * scheduler resumes the fiber. */
+static void fiber_yield(CpuWorker *w, uint32_t i)
 {
 #ifdef RT_ASAN
 	void *fake = NULL;
 	__sanitizer_start_switch_fiber(&fake, w->sched_stack, w->sched_stack_size);
-	swapcontext(&f->ctx, &w->sched);
-	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
-#else
-	swapcontext(&f->ctx, &w->sched);
+#endif
+	jump_to_sched(w, &w->fibers[i]);
+#ifdef RT_ASAN
+	/* the scheduler may now run on another OS thread (worker 0 is the
+	 * launching thread): take its stack afresh */
+	__sanitizer_finish_switch_fiber(fake, &w->sched_stack, &w->sched_stack_size);
 #endif
 }
 
@@ -115,9 +171,8 @@ static void svc_barrier(CmkThread *t)
 			             "says it uses no barrier (uses_barrier = 0)");
 		return;
 	}
-	CpuFiber *f = &w->fibers[ct->fiber];
-	f->state = FIB_BARRIER;
-	fiber_yield(w, f);
+	w->fibers[ct->fiber].state = FIB_BARRIER;
+	fiber_yield(w, ct->fiber);
 }
 
 /* Walker dependencies of a pattern, in cm_wait mask-bit order. */
@@ -208,6 +263,14 @@ static bool ensure_fibers(CpuWorker *w, uint32_t n)
 			return false;
 		mprotect(m, (size_t)page, PROT_NONE);   /* guard page below the stack */
 		f[i] = (CpuFiber){.map = m, .map_size = sz};
+#ifdef RT_ASAN
+		/* its own allocation: this array moves, and a ucontext_t points
+		 * into itself */
+		if (!(f[i].uc = calloc(1, sizeof *f[i].uc))) {
+			munmap(m, sz);
+			return false;
+		}
+#endif
 		w->nfibers = i + 1;
 	}
 	return true;
@@ -215,8 +278,10 @@ static bool ensure_fibers(CpuWorker *w, uint32_t n)
 
 void cpu_worker_free(CpuWorker *w)
 {
-	for (uint32_t i = 0; i < w->nfibers; i++)
+	for (uint32_t i = 0; i < w->nfibers; i++) {
 		munmap(w->fibers[i].map, w->fibers[i].map_size);
+		free(w->fibers[i].uc);
+	}
 	free(w->fibers);
 	free(w->slm);
 	free(w->globals);
@@ -264,34 +329,53 @@ static void set_ids(CpuRun *r, CpuThread *ct, uint64_t gi, uint32_t lt)
 	ct->tid = gi * r->T + lt;
 }
 
+/* The body of every fiber, for ever: run the CM thread set up in its
+ * CpuFiber, mark it done, switch back, and run the next one when resumed.
+ * The worker is read from TLS once, at the start: a later group may resume
+ * the fiber on another OS thread.  The fiber is found by index each time,
+ * as ensure_fibers may move the array between launches. */
 static void fiber_main(void)
 {
 	CpuWorker *w = tls_worker;
+	uint32_t i = w->cur;
 #ifdef RT_ASAN
 	__sanitizer_finish_switch_fiber(NULL, &w->sched_stack, &w->sched_stack_size);
 #endif
-	CpuFiber *f = &w->fibers[w->cur];
-	f->th.run->ki->entry(&f->th.t);
-	f->state = FIB_DONE;
-#ifdef RT_ASAN
-	__sanitizer_start_switch_fiber(NULL, w->sched_stack, w->sched_stack_size);
-#endif
-	/* returning resumes uc_link, the scheduler */
+	for (;;) {
+		CpuThread *th = &w->fibers[i].th;
+		th->run->ki->entry(&th->t);
+		w->fibers[i].state = FIB_DONE;
+		fiber_yield(w, i);
+	}
+}
+
+/* The first switch into a fiber: a ucontext on its stack, entered once;
+ * control comes back through w->sched_jb, never through this frame. */
+static __attribute__((unused)) void start_fiber(CpuFiber *f)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	ucontext_t from, to;
+	getcontext(&to);
+	to.uc_stack.ss_sp = f->map + page;
+	to.uc_stack.ss_size = f->map_size - (size_t)page;
+	to.uc_link = NULL;
+	makecontext(&to, fiber_main, 0);
+	swapcontext(&from, &to);
+	abort();   /* fiber_main never returns */
 }
 
 static void switch_to_fiber(CpuWorker *w, uint32_t i)
 {
 	CpuFiber *f = &w->fibers[i];
-	long page = sysconf(_SC_PAGESIZE);
 	w->cur = i;
 #ifdef RT_ASAN
+	long page = sysconf(_SC_PAGESIZE);
 	void *fake = NULL;
 	__sanitizer_start_switch_fiber(&fake, f->map + page, f->map_size - (size_t)page);
-	swapcontext(&w->sched, &f->ctx);
+#endif
+	jump_to_fiber(w, f);
+#ifdef RT_ASAN
 	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
-#else
-	(void)page;
-	swapcontext(&w->sched, &f->ctx);
 #endif
 }
 
@@ -300,7 +384,6 @@ static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 {
 	uint32_t T = r->T;
 	size_t gsz = r->ki->globals_size;
-	long page = sysconf(_SC_PAGESIZE);
 	for (uint32_t i = 0; i < T; i++) {
 		CpuFiber *f = &w->fibers[i];
 		init_thread(r, w, &f->th);
@@ -308,11 +391,6 @@ static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 		f->th.fiber = i;
 		f->th.t.globals = gsz ? w->globals + i * gsz : NULL;
 		f->state = FIB_READY;
-		getcontext(&f->ctx);
-		f->ctx.uc_stack.ss_sp = f->map + page;
-		f->ctx.uc_stack.ss_size = f->map_size - (size_t)page;
-		f->ctx.uc_link = &w->sched;
-		makecontext(&f->ctx, fiber_main, 0);
 	}
 	w->in_fibers = true;
 	for (;;) {
@@ -390,8 +468,6 @@ static void worker_job(void *ctx, int id)
 	CpuRun *r = ctx;
 	CpuWorker *w = &r->workers[id];
 	tls_worker = w;
-	w->prints.len = 0;
-	w->text.len = 0;
 	size_t gcount = r->fibers ? r->T : 1;
 	bool ok = (!r->ki->slm_size || grow(&w->slm, &w->slm_cap, r->ki->slm_size)) &&
 	          (!r->ki->globals_size ||
@@ -490,7 +566,14 @@ cm_status cpu_run(cmetal_device *dev, RtLaunch *l)
 	}
 	uint64_t per = r.nitems / ((uint64_t)c->pool.n * 8);
 	r.chunk = deps || per < 1 ? 1 : per > 256 ? 256 : (uint32_t)per;
-	cpu_pool_run(&c->pool, worker_job, &r);
+	for (int i = 0; i < c->pool.n; i++) {
+		c->workers[i].prints.len = 0;
+		c->workers[i].text.len = 0;
+	}
+	if (r.nitems == 1)   /* waking the pool would cost more than the launch */
+		worker_job(&r, 0);
+	else
+		cpu_pool_run(&c->pool, worker_job, &r);
 	collect_printf(&r, c->pool.n);
 	free(r.order);
 	free((void *)r.done);

@@ -41,6 +41,10 @@ void c_val(CGen *g, const Inst *v, const char *k);
  * `to`, with CM's conversion rules (ir.h, Oconv). */
 void c_conv(CGen *g, Elem from, Elem to, bool sat, const char *x);
 
+/* True when v is a kernel argument of surface kind defined in the entry
+ * block: emit_arg gives it s<id>, its CmkMem, looked up once. */
+bool c_surface_arg(CGen *g, const Inst *v);
+
 /* storage.c — by value id, the id of the C variable that holds it (wrregion
  * chains and phi webs share one variable where their lives allow). */
 uint32_t *c_assign_storage(Func *f);

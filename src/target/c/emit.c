@@ -199,6 +199,15 @@ static void emit_const(CGen *g, const Inst *i)
 	}
 }
 
+bool c_surface_arg(CGen *g, const Inst *v)
+{
+	return v->op == Oarg && v->block == g->f->blocks[0] && v->imm >= 0 &&
+	       (uint64_t)v->imm < g->f->nparams && g->f->params[v->imm].kind == CMK_ARG_SURFACE;
+}
+
+/* A surface argument also gets s<id>, its memory, for every access
+ * (mem.c).  Only in the entry block: it is emitted first and dominates
+ * every use, so s<id> is declared and set before any of them. */
 static void emit_arg(CGen *g, const Inst *i)
 {
 	buf_puts(g->out, "\tmemcpy(&");
@@ -206,6 +215,11 @@ static void emit_arg(CGen *g, const Inst *i)
 	buf_printf(g->out, ", t->args[%lld], sizeof(", (long long)i->imm);
 	c_name(g, i);
 	buf_puts(g->out, "));\n");
+	if (c_surface_arg(g, i)) {
+		buf_printf(g->out, "\tCmkMem s%u = cmk_surf(t, (uint64_t)", i->id);
+		c_name(g, i);
+		buf_printf(g->out, "); (void)s%u;\n", i->id);
+	}
 }
 
 /* ---- kernels ------------------------------------------------------------- */

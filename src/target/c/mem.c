@@ -14,9 +14,17 @@
 
 #define STR(...) arena_printf(g->f->mod->arena, __VA_ARGS__)
 
+/* Opens the block of one access with m, its memory.  A surface that is a
+ * kernel argument was looked up once, at the argument (c_surface_arg):
+ * looking it up at every access reloads t->surfaces, as every store
+ * through m may alias the table, and keeps a branch in each loop. */
 static void mem_base(CGen *g, const Inst *i, const Inst *base)
 {
 	static const char *const fn[] = {"", "cmk_surf(t, ", "cmk_svm(", "cmk_slm(t, "};
+	if (i->space == SP_SURF && c_surface_arg(g, base)) {
+		buf_printf(g->out, "\t{\n\t\tCmkMem m = s%u;\n", base->id);
+		return;
+	}
 	buf_printf(g->out, "\t{\n\t\tCmkMem m = %s(uint64_t)", fn[i->space]);
 	c_name(g, base);
 	buf_puts(g->out, ");\n");
