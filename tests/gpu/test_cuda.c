@@ -50,7 +50,9 @@ static void gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
 		cmetal_occupancy oc;
 		int n = -1;
 		MUST(cmetal_kernel_occupancy(k, g, &oc));
-		fn(&n, ck->fn, (int)(32 * g), (size_t)ck->scratch * g);
+		/* a group of g CM threads is a CTA of g * lanes threads
+		 * (narrow threads are packed into warps) */
+		fn(&n, ck->fn, (int)((ck->lanes ? ck->lanes : 32) * g), (size_t)ck->scratch * g);
 		ok = n == (int)oc.ctas_per_sm;
 		snprintf(why, sizeof why, "group %u: driver %d CTAs per SM, cmetal %u (%s, %d registers)",
 		         g, n, oc.ctas_per_sm, oc.limiter, oc.registers);
