@@ -141,7 +141,12 @@ static void run(Radix *r, const BenchCase *c, const char *device)
 void cm_bench_radix(cmetal_device *dev, const BenchCase *c, const char *device)
 {
 	Radix r = { .dev = dev, .n = (size_t)1 << c->p[0] };
-	cmetal_program *p = cmb_build(dev, "radix", NULL);
+	cmetal_program *p;
+	if (r.n >= (size_t)1 << 28) {	/* counts are 28-bit fields of the flag words */
+		cmb_fail(c, device, "cm-radix sorts fewer than 2^28 keys");
+		return;
+	}
+	p = cmb_build(dev, "radix", NULL);
 	r.in = xmalloc(tiles_of(r.n) * TILE * 4);
 	memset(r.in, 0, tiles_of(r.n) * TILE * 4);
 	gen_u32(r.in, r.n, SEED_SORT);
