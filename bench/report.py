@@ -114,6 +114,8 @@ SIMT_MARGIN = {"linear": 2.0, "bitonic": 1.6, "histogram": 1.5, "kmeans": 1.3,
 VENDOR = {"linear": ["npp"], "bitonic": ["cub-radix", "cub-merge"],
           "histogram": ["cub"], "spmv": ["cusparse"], "sgemm": ["cublas"],
           "dgemm": ["cublas"], "scan-i32": ["cub"], "scan-f32": ["cub"]}
+# CM variants with a target of their own: the radix sort against CUB's.
+VARIANT_VENDOR = {("bitonic", "cm-radix"): ["cub-radix"]}
 MEMORY_BOUND = ("linear", "histogram", "spmv", "transpose", "scan-i32", "scan-f32")
 
 
@@ -124,6 +126,16 @@ def target_rows(rows, refs):
         by.setdefault((r["workload"], r["size"], r["device"]), {})[r["impl"]] = r
     out = []
     for (w, size, dev), impls in sorted(by.items(), key=lambda k: (workload_key(k[0][0]), k[0][1:])):
+        for (vw, vi), vendors in VARIANT_VENDOR.items():
+            v = impls.get(vi)
+            if vw != w or not v or v["checked"] != "yes" or v["time_ms"] <= 0:
+                continue
+            for x in vendors if dev.startswith("gpu:") else []:
+                o = impls.get(x)
+                if o and o["checked"] in ("yes", "ref"):
+                    rv = o["time_ms"] / v["time_ms"]
+                    out.append((w, size, dev, "%s within 20%% of %s (0.80x)" % (vi, x),
+                                "%.2fx" % rv, rv >= 0.8))
         cm = impls.get("cm")
         if not cm or cm["checked"] != "yes" or cm["time_ms"] <= 0:
             continue
@@ -237,12 +249,13 @@ FAMILIES = [("linear", ["linear"]), ("bitonic", ["bitonic"]),
 # One colour per implementation, the same in every panel: CM in blues, the
 # SIMT ports in oranges, plain C in grey, each vendor library its own hue.
 COLOURS = {"cm": "#1f5fbf", "cm-paper": "#7fb0f0", "cm-canonical": "#a9c8ee",
+           "cm-radix": "#0b3a7e",
            "cuda-simt": "#f07f0e", "ocl-simt": "#f5b46a", "c": "#8c8c8c",
            "npp": "#2ca02c", "cub": "#d62728", "cub-radix": "#c51b7d",
            "cub-merge": "#9467bd", "cusparse": "#8c564b", "cublas": "#17a2b8",
            "cublas-geam": "#b5b520"}
 SPARE = ["#e377c2", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd"]
-IMPL_ORDER = ["cm", "cm-paper", "cm-canonical", "cuda-simt", "ocl-simt", "c"]
+IMPL_ORDER = ["cm", "cm-paper", "cm-canonical", "cm-radix", "cuda-simt", "ocl-simt", "c"]
 BAR_PX, GAP_PX = 19, 12       # one bar's height, the space between cases
 CHAR_PX = 6.6                 # a bar label's character (sans 10)
 TIC_CHAR_PX = 7.2             # a case label's character (sans 11)

@@ -39,7 +39,7 @@ variant() {
 # the variants, two at a time (CI machines have 2 cores)
 b=$here/bench/cm
 variants() {
-	for f in bitonic gemm hgemm histogram linear spmv transpose; do
+	for f in bitonic gemm hgemm histogram linear radix spmv transpose; do
 		echo "$f $f.cm"
 	done
 	echo "spmv_s4 spmv.cm -DSEG=4 -DWIDTH=64"

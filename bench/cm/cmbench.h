@@ -13,6 +13,8 @@
 /* The hooks, one per W.c (sgemm/dgemm share gemm.c, the scans scan.c). */
 void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device);
 void cm_bench_bitonic(cmetal_device *dev, const BenchCase *c, const char *device);
+/* radix.c: the cm-radix row of workload bitonic */
+void cm_bench_radix(cmetal_device *dev, const BenchCase *c, const char *device);
 void cm_bench_histogram(cmetal_device *dev, const BenchCase *c, const char *device);
 void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device);
 void cm_bench_spmv(cmetal_device *dev, const BenchCase *c, const char *device);

@@ -16,6 +16,7 @@ static const struct {
 } hooks[] = {
 	{ "linear", cm_bench_linear },
 	{ "bitonic", cm_bench_bitonic },
+	{ "bitonic", cm_bench_radix },	/* impl cm-radix */
 	{ "histogram", cm_bench_histogram },
 	{ "kmeans", cm_bench_kmeans },
 	{ "spmv", cm_bench_spmv },
