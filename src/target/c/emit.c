@@ -354,7 +354,7 @@ static bool emit_kernel(CGen *g, Func *f)
 	return ok;
 }
 
-static void emit_info(Buf *o, const Module *m)
+static void emit_info(Buf *o, const Module *m, bool checked)
 {
 	for (uint32_t k = 0; k < m->nfuncs; k++) {
 		const Func *f = m->funcs[k];
@@ -384,8 +384,8 @@ static void emit_info(Buf *o, const Module *m)
 			buf_printf(o, "cmk_args_%s", f->name);
 		else
 			buf_puts(o, "0");
-		buf_printf(o, ", %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
-		           f->uses_barrier, f->uses_wait, f->simd_width);
+		buf_printf(o, ", %u, %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
+		           f->uses_barrier, f->uses_wait, f->simd_width, checked ? 1 : 0);
 	}
 	if (!m->nfuncs)
 		buf_puts(o, "\t{0}\n");
@@ -420,7 +420,7 @@ static bool emit_c(Module *m, const EmitOptions *o, Buf *out)
 		ok = emit_kernel(&g, m->funcs[k]);
 	}
 	if (ok)
-		emit_info(out, m);
+		emit_info(out, m, o->bounds_check);
 	return ok;
 }
 
