@@ -9,6 +9,9 @@ const char c_prelude_text[] =
 "#include <stdio.h>\n"
 "#include <string.h>\n"
 "#define CMK_INL static inline __attribute__((unused))\n"
+/* kernel entries: not static, so a program may be compiled as one
+ * translation unit per kernel (see C_UNIT_MARK) and linked */
+"#define CMK_KERNEL __attribute__((visibility(\"hidden\")))\n"
 /* chk: an SVM space of a checking build, whose accesses must fall inside
  * one of chk->svm (p = 0, absolute addresses) */
 "typedef struct { unsigned char *p; uint64_t size; const CmkThread *chk; } CmkMem;\n"
