@@ -29,18 +29,28 @@ static const char *const ctypes[E_COUNT_] = {
  * with thousands of short loops over the same arrays (VRP, jump threading,
  * PRE); -O1 with the vectorizer builds them in a fifth of the CPU time and
  * runs them as fast (the work is in those loops, which still vectorize).
- * Shorter C keeps -O2. */
+ * Shorter C keeps -O2.  Since a program of several kernels builds as one
+ * unit per core (c_split_units), one kernel of more than C_LONG_KERNEL
+ * lines (tests/exec/occupancy.cm's register-hungry one: 3,000 lines, 3.1 s
+ * at -O2, 1.1 s at -O1) is what the first build waits for: it goes to -O1
+ * too. */
 #define C_LONG_LINES 4000
+#define C_LONG_KERNEL 3000
+
+static size_t count_lines(const char *c, size_t len);
+static int find_marks(const char *c, size_t len, size_t *at, int cap);
 
 const char *c_cc_opt_flags(const char *c, size_t len)
 {
-	size_t lines = 0;
-	for (const char *p = c, *end = c + len; p && p < end; p++)
-		if ((p = memchr(p, '\n', (size_t)(end - p))))
-			lines++;
-		else
-			break;
-	return lines > C_LONG_LINES ? "-O1 -ftree-vectorize" : "-O2";
+	enum { MAXK = 256 };
+	size_t at[MAXK + 1], longest = 0;
+	int nm = find_marks(c, len, at, MAXK + 1);
+	for (int k = 0; k + 1 < nm; k++) {
+		size_t n = count_lines(c + at[k], at[k + 1] - at[k]);
+		longest = n > longest ? n : longest;
+	}
+	bool slow = count_lines(c, len) > C_LONG_LINES || longest > C_LONG_KERNEL;
+	return slow ? "-O1 -ftree-vectorize" : "-O2";
 }
 
 /* C shorter than this builds fast enough in one unit (a second cc and the
