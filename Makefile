@@ -132,12 +132,16 @@ install: all
 .PHONY: all test test-asan clean install
 -include $(LIB_OBJ:.o=.d) $(TOOL_OBJ:.o=.d)
 
-# Front-end fuzzing (see docs/testing.md).
+# Fuzzing (see docs/testing.md): fuzz_front (the front end) and fuzz_all
+# (the whole compiler down to C and PTX text).
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
 FUZZ_OBJ = $(patsubst %.c,build-fuzz/%.o,$(UTIL_SRC) $(FRONT_SRC)) build-fuzz/gen/cm_headers.o
+FUZZ_ALL_OBJ = $(FUZZ_OBJ) $(patsubst %.c,build-fuzz/%.o,$(IR_SRC) $(OPT_SRC) $(TARGET_SRC)) \
+               build-fuzz/gen/cmk_abi.o
 fuzz:
-	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJ)
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_ALL_OBJ)
 	clang -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc tests/fuzz/fuzz_front.c $(FUZZ_OBJ) -lpthread -ldl -lm -o build-fuzz/fuzz_front
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -Iinclude -Isrc tests/fuzz/fuzz_all.c $(FUZZ_ALL_OBJ) -lpthread -ldl -lm -o build-fuzz/fuzz_all
 
 # Compile-speed benchmark: checks a generated 5,000-line CM file.
 bench-compile: all

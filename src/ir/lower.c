@@ -979,15 +979,31 @@ static const char *kernel_name(L *l, Node *fn)
 /* File-scope const vectors and matrices with an initializer get their
  * value at kernel entry, which dominates every use (a binding made at the
  * first use could sit in a branch). */
+static Node *const_global_init(Node *d)
+{
+	Sym *s = d->kind == ND_VAR_DECL ? d->sym : NULL;
+	Node *init = s ? (d->init ? d->init : d->args.len ? d->args.data[0] : NULL) : NULL;
+	if (!init || s->kind != SYM_GLOBAL || !ty_is_vm(s->ty) || !s->ty->is_const ||
+	    init->kind == ND_INIT_LIST)
+		return NULL;
+	return init;
+}
+
+/* The unit's declarations that init_const_globals binds, listed once (a
+ * walk over every declaration per kernel was quadratic in big units). */
+static void find_const_globals(L *l)
+{
+	l->cglobals = NEWN(l->a, Node *, l->unit->args.len + 1);
+	for (int i = 0; i < l->unit->args.len; i++)
+		if (const_global_init(l->unit->args.data[i]))
+			l->cglobals[l->ncglobals++] = l->unit->args.data[i];
+}
+
 static void init_const_globals(L *l)
 {
-	for (int i = 0; i < l->unit->args.len; i++) {
-		Node *d = l->unit->args.data[i];
-		Sym *s = d->kind == ND_VAR_DECL ? d->sym : NULL;
-		Node *init = s ? (d->init ? d->init : d->args.len ? d->args.data[0] : NULL) : NULL;
-		if (!init || s->kind != SYM_GLOBAL || !ty_is_vm(s->ty) || !s->ty->is_const ||
-		    init->kind == ND_INIT_LIST)
-			continue;
+	for (int i = 0; i < l->ncglobals; i++) {
+		Node *d = l->cglobals[i], *init = const_global_init(d);
+		Sym *s = d->sym;
 		Binding *b = lw_bind(l, s);
 		Inst *x = lw_expr(l, init);
 		if (x && init->ty && init->ty->kind == TY_ARRAY)
@@ -1063,6 +1079,7 @@ Module *ir_lower(Arena *a, Node *unit, const IrLowerOptions *o)
 	static _Thread_local uint32_t gen;
 	l.gen = gen;
 	int errors = diag_state.errors;
+	find_const_globals(&l);
 	for (int i = 0; i < unit->args.len; i++) {
 		Node *n = unit->args.data[i];
 		if (n->kind == ND_FUNC && (n->dspec & DS_GENX_MAIN) && n->body)

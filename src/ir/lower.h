@@ -79,6 +79,9 @@ typedef struct L {
 	IrBuilder B;
 	uint32_t gen;
 	Node *unit;
+	Node **cglobals;       /* the unit's const vector/matrix globals with
+	                        * a value (init_const_globals), found once */
+	int ncglobals;
 	Jump *jump;
 	Frame *frame;
 	Inst *smask;          /* SIMD CF: the static execution mask, or NULL */

@@ -19,6 +19,8 @@ typedef struct {
 	const char *after;
 	const Func *f;
 	int errors;
+	uint32_t *pos;        /* f->nextid: an instruction's place in its block
+	                       * (check_ssa numbers each block it checks) */
 } V;
 
 static void bad(V *v, const Inst *i, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
@@ -242,13 +244,16 @@ static bool check_types(V *v, const Inst *i)
 }
 
 /* The definition of `def` is available at the end of block b, or before
- * instruction `at` in b when at is given. */
-static bool available(const Inst *def, const Block *b, const Inst *at)
+ * instruction `at` in b when at is given (b numbered in v->pos: a walk
+ * from def to at made long blocks quadratic). */
+static bool available(const V *v, const Inst *def, const Block *b, const Inst *at)
 {
 	if (def->block != b)
 		return ir_dominates(def->block, b);
 	if (!at)
 		return true;
+	if (def->id < v->f->nextid && at->id < v->f->nextid)
+		return v->pos[def->id] < v->pos[at->id];
 	for (const Inst *j = def->next; j; j = j->next)
 		if (j == at)
 			return true;
@@ -260,6 +265,10 @@ static void check_ssa(V *v, const Block *b)
 	if (b->rpo == UINT32_MAX)
 		return;   /* unreachable: anything goes */
 	bool phis = true;
+	uint32_t k = 0;
+	for (const Inst *i = b->first; i; i = i->next)
+		if (i->id < v->f->nextid)
+			v->pos[i->id] = k++;
 	for (const Inst *i = b->first; i; i = i->next) {
 		if (i->op != Ophi) {
 			phis = false;
@@ -275,18 +284,18 @@ static void check_ssa(V *v, const Block *b)
 				if (!pred)
 					bad(v, i, i->loc, "b%u is not a predecessor", i->phiblk[k]->id);
 				else if (i->phiblk[k]->rpo != UINT32_MAX &&
-				         !available(i->ops[k], i->phiblk[k], NULL))
+				         !available(v, i->ops[k], i->phiblk[k], NULL))
 					bad(v, i, i->loc, "%%%u does not reach the end of b%u",
 					    i->ops[k]->id, i->phiblk[k]->id);
 			}
 			continue;
 		}
 		for (uint32_t k = 0; k < i->nops; k++)
-			if (i->ops[k]->block && !available(i->ops[k], b, i))
+			if (i->ops[k]->block && !available(v, i->ops[k], b, i))
 				bad(v, i, i->loc, "%%%u is used where its definition does not dominate",
 				    i->ops[k]->id);
 	}
-	if (b->jmp.cond && b->jmp.cond->block && !available(b->jmp.cond, b, NULL))
+	if (b->jmp.cond && b->jmp.cond->block && !available(v, b->jmp.cond, b, NULL))
 		bad(v, NULL, b->jmp.loc, "b%u: branch condition %%%u does not dominate",
 		    b->id, b->jmp.cond->id);
 }
@@ -340,8 +349,11 @@ bool ir_verify(Module *m, const char *after)
 		if (v->errors != before)
 			continue;   /* dominance needs sound blocks */
 		ir_dominators(f);
+		v->pos = xcalloc(f->nextid ? f->nextid : 1, sizeof *v->pos);
 		for (uint32_t bi = 0; bi < f->nblocks; bi++)
 			check_ssa(v, f->blocks[bi]);
+		free(v->pos);
+		v->pos = NULL;
 	}
 	return v->errors == 0;
 }

@@ -510,21 +510,111 @@ static void disk_note(const char *so_path, const char *out, Buf *log)
 	free(dir);
 }
 
-/* Compiles c_path into so_path with the C compiler; log gets its output. */
-static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
+/* The C compiler's command line up to its inputs: flags for C of opt. */
+static void cc_words(Buf *cmd, const char *cc, const char *opt, const char *options)
+{
+	buf_printf(cmd, "%s %s -march=native %s -fPIC%s", cc, opt, fp_flag(options),
+	           wants_debug(options) ? " -g" : "");
+}
+
+/* ' base.uK.EXT', quoted for the shell. */
+static void put_unit(Buf *cmd, const char *base, int k, const char *ext)
+{
+	Buf p = {0};
+	buf_printf(&p, "%s.u%d.%s", base, k, ext);
+	buf_putc(cmd, ' ');
+	put_quoted(cmd, buf_cstr(&p));
+	buf_free(&p);
+}
+
+/* The shell command that builds so_path from the n units base.uK.c: each
+ * compiled in the background (one cc per core), then linked. */
+static void parallel_cmd(Buf *cmd, const char *cc, const char *opt, const char *options,
+                         const char *base, int n, const char *so_path)
+{
+	buf_puts(cmd, "{ s=0; ");
+	for (int k = 0; k < n; k++) {
+		cc_words(cmd, cc, opt, options);
+		buf_puts(cmd, " -c -o");
+		put_unit(cmd, base, k, "o");
+		put_unit(cmd, base, k, "c");
+		buf_printf(cmd, " & p%d=$!; ", k);
+	}
+	for (int k = 0; k < n; k++)
+		buf_printf(cmd, "wait $p%d || s=1; ", k);
+	buf_puts(cmd, "[ $s = 0 ] && ");
+	cc_words(cmd, cc, opt, options);
+	buf_puts(cmd, " -shared -o ");
+	put_quoted(cmd, so_path);
+	for (int k = 0; k < n; k++)
+		put_unit(cmd, base, k, "o");
+	buf_puts(cmd, " -lm; }");
+}
+
+/* Writes the translation units of the C text c as base.uK.c; returns how
+ * many (0 when one file, c_path, serves: see c_split_units). */
+static int write_units(const Buf *c, const char *base, Buf *log)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int max = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores, n;
+	Buf units[8] = {{0}};
+	n = c_split_units(c->data ? c->data : "", c->len, max, units);
+	for (int k = 0; k < n && n > 1; k++) {
+		Buf path = {0};
+		buf_printf(&path, "%s.u%d.c", base, k);
+		if (!write_file(buf_cstr(&path), units[k].data, units[k].len, O_TRUNC)) {
+			write_error(log, buf_cstr(&path));
+			n = -1;
+		}
+		buf_free(&path);
+	}
+	for (int k = 0; k < max; k++)
+		buf_free(&units[k]);
+	return n > 1 || n < 0 ? n : 0;
+}
+
+static void remove_units(const char *base, int n)
+{
+	for (int k = 0; k < n; k++) {
+		Buf p = {0};
+		buf_printf(&p, "%s.u%d.c", base, k);
+		unlink(buf_cstr(&p));
+		p.len = 0;
+		buf_printf(&p, "%s.u%d.o", base, k);
+		unlink(buf_cstr(&p));
+		buf_free(&p);
+	}
+}
+
+/* Compiles the C text c (written at c_path) into so_path with the C
+ * compiler; log gets its output.  A program of several large kernels is
+ * built as one translation unit per core, in parallel, then linked. */
+static cm_status run_cc(const char *cc, const Buf *c, const char *c_path, const char *base,
                         const char *so_path, const char *log_path, const char *options,
                         const char *what, Buf *log)
 {
+	const char *opt = c_cc_opt_flags(c->data ? c->data : "", c->len);
+	int units = write_units(c, base, log);
+	if (units < 0) {
+		remove_units(base, 8);
+		return CM_IO_ERROR;
+	}
 	Buf cmd = {0};
-	buf_printf(&cmd, "%s %s -march=native %s -shared -fPIC%s -o ", cc, opt, fp_flag(options),
-	           wants_debug(options) ? " -g" : "");
-	put_quoted(&cmd, so_path);
-	buf_putc(&cmd, ' ');
-	put_quoted(&cmd, c_path);
-	buf_puts(&cmd, " -lm >");   /* kernels call libm (fmaxf, exp2f, ...) */
+	if (units) {
+		parallel_cmd(&cmd, cc, opt, options, base, units, so_path);
+	} else {
+		cc_words(&cmd, cc, opt, options);
+		buf_puts(&cmd, " -shared -o ");
+		put_quoted(&cmd, so_path);
+		buf_putc(&cmd, ' ');
+		put_quoted(&cmd, c_path);
+		buf_puts(&cmd, " -lm");   /* kernels call libm (fmaxf, exp2f, ...) */
+	}
+	buf_puts(&cmd, " >");
 	put_quoted(&cmd, log_path);
 	buf_puts(&cmd, " 2>&1");
 	int rc = run_shell(buf_cstr(&cmd), what);
+	remove_units(base, units);
 	size_t n = 0;
 	char *out = read_file(log_path, &n);
 	unlink(log_path);
@@ -560,8 +650,8 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
 		s = CM_IO_ERROR;
 	}
 	if (!s)
-		s = run_cc(cc_command(), c_cc_opt_flags(c->data ? c->data : "", c->len),
-		           buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), options, what, log);
+		s = run_cc(cc_command(), c, buf_cstr(&cp), base, buf_cstr(&sp), buf_cstr(&lp),
+		           options, what, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;

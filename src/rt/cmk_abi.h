@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define CMK_ABI_VERSION 1
+#define CMK_ABI_VERSION 2
 
 /* What a kernel argument is, as the runtime must bind it. */
 enum {
@@ -65,6 +65,8 @@ typedef struct CmkKernelInfo {
 	uint32_t uses_barrier;/* needs fibers: cm_barrier, cm_slm_load */
 	uint32_t uses_wait;   /* cm_wait / cm_signal dependencies */
 	uint32_t simd_width;  /* informational */
+	uint32_t checks_svm;  /* built with bounds checks: the runtime must fill
+	                       * CmkThread.svm (its SVM accesses test it) */
 } CmkKernelInfo;
 
 typedef struct CmkProgramInfo {
@@ -100,6 +102,13 @@ typedef struct CmkSurface {
 	uint32_t is2d;
 } CmkSurface;
 
+/* One live SVM allocation: bytes [base, base + size).  A kernel built
+ * with bounds checks gets the device's live allocations sorted by base;
+ * an SVM access outside all of them reads 0, drops its write and faults. */
+typedef struct CmkSvmRange {
+	uint64_t base, size;
+} CmkSvmRange;
+
 /* Functions the runtime offers a running kernel. */
 typedef struct CmkServices {
 	void (*barrier)(struct CmkThread *t);              /* cm_barrier */
@@ -128,6 +137,8 @@ typedef struct CmkThread {
 	unsigned char *slm;           /* shared by the group */
 	uint32_t slm_size;
 	unsigned char *globals;       /* thread-private globals, globals_size bytes */
+	const CmkSvmRange *svm;       /* checks_svm kernels: live SVM allocations, */
+	uint32_t nsvm;                /* sorted by base, disjoint; else NULL, 0 */
 } CmkThread;
 
 #endif

@@ -59,6 +59,16 @@ const char *ptx_march_for(int major, int minor);
 /* The C compiler's optimisation flags for C that T_c emitted ("-O2", or
  * "-O1 -ftree-vectorize" for very long C: see the definition). */
 const char *c_cc_opt_flags(const char *c, size_t len);
+/* The line T_c writes before each kernel and before the metadata. */
+#define C_UNIT_MARK "/*@cmk-unit*/"
+/* Splits C that T_c emitted into at most max translation units (units[0
+ * .. max-1], empty Bufs) that compile separately and link into the same
+ * library, so a C compiler per core builds a program of large kernels:
+ * each unit is the common head (ABI, prelude) and a group of kernels, the
+ * groups balanced by size; unit 0 also holds the metadata.  Returns the
+ * number of units; 1 (the whole text in units[0]) when splitting does not
+ * pay (one kernel, or short C). */
+int c_split_units(const char *c, size_t len, int max, Buf *units);
 
 typedef struct {
 	FrontOptions fo;

@@ -26,7 +26,7 @@ variants() {
 # Counts per kernel function of one C file: "VARIANT:KERNEL LINES FOR IF".
 shape() {
 	awk -v var="$1" '
-	/^static void cmk_k_[A-Za-z0-9_]*\(CmkThread \*t\)$/ {
+	/^CMK_KERNEL void cmk_k_[A-Za-z0-9_]*\(CmkThread \*t\)$/ {
 		k = $3; sub(/^cmk_k_/, "", k); sub(/\(.*/, "", k); inside = 1; n = f = i = 0; next }
 	inside && /^}$/ { print var ":" k, n, f, i; inside = 0; next }
 	inside { n++; f += gsub(/for \(/, "&"); i += gsub(/(^|[^a-z_])if \(/, "&") }' "$2"

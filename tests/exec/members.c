@@ -99,6 +99,24 @@ static void r_iselect(const int32_t *x, int32_t *r, int k)
 }
 TEST(iselect) { run(h, "iselect", r_iselect, 0, false); }
 
+/* Indices past the source read 0 (the checking mode reports them: tested
+ * in tests/rt/test_checking.c). */
+TEST(iselect_oob)
+{
+	int32_t x[32], o[32], w[32] = {0};
+	h_fill_i32(h, x, 32, -100, 100);
+	int k = h_range(h, 0, 8);
+	for (int i = 0; i < 16; i++) {
+		int j = i * 3 + k;
+		w[i] = j < 32 ? x[j] : 0;
+		w[16 + i] = j < 8 ? x[8 + j] : 0;
+	}
+	HShape s = WALK(1, 1);
+	s.options = "-fno-bounds-check";   /* out of range on purpose */
+	if (H_RUN(h, F, "iselect_oob", s, IN(x), OUT(o), I32(k)))
+		h_eq_i32(h, "out", o, w, 32);
+}
+
 static void r_repl(const int32_t *x, int32_t *r, int k)
 {
 	for (int i = 0; i < 8; i++) {
@@ -174,6 +192,6 @@ static void r_refs(const int32_t *x, int32_t *r, int k)
 TEST(refs) { run(h, "refs", r_refs, 0, false); }
 
 const HTest exec_members[] = {
-	T(sel1d), T(selnest), T(selrt), T(sel2d), T(rowcol), T(format), T(iselect),
+	T(sel1d), T(selnest), T(selrt), T(sel2d), T(rowcol), T(format), T(iselect), T(iselect_oob),
 	T(replicate), T(merge), T(anyall), T(alias), T(refs), {0},
 };

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "check.h"
@@ -313,6 +316,17 @@ static char *gen_seq_if(int n)
 	return close_text(f);
 }
 
+/* n statements in one block: the verifier's dominance check within a
+ * block was quadratic (4,000 took 4 s, found by fuzz_all) */
+static char *gen_seq_stmts(int n)
+{
+	FILE *f = open_text();
+	fprintf(f, KERNEL "int x = a;\n");
+	rep(f, "x = x * a + 3;\n", n);
+	fprintf(f, "write(s, 0, x);\n}\n");
+	return close_text(f);
+}
+
 static char *gen_struct_nest(int n)
 {
 	FILE *f = open_text();
@@ -452,6 +466,50 @@ static void reject_case(const char *name, const char *src, const char *want)
 	reject_case_in(name, src, want, 60);
 }
 
+/* n small kernels (about 160 bytes each) in one unit */
+static char *gen_many_kernels(int n)
+{
+	FILE *f = open_text();
+	fprintf(f, "#include <cm/cm.h>\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b, int n)\n{\n"
+		           "\tvector<int, 8> v;\n\tread(b, %d, v);\n\tv = v * n + %d;\n"
+		           "\tif (v(0) > 3)\n\t\tv += 1;\n\twrite(b, %d, v);\n}\n",
+		        i, 32 * (i % 64), i, 32 * (i % 64));
+	return close_text(f);
+}
+
+/* The compiler's peak memory per source byte, compiling src to target in
+ * a child process (its ru_maxrss less that of a child that compiles an
+ * empty kernel), is at most max.  A 0.8 MB unit of 5,000 kernels measured
+ * 202 bytes per byte to C and 253 to PTX (every phase's data lives in one
+ * arena until the end); the bound guards against growth. */
+static void memory_case(const char *name, const char *src, const char *target, double max)
+{
+	long base = 0, peak = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			char *out = NULL, *log = NULL;
+			const char *s = pass ? src : "extern \"C\" _GENX_MAIN_ void k() {}\n";
+			_exit(cmetal_compile(s, "", target, &out, NULL, &log) == CM_SUCCESS ? 0 : 1);
+		}
+		int st = 0;
+		struct rusage ru;
+		if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			check(name, 0, "the child compile failed");
+			return;
+		}
+		*(pass ? &peak : &base) = ru.ru_maxrss;   /* KB */
+	}
+	double per = (double)(peak - base) * 1024.0 / (double)strlen(src);
+	char why[256];
+	snprintf(why, sizeof why, "%.0f bytes of memory per source byte (at most %.0f; %ld KB for "
+	         "%zu bytes)", per, max, peak - base, strlen(src));
+	check(name, per <= max, why);
+	printf("    %s\n", why);
+}
+
 int main(void)
 {
 	const char *deep = "nesting is too deep";
@@ -475,6 +533,12 @@ int main(void)
 	reject_case("limits_inline_selects", gen_select_chain(8), "exceeds the nesting limit");
 	reject_case("limits_inline_depth", gen_call_chain(70, 1), "calls nested too deeply");
 	reject_case_in("limits_seq_if_3000", gen_seq_if(3000), NULL, 20);
+	setenv("CMETAL_NO_PTXAS", "1", 1);   /* ptxas's time is not the compiler's */
+	const char *many = gen_many_kernels(5000);
+	memory_case("limits_memory_per_byte_c", many, "c", 300);
+	memory_case("limits_memory_per_byte_ptx", many, "ptx", 300);
+	reject_case_in("limits_seq_stmts_20000", gen_seq_stmts(20000), NULL, 10);
+	unsetenv("CMETAL_NO_PTXAS");
 	reject_case("limits_struct_nest", gen_struct_nest(20000), "nests structs more than 256");
 	reject_case("limits_pp_if_nest", gen_pp_if(100000), "preprocessor expression nests too deeply");
 	reject_case("limits_macro_args", gen_macro_args(100000), "macro arguments are too large");

@@ -30,10 +30,33 @@ static void cpu_close(cmetal_device *dev)
 	for (int i = 0; i < n; i++)
 		cpu_worker_free(&c->workers[i]);
 	free(c->workers);
+	vec_free(&c->svm);
 	free(c);
 }
 
 /* ---- memory: plain host memory; SVM addresses are host addresses ---- */
+
+/* Adds SVM allocation m to the sorted table of live ones. */
+static void svm_track(CpuDevice *c, const RtMem *m)
+{
+	CmkSvmRange r = {m->addr, m->size};
+	int i = c->svm.len;
+	vec_push(&c->svm, r);
+	for (; i > 0 && c->svm.data[i - 1].base > r.base; i--)
+		c->svm.data[i] = c->svm.data[i - 1];
+	c->svm.data[i] = r;
+}
+
+static void svm_untrack(CpuDevice *c, const RtMem *m)
+{
+	int i = 0;
+	while (i < c->svm.len && c->svm.data[i].base != m->addr)
+		i++;
+	if (i == c->svm.len)
+		return;
+	memmove(&c->svm.data[i], &c->svm.data[i + 1], (size_t)(c->svm.len - i - 1) * sizeof *c->svm.data);
+	c->svm.len--;
+}
 
 static cm_status cpu_mem_alloc(cmetal_device *dev, RtMem *m)
 {
@@ -45,6 +68,8 @@ static cm_status cpu_mem_alloc(cmetal_device *dev, RtMem *m)
 	memset(m->host, 0, n);
 	m->host_owned = true;
 	m->addr = (uint64_t)(uintptr_t)m->host;
+	if (m->kind == RT_MEM_SVM)
+		svm_track(dev->priv, m);
 	return CM_SUCCESS;
 }
 
@@ -53,11 +78,15 @@ static cm_status cpu_mem_alias(cmetal_device *dev, RtMem *m, void *host)
 	m->host = host;
 	m->host_owned = false;
 	m->addr = (uint64_t)(uintptr_t)host;
+	if (m->kind == RT_MEM_SVM)
+		svm_track(dev->priv, m);
 	return CM_SUCCESS;
 }
 
 static void cpu_mem_free(cmetal_device *dev, RtMem *m)
 {
+	if (m->kind == RT_MEM_SVM && m->host)
+		svm_untrack(dev->priv, m);
 	if (m->host_owned)
 		free(m->host);
 	m->host = NULL;

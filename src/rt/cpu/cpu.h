@@ -82,6 +82,9 @@ typedef struct CpuWorker {
 typedef struct CpuDevice {
 	CpuPool pool;
 	CpuWorker *workers;         /* pool.n */
+	VEC(CmkSvmRange) svm;       /* live SVM allocations, sorted by base
+	                             * (changed under the device lock): what a
+	                             * checking build's SVM accesses may touch */
 } CpuDevice;
 
 cm_status cpu_run(cmetal_device *dev, RtLaunch *l);

@@ -48,6 +48,7 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 #endif
 
 typedef struct CpuRun {
+	cmetal_device *dev;
 	RtLaunch *l;
 	const CmkKernelInfo *ki;
 	CpuWorker *workers;
@@ -309,6 +310,11 @@ static void init_thread(CpuRun *r, CpuWorker *w, CpuThread *ct)
 	}
 	ct->t.slm = w->slm;
 	ct->t.slm_size = r->ki->slm_size;
+	if (r->ki->checks_svm) {   /* the device lock keeps the table still */
+		CpuDevice *c = r->dev->priv;
+		ct->t.svm = c->svm.data;
+		ct->t.nsvm = (uint32_t)c->svm.len;
+	}
 }
 
 /* Fills the ids of local thread lt of group item gi. */
@@ -547,7 +553,7 @@ static void collect_printf(CpuRun *r, int nworkers)
 cm_status cpu_run(cmetal_device *dev, RtLaunch *l)
 {
 	CpuDevice *c = dev->priv;
-	CpuRun r = {.l = l, .ki = l->info, .workers = c->workers};
+	CpuRun r = {.dev = dev, .l = l, .ki = l->info, .workers = c->workers};
 	r.T = l->threads[0] * l->threads[1] * l->threads[2];
 	r.nitems = (uint64_t)l->groups[0] * l->groups[1] * l->groups[2];
 	r.fibers = r.T > 1 && r.ki->uses_barrier;

@@ -29,18 +29,88 @@ static const char *const ctypes[E_COUNT_] = {
  * with thousands of short loops over the same arrays (VRP, jump threading,
  * PRE); -O1 with the vectorizer builds them in a fifth of the CPU time and
  * runs them as fast (the work is in those loops, which still vectorize).
- * Shorter C keeps -O2. */
+ * Shorter C keeps -O2.  Since a program of several kernels builds as one
+ * unit per core (c_split_units), one kernel of more than C_LONG_KERNEL
+ * lines (tests/exec/occupancy.cm's register-hungry one: 3,000 lines, 3.1 s
+ * at -O2, 1.1 s at -O1) is what the first build waits for: it goes to -O1
+ * too. */
 #define C_LONG_LINES 4000
+#define C_LONG_KERNEL 3000
+
+static size_t count_lines(const char *c, size_t len);
+static int find_marks(const char *c, size_t len, size_t *at, int cap);
 
 const char *c_cc_opt_flags(const char *c, size_t len)
 {
-	size_t lines = 0;
-	for (const char *p = c, *end = c + len; p && p < end; p++)
-		if ((p = memchr(p, '\n', (size_t)(end - p))))
-			lines++;
-		else
-			break;
-	return lines > C_LONG_LINES ? "-O1 -ftree-vectorize" : "-O2";
+	enum { MAXK = 256 };
+	size_t at[MAXK + 1], longest = 0;
+	int nm = find_marks(c, len, at, MAXK + 1);
+	for (int k = 0; k + 1 < nm; k++) {
+		size_t n = count_lines(c + at[k], at[k + 1] - at[k]);
+		longest = n > longest ? n : longest;
+	}
+	bool slow = count_lines(c, len) > C_LONG_LINES || longest > C_LONG_KERNEL;
+	return slow ? "-O1 -ftree-vectorize" : "-O2";
+}
+
+/* C shorter than this builds fast enough in one unit (a second cc and the
+ * link cost ~0.1 s). */
+#define C_SPLIT_LINES 2000
+
+static size_t count_lines(const char *c, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += c[i] == '\n';
+	return n;
+}
+
+/* Offsets of the lines that are C_UNIT_MARK, at most cap of them. */
+static int find_marks(const char *c, size_t len, size_t *at, int cap)
+{
+	size_t ml = strlen(C_UNIT_MARK);
+	int n = 0;
+	for (size_t i = 0; i + ml <= len && n < cap; i++)
+		if ((i == 0 || c[i - 1] == '\n') && c[i] == '/' && !memcmp(c + i, C_UNIT_MARK, ml))
+			at[n++] = i;
+	return n;
+}
+
+int c_split_units(const char *c, size_t len, int max, Buf *units)
+{
+	enum { MAXK = 256 };
+	size_t at[MAXK + 2];
+	int nm = find_marks(c, len, at, MAXK + 1), nk = nm - 1;
+	if (max < 2 || nk < 2 || nm > MAXK || count_lines(c, len) < C_SPLIT_LINES) {
+		buf_putn(&units[0], c, len);
+		return 1;
+	}
+	int ng = nk < max ? nk : max, group[MAXK];
+	size_t load[MAXK] = {0};
+	at[nm] = len;
+	/* largest kernel first into the lightest unit (ties: the lower unit) */
+	bool placed[MAXK] = {0};
+	for (int r = 0; r < nk; r++) {
+		int big = -1;
+		for (int k = 0; k < nk; k++)
+			if (!placed[k] && (big < 0 || at[k + 1] - at[k] > at[big + 1] - at[big]))
+				big = k;
+		int light = 0;
+		for (int g = 1; g < ng; g++)
+			if (load[g] < load[light])
+				light = g;
+		placed[big] = true;
+		group[big] = light;
+		load[light] += at[big + 1] - at[big];
+	}
+	for (int g = 0; g < ng; g++) {
+		buf_putn(&units[g], c, at[0]);
+		for (int k = 0; k < nk; k++)
+			if (group[k] == g)
+				buf_putn(&units[g], c + at[k], at[k + 1] - at[k]);
+	}
+	buf_putn(&units[0], c + at[nk], len - at[nk]);
+	return ng;
 }
 
 const char *c_type(Elem e) { return ctypes[e]; }
@@ -339,7 +409,7 @@ static bool emit_kernel(CGen *g, Func *f)
 	g->store = c_assign_storage(f);
 	g->inl = NULL;
 	g->inl = c_bale(g, f);
-	buf_printf(o, "\nstatic void cmk_k_%s(CmkThread *t)\n{\n", f->name);
+	buf_printf(o, "\n" C_UNIT_MARK "\nCMK_KERNEL void cmk_k_%s(CmkThread *t)\n{\n", f->name);
 	buf_puts(o, "\t(void)t;\n");
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
@@ -368,8 +438,11 @@ static bool emit_kernel(CGen *g, Func *f)
 	return ok;
 }
 
-static void emit_info(Buf *o, const Module *m)
+static void emit_info(Buf *o, const Module *m, bool checked)
 {
+	buf_puts(o, "\n" C_UNIT_MARK "\n");
+	for (uint32_t k = 0; k < m->nfuncs; k++)
+		buf_printf(o, "CMK_KERNEL void cmk_k_%s(CmkThread *t);\n", m->funcs[k]->name);
 	for (uint32_t k = 0; k < m->nfuncs; k++) {
 		const Func *f = m->funcs[k];
 		if (!f->nparams)
@@ -398,8 +471,8 @@ static void emit_info(Buf *o, const Module *m)
 			buf_printf(o, "cmk_args_%s", f->name);
 		else
 			buf_puts(o, "0");
-		buf_printf(o, ", %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
-		           f->uses_barrier, f->uses_wait, f->simd_width);
+		buf_printf(o, ", %u, %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
+		           f->uses_barrier, f->uses_wait, f->simd_width, checked ? 1 : 0);
 	}
 	if (!m->nfuncs)
 		buf_puts(o, "\t{0}\n");
@@ -434,7 +507,7 @@ static bool emit_c(Module *m, const EmitOptions *o, Buf *out)
 		ok = emit_kernel(&g, m->funcs[k]);
 	}
 	if (ok)
-		emit_info(out, m);
+		emit_info(out, m, o->bounds_check);
 	return ok;
 }
 

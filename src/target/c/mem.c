@@ -4,7 +4,8 @@
  *   1D accesses (block, scattered, 4-channel, atomics) out of bounds read
  *   0 and their writes are dropped; 2D media block reads clamp to the edge
  *   pixel and writes outside the surface are dropped; SLM is bounds-checked
- *   against t->slm_size; SVM addresses are raw pointers.
+ *   against t->slm_size; SVM addresses are raw pointers (the checking mode
+ *   tests them against the live allocations the runtime lists in t->svm).
  * Every access is made safe; with EmitOptions.bounds_check the kernel also
  * reports the first out-of-range access through t->svc->fault.  Masked
  * lanes neither read nor write (their results are 0). */
@@ -13,6 +14,8 @@
 #include "target/c/c.h"
 
 #define STR(...) arena_printf(g->f->mod->arena, __VA_ARGS__)
+
+static int chk(CGen *g) { return g->o->bounds_check ? 1 : 0; }
 
 /* Opens the block of one access with m, its memory.  A surface that is a
  * kernel argument was looked up once, at the argument (c_surface_arg):
@@ -25,7 +28,9 @@ static void mem_base(CGen *g, const Inst *i, const Inst *base)
 		buf_printf(g->out, "\t{\n\t\tCmkMem m = s%u;\n", base->id);
 		return;
 	}
-	buf_printf(g->out, "\t{\n\t\tCmkMem m = %s(uint64_t)", fn[i->space]);
+	/* the checking mode tests SVM addresses against the live allocations */
+	const char *f = i->space == SP_SVM && chk(g) ? "cmk_svmc(t, " : fn[i->space];
+	buf_printf(g->out, "\t{\n\t\tCmkMem m = %s(uint64_t)", f);
 	c_name(g, base);
 	buf_puts(g->out, ");\n");
 }
@@ -37,8 +42,6 @@ static void addr_of(CGen *g, const Inst *v)
 		buf_putc(g->out, '&');
 	c_name(g, v);
 }
-
-static int chk(CGen *g) { return g->o->bounds_check ? 1 : 0; }
 
 static bool block_op(CGen *g, const Inst *i)
 {
@@ -201,7 +204,7 @@ static bool gather_op(CGen *g, const Inst *i)
 		}
 	} else {
 		lanes_hi(g, i, n, sz);
-		buf_printf(g->out, "\t\tif (cmk_in(m, hi, %u)) {\n", sz);
+		buf_printf(g->out, "\t\tif (cmk_in_hi(m, hi, %u)) {\n", sz);
 		lane_loop(g, i, n);
 		lane_addr(g, i, sz);
 		gather_lane(g, i, v, sz, false);

@@ -488,6 +488,14 @@ static bool iselect(CGen *g, const Inst *i)
 	char *src = s->ty.n == 1 ? STR("%s", buf_cstr(&tmp)) : arena_strdup(g->f->mod->arena, buf_cstr(&tmp));
 	buf_free(&tmp);
 	assign(g, i, STR("((uint64_t)%s < %u ? %s : 0)", x, s->ty.n, src));
+	if (g->o->bounds_check) {   /* an index past the source read 0: report it */
+		if (i->ty.n != 1)
+			buf_printf(g->out, "	for (int k = 0; k < %u; k++) ", i->ty.n);
+		else
+			buf_putc(g->out, '\t');
+		buf_printf(g->out, "if ((uint64_t)%s >= %u) cmk_fault(t, 1, \"iselect index out of "
+		           "range\", %d);\n", x, s->ty.n, g->line);
+	}
 	return true;
 }
 

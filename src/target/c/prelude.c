@@ -9,7 +9,12 @@ const char c_prelude_text[] =
 "#include <stdio.h>\n"
 "#include <string.h>\n"
 "#define CMK_INL static inline __attribute__((unused))\n"
-"typedef struct { unsigned char *p; uint64_t size; } CmkMem;\n"
+/* kernel entries: not static, so a program may be compiled as one
+ * translation unit per kernel (see C_UNIT_MARK) and linked */
+"#define CMK_KERNEL __attribute__((visibility(\"hidden\")))\n"
+/* chk: an SVM space of a checking build, whose accesses must fall inside
+ * one of chk->svm (p = 0, absolute addresses) */
+"typedef struct { unsigned char *p; uint64_t size; const CmkThread *chk; } CmkMem;\n"
 /* saturation of an exact integer to each type */
 "#define CMK_SATI(N, T, LO, HI) \\\n"
 "CMK_INL T cmk_sat_##N(int64_t x) { return x < (int64_t)(LO) ? (T)(LO) : x > (int64_t)(HI) ? (T)(HI) : (T)x; }\n"
@@ -112,11 +117,26 @@ const char c_prelude_text[] =
 /* memory spaces: a base pointer and the bytes addressable from it */
 "CMK_INL CmkMem cmk_surf(CmkThread *t, uint64_t i) { CmkMem m = {0, 0}; if (i < t->nsurfaces) { m.p = t->surfaces[i].base; m.size = t->surfaces[i].size; } return m; }\n"
 "CMK_INL CmkMem cmk_slm(CmkThread *t, uint64_t off) { CmkMem m = {0, 0}; if (off <= t->slm_size) { m.p = t->slm + off; m.size = t->slm_size - off; } return m; }\n"
-"CMK_INL CmkMem cmk_svm(uint64_t a) { CmkMem m; m.p = (unsigned char *)(uintptr_t)a; m.size = UINT64_MAX; return m; }\n"
+"CMK_INL CmkMem cmk_svm(uint64_t a) { CmkMem m = {0, 0, 0}; m.p = (unsigned char *)(uintptr_t)a; m.size = UINT64_MAX; return m; }\n"
+"CMK_INL CmkMem cmk_svmc(CmkThread *t, uint64_t a) { CmkMem m = cmk_svm(a); m.chk = t; return m; }\n"
+/* bytes [a, a + n) inside one live allocation (binary search by base) */
+"static int cmk_svm_live(const CmkThread *t, uint64_t a, uint64_t n) {\n"
+"	uint32_t lo = 0, hi = t->nsvm;\n"
+"	while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (t->svm[mid].base <= a) lo = mid + 1; else hi = mid; }\n"
+"	if (!lo) return 0;\n"
+"	const CmkSvmRange *r = &t->svm[lo - 1];\n"
+"	return a - r->base <= r->size && n <= r->size - (a - r->base);\n"
+"}\n"
 /* the byte at offset a: integer arithmetic, since an SVM space has a NULL
  * base and absolute offsets (NULL + a is undefined; cc -O2 dropped stores) */
 "#define CMK_AT(m, a) ((unsigned char *)((uintptr_t)(m).p + (uintptr_t)(a)))\n"
-"CMK_INL int cmk_in(CmkMem m, uint64_t a, uint64_t n) { return (m.p || m.size == UINT64_MAX) && a <= m.size && n <= m.size - a; }\n"
+"CMK_INL int cmk_in(CmkMem m, uint64_t a, uint64_t n) {\n"
+"	if (m.chk) { uint64_t x = (uint64_t)(uintptr_t)m.p + a; return x >= a && cmk_svm_live(m.chk, x, n); }\n"
+"	return (m.p || m.size == UINT64_MAX) && a <= m.size && n <= m.size - a;\n"
+"}\n"
+/* the highest lane address hi passing cmk_in covers every lane, except in
+ * a checked SVM space (lanes may straddle allocations): test each there */
+"CMK_INL int cmk_in_hi(CmkMem m, uint64_t hi, uint64_t n) { return !m.chk && cmk_in(m, hi, n); }\n"
 "CMK_INL void cmk_fault(CmkThread *t, int check, const char *what, int line) { if (check && t->svc && t->svc->fault) t->svc->fault(t, what, line); }\n"
 /* block read/write: out-of-range bytes read 0 and are not written */
 "CMK_INL void cmk_bload(CmkThread *t, CmkMem m, uint64_t a, void *d, uint64_t n, int chk, int line) {\n"
