@@ -61,6 +61,7 @@ const char *c_cc_opt_flags(const char *c, size_t len);
 typedef struct {
 	FrontOptions fo;
 	int opt_level;        /* 0 runs no pass */
+	uint32_t opt_skip;    /* passes left out: -fno-licm (opt_flag_mask) */
 	bool debug;
 	bool bounds_check;
 	const char *march;
