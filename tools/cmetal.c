@@ -36,6 +36,8 @@ static void usage(FILE *f)
 	      "                     sm_90); CM persona for CM_GENX: SKL, ICLLP, TGLLP, ...\n"
 	      "                     (default SKL)\n"
 	      "  -O0, -O1, -O2      optimization level (default -O2)\n"
+	      "  -fno-licm          -O2 without loop-invariant code motion (for A/B\n"
+	      "                     runs; -flicm turns it back on)\n"
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
 	      "  -ffp-contract=MODE fast: a*b+c may become one fma; off (default): every\n"
 	      "                     operation rounds, the same on both devices\n"
@@ -86,7 +88,9 @@ static void usage_passes(void)
 	printf("passes for -d, in pipeline order (-O0 runs none):\n  lower      the IR "
 	       "before any pass (also 'input')\n");
 	for (int k = 0; k < opt_npasses; k++)
-		printf("  %-10s (-O%d and above)\n", opt_passes[k].name, opt_passes[k].min_level);
+		printf("  %-10s (-O%d and above%s%s)\n", opt_passes[k].name, opt_passes[k].min_level,
+		       opt_passes[k].flag ? "; off with -fno-" : "",
+		       opt_passes[k].flag ? opt_passes[k].flag : "");
 }
 
 /* Like clang: the version, the targets, the directory of the binary. */
@@ -167,6 +171,10 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 	else if (!strcmp(a, "-fcluster-slm"))
 		o->cluster_slm = true;
+	else if (!strncmp(a, "-fno-", 5) && opt_flag_mask(a + 5))
+		o->opt_skip |= opt_flag_mask(a + 5);   /* -fno-licm */
+	else if (!strncmp(a, "-f", 2) && opt_flag_mask(a + 2))
+		o->opt_skip &= ~opt_flag_mask(a + 2);
 	else if (!strcmp(a, "-fbounds-check") || !strcmp(a, "-fno-bounds-check"))
 		o->bounds_check = a[2] == 'b';
 	else if (!strcmp(a, "-v"))

@@ -152,7 +152,7 @@ static int write_report(const DriverOptions *o, const char *out, Buf *code)
 static int run_target(const DriverOptions *o, const char *input, const char *text,
                       const char *out, Buf *deps)
 {
-	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level,
+	CompileOptions co = {.fo = o->fo, .opt_level = o->opt_level, .opt_skip = o->opt_skip,
 	                     .debug = o->debug || o->report == 2, .march = o->march, .fp = o->fp,
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,

@@ -17,6 +17,7 @@ typedef struct {
 	const char *march;
 	const char *dump_pass;
 	int opt_level;
+	uint32_t opt_skip;        /* -fno-licm: passes left out (opt_flag_mask) */
 	bool text, debug;         /* text: -S */
 	FpOptions fp;             /* -ffp-contract=, -ffast-math */
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */

@@ -141,6 +141,18 @@ Block *ir_block_new(Func *f)
 	return b;
 }
 
+Block *ir_block_new_before(Func *f, Block *pos)
+{
+	Block *b = ir_block_new(f);
+	uint32_t k = f->nblocks - 1;
+	for (; k > 0 && f->blocks[k - 1] != pos; k--)
+		f->blocks[k] = f->blocks[k - 1];
+	ASSERT(k > 0);   /* pos is one of f's blocks */
+	f->blocks[k] = pos;
+	f->blocks[k - 1] = b;
+	return b;
+}
+
 Inst *ir_inst_new(Func *f, Op op, IrType ty, uint32_t nops, Loc loc)
 {
 	Inst *i = NEW(f->mod->arena, Inst);

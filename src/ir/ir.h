@@ -470,6 +470,7 @@ Module *ir_module_new(Arena *a);
 Func *ir_func_new(Module *m, const char *name, Loc loc);
 IrParam *ir_param_add(Func *f, const char *name, uint32_t kind, IrType ty);
 Block *ir_block_new(Func *f);         /* appended to f's layout */
+Block *ir_block_new_before(Func *f, Block *pos);  /* placed right before pos */
 
 /* A new detached instruction with room for nops operands (all NULL). */
 Inst *ir_inst_new(Func *f, Op op, IrType ty, uint32_t nops, Loc loc);

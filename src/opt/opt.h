@@ -10,16 +10,21 @@ typedef struct {
 	const char *name;     /* as given to -d */
 	bool (*run)(Func *f); /* true when it changed something */
 	int min_level;        /* runs at -O<min_level> and above */
+	const char *flag;     /* -fno-FLAG leaves it out; NULL: always runs */
 } Pass;
 
 /* passes.c */
 extern const Pass opt_passes[];
 extern const int opt_npasses;
 bool opt_is_pass(const char *name);
-/* Runs the pipeline for opt level `level`; after the pass named `dump`
- * (or "lower" for the input) prints the module to dump_out.  Verifies
- * after each pass when ir_verify_enabled().  false on a verifier error. */
-bool opt_run(Module *m, int level, const char *dump, Buf *dump_out);
+/* The passes -fno-FLAG leaves out, as a mask of opt_passes indexes (bit
+ * k: pass k); 0 when no pass has that flag. */
+uint32_t opt_flag_mask(const char *flag);
+/* Runs the pipeline for opt level `level`, less the passes in skip (an
+ * opt_flag_mask); after the pass named `dump` (or "lower" for the input)
+ * prints the module to dump_out.  Verifies after each pass when
+ * ir_verify_enabled().  false on a verifier error. */
+bool opt_run(Module *m, int level, uint32_t skip, const char *dump, Buf *dump_out);
 
 /* fold.c — constant folding through element-wise ops and regions. */
 bool opt_fold(Func *f);
@@ -31,6 +36,8 @@ bool opt_dce(Func *f);
 bool opt_region(Func *f);
 /* sr.c — strength reduction of division and remainder by 2^k. */
 bool opt_sr(Func *f);
+/* licm.c — loop-invariant values to loop preheaders (-O2, -fno-licm). */
+bool opt_licm(Func *f);
 
 /* Shared by the passes (fold.c): a constant's element k as int / double. */
 bool opt_const_int(const Inst *i, int64_t *v);   /* splat integer */

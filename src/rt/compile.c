@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt/opt.h"
 #include "rt/rt.h"
 #include "target/ptx/occupancy.h"
 #include "target/target.h"
@@ -91,6 +92,10 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->bounds_check = true;
 		} else if (!strcmp(a, "-fno-bounds-check")) {
 			co->bounds_check = false;
+		} else if (!strncmp(a, "-fno-", 5) && opt_flag_mask(a + 5)) {
+			co->opt_skip |= opt_flag_mask(a + 5);   /* -fno-licm */
+		} else if (!strncmp(a, "-f", 2) && opt_flag_mask(a + 2)) {
+			co->opt_skip &= ~opt_flag_mask(a + 2);
 		} else if (!strcmp(a, "-fcluster-slm")) {
 			co->cluster_slm = true;  /* PTX: groups over clusters (cuda/) */
 		} else if (!strncmp(a, "-fthread-args=", 14)) {

@@ -54,9 +54,9 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 			error_at((Loc){0}, "no pass named '%s'", o->dump_pass);
 			return false;
 		}
-		return opt_run(m, o->opt_level, o->dump_pass, out);
+		return opt_run(m, o->opt_level, o->opt_skip, o->dump_pass, out);
 	}
-	if (!opt_run(m, o->opt_level, NULL, NULL))
+	if (!opt_run(m, o->opt_level, o->opt_skip, NULL, NULL))
 		return false;
 	EmitOptions eo = {.debug = o->debug, .fp = o->fp, .march = o->march,
 	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,

@@ -73,6 +73,7 @@ int c_split_units(const char *c, size_t len, int max, Buf *units);
 typedef struct {
 	FrontOptions fo;
 	int opt_level;        /* 0 runs no pass */
+	uint32_t opt_skip;    /* passes left out: -fno-licm (opt_flag_mask) */
 	bool debug;
 	bool bounds_check;
 	const char *march;

@@ -92,7 +92,26 @@ TEST(unrolled_loops)
 		h_eq_i32(h, "out", o, r, 32);
 }
 
+/* The kernel's loops lose their invariants to licm (tests/ir/licm.ir has
+ * the IR): the results must stay those of the loops as written. */
+TEST(loop_invariants)
+{
+	int32_t x[8], o[8], r[8] = {0};
+	h_fill_i32(h, x, 8, -1000, 1000);
+	int m = h_range(h, 0, 3), d = h_range(h, 0, 1) ? h_range(h, 1, 9) : 0;
+	for (int i = 0; i < m; i++)
+		r[0] += (d ? x[2] / d : 0) + i;   /* integer division by 0 gives 0 */
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 3; j++)
+			r[1] += (x[3] * 5 + x[4]) * j + i * x[5];
+		r[3] += x[6] - i;
+	}
+	if (H_RUN(h, F, "invariants", WALK(1, 1), IN(x), OUT(o), I32(m), I32(d), I32(50)))
+		h_eq_i32(h, "out", o, r, 8);
+}
+
 const HTest exec_lang[] = {
 	T(struct_fields), T(const_arrays), T(strided_views), T(unrolled_loops),
+	T(loop_invariants),
 	{0},
 };
