@@ -31,7 +31,8 @@
  * c_cc_opt_flags; -ffp-contract=fast when the options ask), seals the
  * result and renames it into place: every file is
  * written under a temporary name and renamed, so concurrent builders never
- * see a partial file.
+ * see a partial file.  Under -g the C is built at -O0 and the source is
+ * saved as cm-<key1>.cm, the file its debug information names.
  *
  * The hash (FNV-1a 64) catches accidents and a same-user tool writing the
  * wrong file; it does not stop a same-user attacker, who can run code as
@@ -560,7 +561,8 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
 		s = CM_IO_ERROR;
 	}
 	if (!s)
-		s = run_cc(cc_command(), c_cc_opt_flags(c->data ? c->data : "", c->len),
+		s = run_cc(cc_command(),
+		           c_cc_opt_flags(c->data ? c->data : "", c->len, wants_debug(options)),
 		           buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), options, what, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
@@ -588,6 +590,7 @@ typedef struct {
 	char *dir;                  /* canonical path of the directory used */
 	bool cached;                /* dir is the cache; else a private one */
 	bool load_failed;           /* the loader failed and said why */
+	char *src_path;             /* -g: the saved source (cm-<key1>.cm), or NULL */
 	uint64_t key1;
 	Buf *log;
 } Build;
@@ -664,7 +667,7 @@ static cm_status build_and_load(Build *b)
 {
 	Buf c = {0}, deps = {0};
 	cmetal_device *dev = b->dev;
-	if (!dev->translate(b->source, b->options, &c, &deps, b->log)) {
+	if (!dev->translate(b->source, b->src_path, b->options, &c, &deps, b->log)) {
 		buf_free(&c);
 		buf_free(&deps);
 		bool missing = dev->translate == rt_translate_cm && !rt_compiler_available();
@@ -698,6 +701,27 @@ static cm_status build_and_load(Build *b)
 	return s;
 }
 
+/* -g: the source saved as <dir>/cm-<key1>.cm, the file the #line
+ * directives of the C (so the debug information) name, so that a debugger
+ * shows the CM source.  Written on every build (a hit too: the file may
+ * have been removed), through a temporary name.  NULL when it cannot be
+ * written (the build goes on with "program.cm", with a note). */
+static char *save_source(Build *b)
+{
+	char *path = entry_path(b, b->key1, ".cm");
+	char *tmp = temp_name(path, ".tmp");
+	bool ok = write_file(tmp, b->source, strlen(b->source), O_TRUNC) && rename(tmp, path) == 0;
+	if (!ok) {
+		buf_printf(b->log, "note: cannot save the source for the debugger as %s: %s\n", path,
+		           strerror(errno));
+		unlink(tmp);
+		free(path);
+		path = NULL;
+	}
+	free(tmp);
+	return path;
+}
+
 cm_status rt_cache_build(cmetal_device *dev, cmetal_program *p, const char *source,
                          const char *options, RtLoadFn load, Buf *log)
 {
@@ -721,11 +745,17 @@ cm_status rt_cache_build(cmetal_device *dev, cmetal_program *p, const char *sour
 	free(dir);
 	buf_free(&why);
 	b.key1 = source_key(source, options, cc_command());
+	if (wants_debug(options))
+		b.src_path = save_source(&b);
 	cm_status s = CM_SUCCESS;
 	if (!b.cached || !try_hit(&b))
 		s = build_and_load(&b);
-	if (!b.cached)
+	if (!b.cached) {
+		if (b.src_path)            /* a private directory: nothing stays */
+			unlink(b.src_path);
 		rmdir(b.dir);
+	}
+	free(b.src_path);
 	free(b.dir);
 	if (b.load_failed)
 		return s;                      /* the loader said why */

@@ -32,8 +32,10 @@ static const char *const ctypes[E_COUNT_] = {
  * Shorter C keeps -O2. */
 #define C_LONG_LINES 4000
 
-const char *c_cc_opt_flags(const char *c, size_t len)
+const char *c_cc_opt_flags(const char *c, size_t len, bool debug)
 {
+	if (debug)   /* -g: every variable stays in memory for the debugger */
+		return "-O0";
 	size_t lines = 0;
 	for (const char *p = c, *end = c + len; p && p < end; p++)
 		if ((p = memchr(p, '\n', (size_t)(end - p))))
@@ -46,9 +48,18 @@ const char *c_cc_opt_flags(const char *c, size_t len)
 const char *c_type(Elem e) { return ctypes[e]; }
 const char *c_suffix(Elem e) { return ir_elem_name[e]; }
 
+/* The C variable of id: v<id>, or under -g v<id>_<name> when it holds a
+ * CM variable. */
+static void var_name(CGen *g, uint32_t id)
+{
+	buf_printf(g->out, "v%u", id);
+	if (g->names && g->names[id])
+		buf_printf(g->out, "_%s", g->names[id]);
+}
+
 void c_name(CGen *g, const Inst *v)
 {
-	buf_printf(g->out, "v%u", g->store[v->id]);
+	var_name(g, g->store[v->id]);
 }
 
 void c_lv(CGen *g, const Inst *v, const char *k)
@@ -212,7 +223,11 @@ static void emit_arg(CGen *g, const Inst *i)
 
 static void declare(CGen *g, const Inst *i, const char *prefix)
 {
-	buf_printf(g->out, "\t%s %s%u", c_type(i->ty.elem), prefix, i->id);
+	buf_printf(g->out, "\t%s ", c_type(i->ty.elem));
+	if (*prefix == 'v')
+		var_name(g, i->id);
+	else
+		buf_printf(g->out, "%s%u", prefix, i->id);
 	if (i->ty.n != 1)
 		buf_printf(g->out, "[%u]", i->ty.n);
 	buf_puts(g->out, ";\n");
@@ -221,15 +236,23 @@ static void declare(CGen *g, const Inst *i, const char *prefix)
 static void copy_val(CGen *g, const char *dst_prefix, uint32_t dst, const Inst *src)
 {
 	Buf *o = g->out;
+	Buf d = {0};
+	CGen dg = *g;
+	dg.out = &d;
+	if (*dst_prefix == 'v')
+		var_name(&dg, dst);
+	else
+		buf_printf(&d, "%s%u", dst_prefix, dst);
 	if (src->ty.n == 1) {
-		buf_printf(o, "%s%u = ", dst_prefix, dst);
+		buf_printf(o, "%s = ", buf_cstr(&d));
 		c_name(g, src);
 		buf_puts(o, "; ");
 	} else {
-		buf_printf(o, "memcpy(%s%u, ", dst_prefix, dst);
+		buf_printf(o, "memcpy(%s, ", buf_cstr(&d));
 		c_name(g, src);
-		buf_printf(o, ", sizeof %s%u); ", dst_prefix, dst);
+		buf_printf(o, ", sizeof %s); ", buf_cstr(&d));
 	}
+	buf_free(&d);
 }
 
 /* The operand of phi p for the edge from b. */
@@ -259,9 +282,12 @@ static void edge(CGen *g, const Block *b, const Block *to)
 				copy_val(g, "p", p->id, a);
 			else if (phase == 1 && !read)
 				copy_val(g, "v", g->store[p->id], a);
-			else if (phase == 2 && read)
-				buf_printf(g->out, p->ty.n == 1 ? "v%u = p%u; " : "memcpy(v%u, p%u, sizeof p%u); ",
-				           g->store[p->id], p->id, p->id);
+			else if (phase == 2 && read) {
+				buf_puts(g->out, p->ty.n == 1 ? "" : "memcpy(");
+				c_name(g, p);
+				buf_printf(g->out, p->ty.n == 1 ? " = p%u; " : ", p%u, sizeof p%u); ",
+				           p->id, p->id);
+			}
 		}
 	buf_printf(g->out, "goto b%u;", to->id);
 }
@@ -318,11 +344,24 @@ static bool emit_inst(CGen *g, const Inst *i)
 	}
 }
 
+/* -g: by C variable id, the CM variable it holds: the name of its first
+ * named value (storage.c gives one variable values of one name only). */
+static const char **var_names(CGen *g, Func *f)
+{
+	const char **names = NEWN(f->mod->arena, const char *, f->nextid + 1);
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first; i; i = i->next)
+			if (i->name && i->ty.elem != E_VOID && !names[g->store[i->id]])
+				names[g->store[i->id]] = i->name;
+	return names;
+}
+
 static bool emit_kernel(CGen *g, Func *f)
 {
 	Buf *o = g->out;
 	g->f = f;
-	g->store = c_assign_storage(f);
+	g->store = c_assign_storage(f, g->o->debug);
+	g->names = g->o->debug ? var_names(g, f) : NULL;
 	g->inl = NULL;
 	g->inl = c_bale(g, f);
 	buf_printf(o, "\nstatic void cmk_k_%s(CmkThread *t)\n{\n", f->name);
