@@ -703,20 +703,26 @@ static cm_status build_and_load(Build *b)
 
 /* -g: the source saved as <dir>/cm-<key1>.cm, the file the #line
  * directives of the C (so the debug information) name, so that a debugger
- * shows the CM source.  Written on every build (a hit too: the file may
- * have been removed), through a temporary name.  NULL when it cannot be
+ * shows the CM source.  Written, through a temporary name, by any build
+ * (a hit too: the file may have been removed) that does not find it with
+ * the source's size (left alone, it stays older than the library).  NULL when it cannot be
  * written (the build goes on with "program.cm", with a note). */
 static char *save_source(Build *b)
 {
 	char *path = entry_path(b, b->key1, ".cm");
 	char *tmp = temp_name(path, ".tmp");
-	bool ok = write_file(tmp, b->source, strlen(b->source), O_TRUNC) && rename(tmp, path) == 0;
+	struct stat st;
+	size_t n = strlen(b->source);
+	bool ok = (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n) ||
+	          (write_file(tmp, b->source, n, O_TRUNC) && rename(tmp, path) == 0);
 	if (!ok) {
 		buf_printf(b->log, "note: cannot save the source for the debugger as %s: %s\n", path,
 		           strerror(errno));
 		unlink(tmp);
 		free(path);
 		path = NULL;
+	} else {
+		buf_printf(b->log, "note: -g: the source is saved as %s for the debugger\n", path);
 	}
 	free(tmp);
 	return path;

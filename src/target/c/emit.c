@@ -326,9 +326,8 @@ static void emit_jump(CGen *g, const Block *b)
 	}
 }
 
-static bool emit_inst(CGen *g, const Inst *i)
+static bool emit_inst_text(CGen *g, const Inst *i)
 {
-	line_directive(g, i->loc);
 	g->line = (int)i->loc.line;
 	switch (i->op) {
 	case Oconst:
@@ -354,6 +353,28 @@ static const char **var_names(CGen *g, Func *f)
 			if (i->name && i->ty.elem != E_VOID && !names[g->store[i->id]])
 				names[g->store[i->id]] = i->name;
 	return names;
+}
+
+/* One instruction.  Under -g each of its C lines gets the #line of its
+ * CM line: the C compiler counts on from a directive, so a multi-line
+ * instruction would otherwise claim the CM lines after its own. */
+static bool emit_inst(CGen *g, const Inst *i)
+{
+	if (!g->o->debug || !i->loc.line)
+		return emit_inst_text(g, i);
+	Buf *out = g->out, text = {0};
+	g->out = &text;
+	bool ok = emit_inst_text(g, i);
+	g->out = out;
+	for (const char *p = text.len ? buf_cstr(&text) : ""; *p; ) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		line_directive(g, i->loc);
+		buf_putn(out, p, n);
+		p += n;
+	}
+	buf_free(&text);
+	return ok;
 }
 
 static bool emit_kernel(CGen *g, Func *f)
