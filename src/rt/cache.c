@@ -544,7 +544,7 @@ static cm_status run_cc(const char *cc, const char *opt, const char *c_path,
 }
 
 /* Compiles the C text c into <stem>.so, sealed for key, through temporary
- * names; <stem>.c is kept for debugging. */
+ * names; <stem>.c is kept for debugging (and named by -g's debug information). */
 static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
                                const char *options, const char *what, Buf *log)
 {
@@ -559,17 +559,23 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
 	if (!write_file(buf_cstr(&cp), c->data ? c->data : "", c->len, O_TRUNC)) {
 		write_error(log, buf_cstr(&cp));
 		s = CM_IO_ERROR;
+	} else if (rename(buf_cstr(&cp), buf_cstr(&cf)) != 0) {
+		write_error(log, buf_cstr(&cf));
+		s = CM_IO_ERROR;
 	}
+	/* the C is compiled under its lasting name, which -g's debug
+	 * information names (the helpers a debugger steps into); a concurrent
+	 * build of the key renames the same text over it */
 	if (!s)
 		s = run_cc(cc_command(),
 		           c_cc_opt_flags(c->data ? c->data : "", c->len, wants_debug(options)),
-		           buf_cstr(&cp), buf_cstr(&sp), buf_cstr(&lp), options, what, log);
+		           buf_cstr(&cf), buf_cstr(&sp), buf_cstr(&lp), options, what, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;
 	}
-	if (!s)
-		rename(buf_cstr(&cp), buf_cstr(&cf));
+	if (s)
+		unlink(buf_cstr(&cf));
 	unlink(buf_cstr(&cp));
 	unlink(buf_cstr(&sp));
 	free(base);

@@ -385,7 +385,10 @@ static bool emit_kernel(CGen *g, Func *f)
 	g->names = g->o->debug ? var_names(g, f) : NULL;
 	g->inl = NULL;
 	g->inl = c_bale(g, f);
-	buf_printf(o, "\nstatic void cmk_k_%s(CmkThread *t)\n{\n", f->name);
+	buf_puts(o, "\n");
+	line_directive(g, f->loc);   /* -g: the prologue is the kernel's line */
+	buf_printf(o, "static void cmk_k_%s(CmkThread *t)\n{\n", f->name);
+	line_directive(g, f->loc);
 	buf_puts(o, "\t(void)t;\n");
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
