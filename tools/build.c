@@ -83,7 +83,7 @@ int build_cpu_library(const DriverOptions *o, const Buf *c_text, const char *out
 		const char *cc = getenv("CC");
 		Buf cmd = {0};
 		buf_printf(&cmd, "%s %s %s -shared -fPIC%s -o ", cc && *cc ? cc : "cc",
-		           c_cc_opt_flags(c_text->data ? c_text->data : "", c_text->len),
+		           c_cc_opt_flags(c_text->data ? c_text->data : "", c_text->len, o->debug),
 		           fp_cc_flag(&o->fp), o->debug ? " -g" : "");
 		put_quoted(&cmd, !strcmp(out, "-") ? so_path : out);
 		buf_putc(&cmd, ' ');

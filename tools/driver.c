@@ -160,10 +160,16 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;
 	const char *target = o->report ? "ptx" : !strcmp(o->target, "cpu") ? "c" : o->target;
+	/* -g -c for the CPU: the library's debug information names the source
+	 * by its absolute path, so a debugger finds it from any directory */
+	bool cpu_lib = !o->report && !o->text && !o->dump_pass && is_binary_target(o->target) &&
+	               !strcmp(target, "c");
+	char *abs = o->debug && cpu_lib && strcmp(input, "-") ? realpath(input, NULL) : NULL;
 	Buf code = {0};
 	bool ok = has_suffix(input, ".ir")
 	                  ? compile_ir_to(input, text, &co, target, &code)
-	                  : compile_to(input, text, &co, target, &code);
+	                  : compile_to(abs ? abs : input, text, &co, target, &code);
+	free(abs);
 	int rc = 1;
 	if (!ok)
 		rc = 1;

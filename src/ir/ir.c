@@ -216,6 +216,8 @@ void ir_remove(Inst *i)
 
 void ir_replace_uses(Func *f, Inst *old, Inst *with)
 {
+	if (!with->name)          /* as ir_forward */
+		with->name = old->name;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++) {
 		Block *b = f->blocks[bi];
 		for (Inst *i = b->first; i; i = i->next)
@@ -231,6 +233,8 @@ void ir_forward(Inst *old, Inst *with)
 {
 	ASSERT(old != with);
 	old->fwd = with;
+	if (!with->name)          /* -g: the variable lives on in the value */
+		with->name = old->name;
 }
 
 Inst *ir_resolve(Inst *v)

@@ -382,6 +382,10 @@ struct Inst {
 	int64_t imm;          /* arg index, IrTid, fence mask, media cols,
 	                         sbarrier flag */
 	const char *str;      /* printf format, trap message (interned) */
+	const char *name;     /* -g: the CM variable this value was assigned to
+	                         (interned), printed `; name` after the
+	                         instruction and named in the C back end's
+	                         variables; passes ignore it */
 	IrConst c;            /* Oconst */
 	Block **phiblk;       /* Ophi: predecessor of each operand */
 	uint32_t nuse;        /* filled by ir_count_uses */

@@ -89,6 +89,21 @@ Var *lw_var(L *l, IrType ty, const char *name)
 	return v;
 }
 
+Var *lw_user_var(L *l, IrType ty, const char *name)
+{
+	Var *v = lw_var(l, ty, name);
+	v->user = true;
+	return v;
+}
+
+/* -g: val, now held by v, carries v's name for the debugger.  The first
+ * name wins: a value copied into a second variable keeps the first's. */
+static void name_value(L *l, Var *v, Inst *val)
+{
+	if (l->debug && v->user && v->name && val && !val->name)
+		val->name = intern_cstr(v->name);
+}
+
 /* v's definitions cover the block ids it was used in, [defs_base, +ndefs):
  * a variable of an inlined call spans that call's blocks, not the kernel's
  * (sized by the kernel, they made inlining quadratic in memory). */
@@ -200,6 +215,7 @@ static Inst *read_in(L *l, Var *v, Block *b)
 		if (val) {
 		} else if (!x->sealed) {
 			val = new_phi(l, t, v->ty);
+			name_value(l, v, val);
 			if (x->ninc == x->capinc) {
 				uint32_t nc = x->capinc ? x->capinc * 2 : 4;
 				void *np = arena_alloc(l->a, sizeof(*x->inc) * nc);
@@ -214,6 +230,7 @@ static Inst *read_in(L *l, Var *v, Block *b)
 			val = zero_in(l, t, v->ty);
 		} else {
 			Inst *phi = new_phi(l, t, v->ty);
+			name_value(l, v, phi);
 			def_set(l, v, t, phi);
 			phi_init(l, phi, t);
 			ReadFrame f = {b, t, phi, 0};
@@ -263,6 +280,7 @@ void lw_write(L *l, Var *v, Inst *val)
 	if (!ir_type_eq(val->ty, v->ty))
 		die("write of %u x %s to a variable of %u x %s", val->ty.n,
 		    ir_elem_name[val->ty.elem], v->ty.n, ir_elem_name[v->ty.elem]);
+	name_value(l, v, val);
 	def_set(l, v, l->B.b, val);
 }
 
@@ -301,7 +319,7 @@ Binding *lw_bind(L *l, Sym *s)
 		b->konst = lw_const_array(l, s);
 		return b;
 	}
-	Var *v = lw_var(l, lw_type(s->ty), s->name);
+	Var *v = lw_user_var(l, lw_type(s->ty), s->name);
 	b->lr = lw_whole(v, s->ty);
 	return b;
 }
@@ -617,7 +635,7 @@ static void var_decl(L *l, Node *d)
 		b->is_ref = true;
 		if (!init || !lw_lref(l, init, &b->lr)) {
 			Inst *v = init ? lw_expr(l, init) : irb_const_int(&l->B, lw_type(t), 0);
-			Var *tv = lw_var(l, lw_type(t), s->name);
+			Var *tv = lw_user_var(l, lw_type(t), s->name);
 			lw_write(l, tv, lw_coerce(l, v, tv->ty, false));
 			b->lr = lw_whole(tv, t);
 		}
@@ -627,7 +645,7 @@ static void var_decl(L *l, Node *d)
 		error_at(d->loc, "local array '%s' is not supported", s->name);
 		return;
 	}
-	Var *v = lw_var(l, lw_type(t), s->name);
+	Var *v = lw_user_var(l, lw_type(t), s->name);
 	b->lr = lw_whole(v, t);
 	if (init && init->kind != ND_INIT_LIST) {
 		l->B.loc = init->loc;
@@ -807,7 +825,7 @@ Inst *lw_call(L *l, Node *call)
 			continue;
 		}
 		Inst *v = lw_expr(l, arg);
-		Var *var = lw_var(l, lw_type(pt), p->name);
+		Var *var = lw_user_var(l, lw_type(pt), p->name);
 		if (v)
 			lw_write(l, var, lw_coerce(l, v, var->ty, false));
 		b->lr = lw_whole(var, pt);
@@ -1028,7 +1046,7 @@ static void lower_kernel(L *l, Node *fn)
 		if (!p->sym)
 			continue;
 		Binding *b = new_binding(l, p->sym);
-		Var *v = lw_var(l, l->f->params[i].ty, p->name);
+		Var *v = lw_user_var(l, l->f->params[i].ty, p->name);
 		lw_write(l, v, irb_arg(&l->B, (uint32_t)i));
 		b->lr = lw_whole(v, p->sym->ty);
 	}
@@ -1073,8 +1091,7 @@ static void lower_kernel(L *l, Node *fn)
 
 Module *ir_lower(Arena *a, Node *unit, const IrLowerOptions *o)
 {
-	(void)o;
-	L l = {.a = a, .unit = unit};
+	L l = {.a = a, .unit = unit, .debug = o && o->debug};
 	l.m = ir_module_new(a);
 	static _Thread_local uint32_t gen;
 	l.gen = gen;

@@ -25,6 +25,8 @@ typedef struct Var {
 	Inst **defs;          /* current definition per block id, from defs_base */
 	uint32_t ndefs, defs_base;
 	const char *name;
+	bool user;            /* a CM variable or parameter (-g names the values
+	                         written to it); false for the lowering's own */
 } Var;
 
 /* What a symbol stands for in the kernel being lowered. */
@@ -93,6 +95,7 @@ typedef struct L {
 	Map labels;           /* goto labels of the current function body */
 	bool unmasked;        /* between cm_unmask_begin and _end */
 	uint32_t slm_next;    /* cm_slm_alloc's bump pointer */
+	bool debug;           /* -g: values carry their variable's name */
 } L;
 
 /* lower.c */
@@ -103,6 +106,7 @@ void lw_br(L *l, Block *to);
 void lw_cbr(L *l, Inst *cond, Block *t, Block *f);
 bool lw_terminated(L *l);
 Var *lw_var(L *l, IrType ty, const char *name);
+Var *lw_user_var(L *l, IrType ty, const char *name);   /* a CM variable */
 Inst *lw_read(L *l, Var *v);
 void lw_write(L *l, Var *v, Inst *val);
 Binding *lw_bind(L *l, Sym *s);

@@ -8,6 +8,7 @@
  *   kattr  := "slm" INT | "globals" INT | "simd" INT | "barrier" | "wait"
  *   block  := LABEL ":" {inst} jump
  *   inst   := ["%" INT ":" TYPE "="] OPNAME {"." SUFFIX} [item {"," item}] [loc]
+ *             [";" NAME]      (-g: the CM variable)
  *   item   := VALUE | "<" INT ";" INT "," INT ">" "," INT ["+" VALUE]
  *           | "#" INT | "ch" CHANNELS | "mask" VALUE | STRING
  *           | "[" LABEL VALUE "]" | constant | TIDNAME
@@ -546,6 +547,8 @@ static void inst(P *p, Block *b)
 	vec_free(&it.pos);
 	vec_free(&it.blk);
 	i->loc = loc_suffix(p);
+	if (accept(p, ';'))           /* -g: `; name`, the CM variable */
+		i->name = ident(p);
 	ir_append(b, i);
 }
 

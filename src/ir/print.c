@@ -13,8 +13,9 @@
  * An instruction is `[%id:type = ]op[.space][.atomic][.byte][.alignN][.sat][.ieee]` then
  * its operands, then attributes: a region `<v;w,h>, off [+ %roff]`, `#imm`,
  * `ch rgba`, a string, `mask %m`.  `!F:L:C` is the source location, F
- * numbering the `file` lines (module-local, by first use).  Output is
- * deterministic. */
+ * numbering the `file` lines (module-local, by first use).  Under -g a
+ * value assigned to a CM variable ends with `; name` (Inst.name).  Output
+ * is deterministic. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,8 @@ static void put_inst(Printer *p, const Inst *i)
 		put_val(out, ir_mask(i));
 	}
 	put_loc(p, i->loc);
+	if (i->name)
+		buf_printf(out, " ; %s", i->name);
 	buf_putc(out, '\n');
 }
 

@@ -31,7 +31,8 @@
  * c_cc_opt_flags; -ffp-contract=fast when the options ask), seals the
  * result and renames it into place: every file is
  * written under a temporary name and renamed, so concurrent builders never
- * see a partial file.
+ * see a partial file.  Under -g the C is built at -O0 and the source is
+ * saved as cm-<key1>.cm, the file its debug information names.
  *
  * The hash (FNV-1a 64) catches accidents and a same-user tool writing the
  * wrong file; it does not stop a same-user attacker, who can run code as
@@ -593,8 +594,9 @@ static cm_status run_cc(const char *cc, const Buf *c, const char *c_path, const 
                         const char *so_path, const char *log_path, const char *options,
                         const char *what, Buf *log)
 {
-	const char *opt = c_cc_opt_flags(c->data ? c->data : "", c->len);
-	int units = write_units(c, base, log);
+	const char *opt = c_cc_opt_flags(c->data ? c->data : "", c->len, wants_debug(options));
+	/* -g: one unit, compiled under the C's lasting name for the debugger */
+	int units = wants_debug(options) ? 0 : write_units(c, base, log);
 	if (units < 0) {
 		remove_units(base, 8);
 		return CM_IO_ERROR;
@@ -633,7 +635,7 @@ static cm_status run_cc(const char *cc, const Buf *c, const char *c_path, const 
 }
 
 /* Compiles the C text c into <stem>.so, sealed for key, through temporary
- * names; <stem>.c is kept for debugging. */
+ * names; <stem>.c is kept for debugging (and named by -g's debug information). */
 static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
                                const char *options, const char *what, Buf *log)
 {
@@ -648,16 +650,22 @@ static cm_status build_library(const Buf *c, const char *stem, uint64_t key,
 	if (!write_file(buf_cstr(&cp), c->data ? c->data : "", c->len, O_TRUNC)) {
 		write_error(log, buf_cstr(&cp));
 		s = CM_IO_ERROR;
+	} else if (rename(buf_cstr(&cp), buf_cstr(&cf)) != 0) {
+		write_error(log, buf_cstr(&cf));
+		s = CM_IO_ERROR;
 	}
+	/* the C is compiled under its lasting name, which -g's debug
+	 * information names (the helpers a debugger steps into); a concurrent
+	 * build of the key renames the same text over it */
 	if (!s)
-		s = run_cc(cc_command(), c, buf_cstr(&cp), base, buf_cstr(&sp), buf_cstr(&lp),
+		s = run_cc(cc_command(), c, buf_cstr(&cf), base, buf_cstr(&sp), buf_cstr(&lp),
 		           options, what, log);
 	if (!s && (!seal_file(buf_cstr(&sp), key) || rename(buf_cstr(&sp), buf_cstr(&so)) != 0)) {
 		write_error(log, buf_cstr(&so));
 		s = CM_IO_ERROR;
 	}
-	if (!s)
-		rename(buf_cstr(&cp), buf_cstr(&cf));
+	if (s)
+		unlink(buf_cstr(&cf));
 	unlink(buf_cstr(&cp));
 	unlink(buf_cstr(&sp));
 	free(base);
@@ -678,6 +686,7 @@ typedef struct {
 	char *dir;                  /* canonical path of the directory used */
 	bool cached;                /* dir is the cache; else a private one */
 	bool load_failed;           /* the loader failed and said why */
+	char *src_path;             /* -g: the saved source (cm-<key1>.cm), or NULL */
 	uint64_t key1;
 	Buf *log;
 } Build;
@@ -754,7 +763,7 @@ static cm_status build_and_load(Build *b)
 {
 	Buf c = {0}, deps = {0};
 	cmetal_device *dev = b->dev;
-	if (!dev->translate(b->source, b->options, &c, &deps, b->log)) {
+	if (!dev->translate(b->source, b->src_path, b->options, &c, &deps, b->log)) {
 		buf_free(&c);
 		buf_free(&deps);
 		bool missing = dev->translate == rt_translate_cm && !rt_compiler_available();
@@ -788,6 +797,33 @@ static cm_status build_and_load(Build *b)
 	return s;
 }
 
+/* -g: the source saved as <dir>/cm-<key1>.cm, the file the #line
+ * directives of the C (so the debug information) name, so that a debugger
+ * shows the CM source.  Written, through a temporary name, by any build
+ * (a hit too: the file may have been removed) that does not find it with
+ * the source's size (left alone, it stays older than the library).  NULL when it cannot be
+ * written (the build goes on with "program.cm", with a note). */
+static char *save_source(Build *b)
+{
+	char *path = entry_path(b, b->key1, ".cm");
+	char *tmp = temp_name(path, ".tmp");
+	struct stat st;
+	size_t n = strlen(b->source);
+	bool ok = (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n) ||
+	          (write_file(tmp, b->source, n, O_TRUNC) && rename(tmp, path) == 0);
+	if (!ok) {
+		buf_printf(b->log, "note: cannot save the source for the debugger as %s: %s\n", path,
+		           strerror(errno));
+		unlink(tmp);
+		free(path);
+		path = NULL;
+	} else {
+		buf_printf(b->log, "note: -g: the source is saved as %s for the debugger\n", path);
+	}
+	free(tmp);
+	return path;
+}
+
 cm_status rt_cache_build(cmetal_device *dev, cmetal_program *p, const char *source,
                          const char *options, RtLoadFn load, Buf *log)
 {
@@ -811,11 +847,17 @@ cm_status rt_cache_build(cmetal_device *dev, cmetal_program *p, const char *sour
 	free(dir);
 	buf_free(&why);
 	b.key1 = source_key(source, options, cc_command());
+	if (wants_debug(options))
+		b.src_path = save_source(&b);
 	cm_status s = CM_SUCCESS;
 	if (!b.cached || !try_hit(&b))
 		s = build_and_load(&b);
-	if (!b.cached)
+	if (!b.cached) {
+		if (b.src_path)            /* a private directory: nothing stays */
+			unlink(b.src_path);
 		rmdir(b.dir);
+	}
+	free(b.src_path);
 	free(b.dir);
 	if (b.load_failed)
 		return s;                      /* the loader said why */

@@ -127,20 +127,20 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 	return ok;
 }
 
-static bool compile_cm(const char *source, const char *options, const char *target,
-                       Buf *out, Buf *deps, Buf *log);
+static bool compile_cm(const char *source, const char *path, const char *options,
+                       const char *target, Buf *out, Buf *deps, Buf *log);
 
-bool rt_translate_cm(const char *source, const char *options, Buf *c_out, Buf *deps,
-                     Buf *log)
+bool rt_translate_cm(const char *source, const char *path, const char *options, Buf *c_out,
+                     Buf *deps, Buf *log)
 {
-	return compile_cm(source, options, "c", c_out, deps, log);
+	return compile_cm(source, path, options, "c", c_out, deps, log);
 }
 
 /* (cuda) The same with the target named: the CUDA device builds "ptx". */
 bool rt_compile_cm(const char *source, const char *options, const char *target, Buf *out,
                    Buf *log)
 {
-	return compile_cm(source, options, target, out, NULL, log);
+	return compile_cm(source, NULL, options, target, out, NULL, log);
 }
 
 /* The compiler keeps global state (diag_state, die_trap, its tables), so
@@ -148,20 +148,20 @@ bool rt_compile_cm(const char *source, const char *options, const char *target, 
  * (the cache, the C compiler, dlopen) runs in parallel. */
 static pthread_mutex_t compiler_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static bool compile_locked(const char *source, const char *options, const char *target,
-                           Buf *out, Buf *deps, Buf *log);
+static bool compile_locked(const char *source, const char *path, const char *options,
+                           const char *target, Buf *out, Buf *deps, Buf *log);
 
-static bool compile_cm(const char *source, const char *options, const char *target,
-                       Buf *out, Buf *deps, Buf *log)
+static bool compile_cm(const char *source, const char *path, const char *options,
+                       const char *target, Buf *out, Buf *deps, Buf *log)
 {
 	pthread_mutex_lock(&compiler_mu);
-	bool ok = compile_locked(source, options, target, out, deps, log);
+	bool ok = compile_locked(source, path, options, target, out, deps, log);
 	pthread_mutex_unlock(&compiler_mu);
 	return ok;
 }
 
-static bool compile_locked(const char *source, const char *options, const char *target,
-                           Buf *out, Buf *deps, Buf *log)
+static bool compile_locked(const char *source, const char *path, const char *options,
+                           const char *target, Buf *out, Buf *deps, Buf *log)
 {
 	DiagState saved = diag_state;
 	diag_state = (DiagState){.capture = log};
@@ -175,7 +175,7 @@ static bool compile_locked(const char *source, const char *options, const char *
 		die_trap = &trap;
 		co.fo.pp.deps = deps;
 		ok = parse_options(options, &co, &l, log) &&
-		     compile_to("program.cm", source, &co, target, out);
+		     compile_to(path ? path : "program.cm", source, &co, target, out);
 	} else {
 		buf_printf(log, "%s\n", trap.msg);
 	}

@@ -62,10 +62,12 @@ void rt_log(const char *fmt, ...) PRINTF_LIKE(1, 2);
 typedef struct RtDeviceOps RtDeviceOps;
 
 /* Turns CM source into C (the in-process compiler); tests may replace it
- * per device.  deps gets the files the source #included (PPOptions.deps),
- * which the cache key covers.  Returns false with diagnostics in log on
- * failure. */
-typedef bool (*RtTranslateFn)(const char *source, const char *options,
+ * per device.  path names the source in diagnostics and #line directives
+ * (under -g a copy of the source saved there, so that a debugger can show
+ * it; NULL: "program.cm").  deps gets the files the source #included
+ * (PPOptions.deps), which the cache key covers.  Returns false with
+ * diagnostics in log on failure. */
+typedef bool (*RtTranslateFn)(const char *source, const char *path, const char *options,
                               Buf *c_out, Buf *deps, Buf *log);
 
 struct cmetal_device {
@@ -228,8 +230,8 @@ cm_status rt_get_kernel(cmetal_kernel *h, cmetal_kernel **k);
 /* compile.c */
 /* The default translator: compile_to(..., "c") when the compiler is linked
  * in, else a CM_COMPILER_UNAVAILABLE-style failure. */
-bool rt_translate_cm(const char *source, const char *options, Buf *c_out,
-                     Buf *deps, Buf *log);
+bool rt_translate_cm(const char *source, const char *path, const char *options,
+                     Buf *c_out, Buf *deps, Buf *log);
 bool rt_compiler_available(void);
 /* (cuda) rt_translate_cm for any target of compile_to ("c", "ptx"). */
 bool rt_compile_cm(const char *source, const char *options, const char *target, Buf *out,

@@ -57,8 +57,9 @@ const char *ptx_march_for(int major, int minor);
 
 /* c/emit.c */
 /* The C compiler's optimisation flags for C that T_c emitted ("-O2", or
- * "-O1 -ftree-vectorize" for very long C: see the definition). */
-const char *c_cc_opt_flags(const char *c, size_t len);
+ * "-O1 -ftree-vectorize" for very long C: see the definition; "-O0" under
+ * -g, so that the debugger sees every variable). */
+const char *c_cc_opt_flags(const char *c, size_t len, bool debug);
 /* The line T_c writes before each kernel and before the metadata. */
 #define C_UNIT_MARK "/*@cmk-unit*/"
 /* Splits C that T_c emitted into at most max translation units (units[0

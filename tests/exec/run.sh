@@ -1,7 +1,8 @@
 #!/bin/sh
 # CM execution tests: builds the harness and the per-family test files
 # against $BUILD/libcmetal.a and runs every test on $CMETAL_DEVICE (default
-# cpu), then again built with -fbounds-check ("exec-checked/NAME").  Prints
+# cpu), then again built with -fbounds-check ("exec-checked/NAME") and with
+# -g ("exec-g/NAME").  Prints
 # "ok exec/NAME" / "FAIL exec/NAME" lines.
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -31,5 +32,10 @@ if [ $# -eq 0 ] && [ -z "${CMETAL_EXEC_OPTIONS:-}" ]; then
 	CMETAL_EXEC_OPTIONS=-fbounds-check CMETAL_CACHE_DIR="$T/cache" \
 		CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" |
 		sed 's,^\(ok\|FAIL\) exec/,\1 exec-checked/,'
+	# and with -g, whose C differs (one C variable per CM variable where
+	# lifetimes allow, nothing baled into a user's loop, cc -O0)
+	CMETAL_EXEC_OPTIONS=-g CMETAL_CACHE_DIR="$T/cache" \
+		CMETAL_EXEC_DIR="$ROOT/tests/exec" "$T/exec" |
+		sed 's,^\(ok\|FAIL\) exec/,\1 exec-g/,'
 fi
 exit 0

@@ -15,7 +15,8 @@ static char *abi_header;
 
 /* Pastes cmk_abi.h in front of the source, as the C back end does; a
  * source starting with "ERR" fails like a CM compile error. */
-static bool fake_translate(const char *source, const char *options, Buf *c_out, Buf *deps,
+static bool fake_translate(const char *source, const char *path, const char *options,
+                           Buf *c_out, Buf *deps,
                            Buf *log)
 {
 	if (strncmp(source, "ERR", 3) == 0) {

@@ -23,7 +23,8 @@
 static char *abi_header;
 static char work[2048], count_file[2200];
 
-static bool fake_translate(const char *source, const char *options, Buf *c_out, Buf *deps,
+static bool fake_translate(const char *source, const char *path, const char *options,
+                           Buf *c_out, Buf *deps,
                            Buf *log)
 {
 	buf_puts(c_out, abi_header);

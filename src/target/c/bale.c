@@ -129,8 +129,8 @@ bool *c_bale(CGen *g, Func *f)
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *v = f->blocks[bi]->first; v; v = v->next) {
 			Inst *u = b.user[v->id];
-			if (!candidate(v) || !consumes(u, v))
-				continue;
+			if (!candidate(v) || !consumes(u, v) || (g->o->debug && v->name))
+				continue;   /* -g: a CM variable's value keeps its own */
 			b.inl[v->id] = true;
 			if (!tree_ok(&b, v, u) || strlen(c_inline_expr(g, v, "k")) > MAX_EXPR)
 				b.inl[v->id] = false;

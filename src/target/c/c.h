@@ -2,7 +2,8 @@
  *
  * Every SSA value becomes one C local named v<id> (or the storage of the
  * value it updates in place, see c_store): a scalar for n = 1, an array of
- * n elements otherwise.  i1 is uint8_t, f16 is uint16_t holding the bits.
+ * n elements otherwise.  Under -g a value assigned to a CM variable names
+ * its local after it, v<id>_<name> (Inst.name), for the debugger.  i1 is uint8_t, f16 is uint16_t holding the bits.
  * Element loops are plain counted loops with constant bounds, which gcc
  * and clang vectorize at -O2 -march=native. */
 #ifndef CMETAL_TARGET_C_H
@@ -18,6 +19,8 @@ typedef struct {
 	bool *inl;            /* by value id: computed inside its user's element
 	                         loop (bale.c), no variable of its own */
 	int line;             /* source line of the instruction being emitted */
+	const char **names;   /* -g: by C variable id, the CM variable it
+	                         holds (v12_acc), or NULL */
 } CGen;
 
 /* prelude.c */
@@ -28,7 +31,7 @@ extern const char c_abi_text[];
 /* emit.c */
 const char *c_type(Elem e);                 /* "int32_t" */
 const char *c_suffix(Elem e);               /* "i32" */
-void c_name(CGen *g, const Inst *v);        /* appends v<store> */
+void c_name(CGen *g, const Inst *v);        /* appends v<store>[_name] */
 /* Appends element k of v as a value of its compute type (f16 as float);
  * scalars broadcast.  k is a C expression. */
 void c_rd(CGen *g, const Inst *v, const char *k);
@@ -47,7 +50,7 @@ bool c_surface_arg(CGen *g, const Inst *v);
 
 /* storage.c — by value id, the id of the C variable that holds it (wrregion
  * chains and phi webs share one variable where their lives allow). */
-uint32_t *c_assign_storage(Func *f);
+uint32_t *c_assign_storage(Func *f, bool keep_names);
 /* bale.c — by value id, whether the value is computed inside the element
  * loop of its only user (g->store must be set). */
 bool *c_bale(CGen *g, Func *f);

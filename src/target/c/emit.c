@@ -40,8 +40,10 @@ static const char *const ctypes[E_COUNT_] = {
 static size_t count_lines(const char *c, size_t len);
 static int find_marks(const char *c, size_t len, size_t *at, int cap);
 
-const char *c_cc_opt_flags(const char *c, size_t len)
+const char *c_cc_opt_flags(const char *c, size_t len, bool debug)
 {
+	if (debug)   /* -g: every variable stays in memory for the debugger */
+		return "-O0";
 	enum { MAXK = 256 };
 	size_t at[MAXK + 1], longest = 0;
 	int nm = find_marks(c, len, at, MAXK + 1);
@@ -116,9 +118,18 @@ int c_split_units(const char *c, size_t len, int max, Buf *units)
 const char *c_type(Elem e) { return ctypes[e]; }
 const char *c_suffix(Elem e) { return ir_elem_name[e]; }
 
+/* The C variable of id: v<id>, or under -g v<id>_<name> when it holds a
+ * CM variable. */
+static void var_name(CGen *g, uint32_t id)
+{
+	buf_printf(g->out, "v%u", id);
+	if (g->names && g->names[id])
+		buf_printf(g->out, "_%s", g->names[id]);
+}
+
 void c_name(CGen *g, const Inst *v)
 {
-	buf_printf(g->out, "v%u", g->store[v->id]);
+	var_name(g, g->store[v->id]);
 }
 
 void c_lv(CGen *g, const Inst *v, const char *k)
@@ -296,7 +307,11 @@ static void emit_arg(CGen *g, const Inst *i)
 
 static void declare(CGen *g, const Inst *i, const char *prefix)
 {
-	buf_printf(g->out, "\t%s %s%u", c_type(i->ty.elem), prefix, i->id);
+	buf_printf(g->out, "\t%s ", c_type(i->ty.elem));
+	if (*prefix == 'v')
+		var_name(g, i->id);
+	else
+		buf_printf(g->out, "%s%u", prefix, i->id);
 	if (i->ty.n != 1)
 		buf_printf(g->out, "[%u]", i->ty.n);
 	buf_puts(g->out, ";\n");
@@ -305,15 +320,23 @@ static void declare(CGen *g, const Inst *i, const char *prefix)
 static void copy_val(CGen *g, const char *dst_prefix, uint32_t dst, const Inst *src)
 {
 	Buf *o = g->out;
+	Buf d = {0};
+	CGen dg = *g;
+	dg.out = &d;
+	if (*dst_prefix == 'v')
+		var_name(&dg, dst);
+	else
+		buf_printf(&d, "%s%u", dst_prefix, dst);
 	if (src->ty.n == 1) {
-		buf_printf(o, "%s%u = ", dst_prefix, dst);
+		buf_printf(o, "%s = ", buf_cstr(&d));
 		c_name(g, src);
 		buf_puts(o, "; ");
 	} else {
-		buf_printf(o, "memcpy(%s%u, ", dst_prefix, dst);
+		buf_printf(o, "memcpy(%s, ", buf_cstr(&d));
 		c_name(g, src);
-		buf_printf(o, ", sizeof %s%u); ", dst_prefix, dst);
+		buf_printf(o, ", sizeof %s); ", buf_cstr(&d));
 	}
+	buf_free(&d);
 }
 
 /* The operand of phi p for the edge from b. */
@@ -343,9 +366,12 @@ static void edge(CGen *g, const Block *b, const Block *to)
 				copy_val(g, "p", p->id, a);
 			else if (phase == 1 && !read)
 				copy_val(g, "v", g->store[p->id], a);
-			else if (phase == 2 && read)
-				buf_printf(g->out, p->ty.n == 1 ? "v%u = p%u; " : "memcpy(v%u, p%u, sizeof p%u); ",
-				           g->store[p->id], p->id, p->id);
+			else if (phase == 2 && read) {
+				buf_puts(g->out, p->ty.n == 1 ? "" : "memcpy(");
+				c_name(g, p);
+				buf_printf(g->out, p->ty.n == 1 ? " = p%u; " : ", p%u, sizeof p%u); ",
+				           p->id, p->id);
+			}
 		}
 	buf_printf(g->out, "goto b%u;", to->id);
 }
@@ -384,9 +410,8 @@ static void emit_jump(CGen *g, const Block *b)
 	}
 }
 
-static bool emit_inst(CGen *g, const Inst *i)
+static bool emit_inst_text(CGen *g, const Inst *i)
 {
-	line_directive(g, i->loc);
 	g->line = (int)i->loc.line;
 	switch (i->op) {
 	case Oconst:
@@ -402,14 +427,52 @@ static bool emit_inst(CGen *g, const Inst *i)
 	}
 }
 
+/* -g: by C variable id, the CM variable it holds: the name of its first
+ * named value (storage.c gives one variable values of one name only). */
+static const char **var_names(CGen *g, Func *f)
+{
+	const char **names = NEWN(f->mod->arena, const char *, f->nextid + 1);
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first; i; i = i->next)
+			if (i->name && i->ty.elem != E_VOID && !names[g->store[i->id]])
+				names[g->store[i->id]] = i->name;
+	return names;
+}
+
+/* One instruction.  Under -g each of its C lines gets the #line of its
+ * CM line: the C compiler counts on from a directive, so a multi-line
+ * instruction would otherwise claim the CM lines after its own. */
+static bool emit_inst(CGen *g, const Inst *i)
+{
+	if (!g->o->debug || !i->loc.line)
+		return emit_inst_text(g, i);
+	Buf *out = g->out, text = {0};
+	g->out = &text;
+	bool ok = emit_inst_text(g, i);
+	g->out = out;
+	for (const char *p = text.len ? buf_cstr(&text) : ""; *p; ) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+		line_directive(g, i->loc);
+		buf_putn(out, p, n);
+		p += n;
+	}
+	buf_free(&text);
+	return ok;
+}
+
 static bool emit_kernel(CGen *g, Func *f)
 {
 	Buf *o = g->out;
 	g->f = f;
-	g->store = c_assign_storage(f);
+	g->store = c_assign_storage(f, g->o->debug);
+	g->names = g->o->debug ? var_names(g, f) : NULL;
 	g->inl = NULL;
 	g->inl = c_bale(g, f);
-	buf_printf(o, "\n" C_UNIT_MARK "\nCMK_KERNEL void cmk_k_%s(CmkThread *t)\n{\n", f->name);
+	buf_printf(o, "\n" C_UNIT_MARK "\n");
+	line_directive(g, f->loc);   /* -g: the prologue is the kernel's line */
+	buf_printf(o, "CMK_KERNEL void cmk_k_%s(CmkThread *t)\n{\n", f->name);
+	line_directive(g, f->loc);
 	buf_puts(o, "\t(void)t;\n");
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {

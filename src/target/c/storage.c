@@ -13,7 +13,9 @@
  * Liveness is the classic backward data flow over vector values, with a
  * phi's operand used at the end of its predecessor and the phi defined at
  * the top of its block.  Only vectors (n > 1) are coalesced; scalars are
- * the C compiler's business.  Classes hold one type, so the variable
+ * the C compiler's business, but under -g the values of one CM variable
+ * (Inst.name) share a variable where they can, so that the debugger shows
+ * one v<id>_<name> for it, and values of different CM variables never do.  Classes hold one type, so the variable
  * declared for a class (its root, the smallest id) fits every member.
  *
  * requires: SSA; provides: CGen.store (by value id: the id of the C
@@ -35,9 +37,16 @@ typedef struct {
 	uint32_t *root, *next, *last; /* union-find, member lists by id */
 	Inst **insts;         /* by id */
 	uint64_t *scratch;    /* one block's live set */
+	bool keep_names;      /* -g: values of different CM variables never
+	                         share a C variable (it is named after one) */
 } St;
 
-static bool is_vec(const Inst *v) { return v && v->ty.elem != E_VOID && v->ty.n > 1; }
+/* The values that may share a variable: vectors, and under -g the scalars
+ * of a CM variable (one variable per CM variable where lives allow). */
+static bool is_vec(const St *s, const Inst *v)
+{
+	return v && v->ty.elem != E_VOID && (v->ty.n > 1 || (s->keep_names && v->name));
+}
 
 static uint64_t *bits_of(St *s, uint64_t *set, const Block *b)
 {
@@ -63,11 +72,11 @@ static void number(St *s)
 		uint32_t p = 1;
 		for (Inst *i = b->first; i; i = i->next) {
 			s->pos[i->id] = i->op == Ophi ? 0 : p++;
-			if (is_vec(i))
+			if (is_vec(s, i))
 				s->vec[i->id] = ++s->nvec;
 			if (i->op != Ophi)
 				for (uint32_t k = 0; k < i->nops; k++)
-					if (is_vec(i->ops[k]))
+					if (is_vec(s, i->ops[k]))
 						nuse[i->ops[k]->id]++;
 		}
 	}
@@ -81,7 +90,7 @@ static void number(St *s)
 				continue;
 			for (uint32_t k = 0; k < i->nops; k++) {
 				Inst *v = i->ops[k];
-				if (!is_vec(v))
+				if (!is_vec(s, v))
 					continue;
 				Inst **u = s->uses[s->vec[v->id] - 1];
 				while (*u && *u != i)
@@ -105,18 +114,18 @@ static bool flow(St *s, Block *b)
 			out[k] |= sin[k];
 		for (Inst *p = to->first; p && p->op == Ophi; p = p->next)
 			for (uint32_t k = 0; k < p->nops; k++)
-				if (p->phiblk[k] == b && is_vec(p->ops[k]))
+				if (p->phiblk[k] == b && is_vec(s, p->ops[k]))
 					set_bit(out, s->vec[p->ops[k]->id] - 1);
 	}
 	uint64_t *nin = s->scratch;
 	memcpy(nin, out, w * sizeof *nin);
 	for (Inst *i = b->last; i; i = i->prev) {
-		if (is_vec(i))
+		if (is_vec(s, i))
 			nin[(s->vec[i->id] - 1) / 64] &= ~(1ull << ((s->vec[i->id] - 1) % 64));
 		if (i->op == Ophi)
 			continue;
 		for (uint32_t k = 0; k < i->nops; k++)
-			if (is_vec(i->ops[k]))
+			if (is_vec(s, i->ops[k]))
 				set_bit(nin, s->vec[i->ops[k]->id] - 1);
 	}
 	bool changed = memcmp(nin, in, w * sizeof *nin) != 0;
@@ -186,11 +195,15 @@ static void try_merge(St *s, Inst *a, Inst *b)
 	uint32_t ra = find(s, a->id), rb = find(s, b->id);
 	if (ra == rb || !ir_type_eq(a->ty, b->ty))
 		return;
+	if (a->ty.n == 1 && a->name != b->name)
+		return;   /* -g: scalars join within one CM variable only */
 	for (uint32_t x = ra; x != UINT32_MAX; x = s->next[x])
 		for (uint32_t y = rb; y != UINT32_MAX; y = s->next[y]) {
 			Inst *ix = s->insts[x], *iy = s->insts[y];
 			if (interfere(s, ix, iy) || unsafe_use(ix, iy) || unsafe_use(iy, ix))
 				return;
+			if (s->keep_names && ix->name && iy->name && ix->name != iy->name)
+				return;   /* names are interned */
 		}
 	if (rb < ra) {
 		uint32_t t = ra;
@@ -207,21 +220,21 @@ static void coalesce(St *s, bool phis)
 	Func *f = s->f;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		for (Inst *i = f->blocks[bi]->first; i; i = i->next) {
-			if (!is_vec(i))
+			if (!is_vec(s, i))
 				continue;
-			if (!phis && (i->op == Owrregion || i->op == Ocopy) && is_vec(i->ops[0]))
+			if (!phis && (i->op == Owrregion || i->op == Ocopy) && is_vec(s, i->ops[0]))
 				try_merge(s, i, i->ops[0]);
 			if (phis && i->op == Ophi)
 				for (uint32_t k = 0; k < i->nops; k++)
-					if (is_vec(i->ops[k]))
+					if (is_vec(s, i->ops[k]))
 						try_merge(s, i, i->ops[k]);
 		}
 }
 
-uint32_t *c_assign_storage(Func *f)
+uint32_t *c_assign_storage(Func *f, bool keep_names)
 {
 	Arena *a = f->mod->arena;
-	St s = {.f = f, .nvals = f->nextid + 1};
+	St s = {.f = f, .nvals = f->nextid + 1, .keep_names = keep_names};
 	s.vec = NEWN(a, uint32_t, s.nvals);
 	s.pos = NEWN(a, uint32_t, s.nvals);
 	s.root = NEWN(a, uint32_t, s.nvals);
