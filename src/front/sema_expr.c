@@ -815,6 +815,13 @@ static Node *expr_unary(Sema *S, Node *e)
 	Node *x = e->lhs = sema_rvalue(S, e->lhs);
 	if (bad(x))
 		return poison(e);
+	if (op == P_STAR || op == P_AMP) {	/* CM kernels have no pointers */
+		diag_at(DIAG_ERROR, e->loc, 1, op == P_STAR ?
+		        "cannot dereference a value of type '%s': it is not a pointer" :
+		        "cannot take the address of a value of type '%s' (pass it by reference)",
+		        ty_str(x->ty));
+		return poison(e);
+	}
 	Type *t = ty_base(x->ty), *el = ty_elem(t);
 	if (!is_arith(el) || (op == P_TILDE && !ty_is_integer(el))) {
 		diag_at(DIAG_ERROR, e->loc, 1, "invalid argument type '%s' to unary '%s'",
