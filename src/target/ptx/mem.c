@@ -11,7 +11,9 @@
  * pixel, whose bytes repeat, as the CPU runtime does), media writes
  * outside are dropped.  SLM accesses outside the kernel's SLM are dropped
  * and read 0.  Atomics without a PTX instruction (FMIN, FMAX, FCMPWR) are
- * compare-and-swap loops.
+ * compare-and-swap loops.  In the checking mode (-fbounds-check) each
+ * access also hands its enabled lanes that failed the bounds predicate to
+ * check.c, which records the fault; the access is the same.
  *
  * Cheap checks (surfaces are at most 4 GB, cm-language.md §1.2):
  *  - a block access with a 32-bit offset computes one address for all its
