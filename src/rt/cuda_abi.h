@@ -123,9 +123,22 @@
  *
  * ---- Faults -----------------------------------------------------------------
  *
- * When compiled with bounds checking, the first out-of-range access stores
- * its CM source line into *fault with atom.global.cas (0 -> line) (the
- * access itself is still made safe).  fault may be 0: no report.
+ * fault is the device address of a 64-bit fault record, 8-byte aligned and
+ * zeroed by the runtime (0: the launch wants no reports).  A kernel compiled
+ * with bounds checking (-fbounds-check) records every access whose bounds
+ * predicate fails in some enabled lane; the access itself is still made
+ * safe exactly as without checking (reads give 0 or the edge, writes are
+ * dropped).  The record:
+ *   bits  0..23   the CM source line of the access (clamped to 2^24 - 1)
+ *   bits 24..30   what the access was: CUDA_FAULT_* below
+ *   bit  31       1: a full record (kind and thread are valid)
+ *   bits 32..63   the CM thread's linear id, counted as in printf records
+ * The fault of the lowest thread is kept, and of a thread its first, as the
+ * CPU device keeps it: one lane of a faulting CM thread loops on
+ * atom.global.cas.b64 until the record holds its fault or one of a thread
+ * not above it.  A fault hook (the IR's trap), and PTX written before
+ * records had kinds, store only a line into the low word (atom.global.cas
+ * .b32, 0 -> line, bit 31 clear); a full record never replaces that.
  *
  * ---- Metadata ---------------------------------------------------------------
  *
@@ -206,7 +219,7 @@ typedef struct CudaLaunch {
 	uint64_t surfaces;    /* device address of CudaSurface[nsurfaces] */
 	uint64_t flags;       /* uint32[nthreads], zeroed; 0 if no waits */
 	uint64_t ticket;      /* uint32 counter, zeroed; 0 if no waits */
-	uint64_t fault;       /* uint32, zeroed; 0 = no fault reports */
+	uint64_t fault;       /* the fault record (Faults); 0 = no reports */
 	uint32_t nsurfaces;
 	uint32_t kind;        /* CUDA_LAUNCH_* */
 	uint32_t width;       /* walker space */
@@ -241,6 +254,25 @@ typedef struct CudaLaunch {
 #define CUDA_L_LOCAL 96
 #define CUDA_L_CTA_WARPS 108
 #define CUDA_L_BYTES 112
+
+/* What a faulting access was (bits 24..30 of a fault record), with the
+ * text the runtime reports, the same as the CPU device's (target/c/mem.c). */
+#define CUDA_FAULT_KINDS(X) \
+	X(BLOAD, "block read out of bounds") \
+	X(BSTORE, "block write out of bounds") \
+	X(GATHER, "gather out of bounds") \
+	X(SCATTER, "scatter out of bounds") \
+	X(CH4, "4-channel access out of bounds") \
+	X(MLOAD, "media block read of an unbound surface") \
+	X(MSTORE, "media block write outside the surface") \
+	X(TYPED, "typed access out of bounds") \
+	X(ATOMIC, "atomic out of bounds") \
+	X(TATOMIC, "typed atomic out of bounds")
+#define CUDA_FAULT_ENUM_(N, TEXT) CUDA_FAULT_##N,
+enum { CUDA_FAULT_NONE = 0, CUDA_FAULT_KINDS(CUDA_FAULT_ENUM_) CUDA_FAULT_COUNT_ };
+#undef CUDA_FAULT_ENUM_
+#define CUDA_FAULT_FULL 0x80000000u   /* bit 31 of the low word */
+#define CUDA_FAULT_LINE_MAX 0xffffffu
 
 /* The head of the printf buffer (16 bytes); records follow it. */
 typedef struct CudaPrintf {

@@ -5,7 +5,11 @@
  * back end's kernels do (rt/cuda_abi.h).  Kernels:
  *   fill(SurfaceIndex out, int v)  every CM thread t: out[t] = v + t (u32)
  *   walk(SurfaceIndex out)         walker: out[linear] = x * 1000 + y
- *   oob(SurfaceIndex out)          reports a fault at line 42
+ *   oob(SurfaceIndex out)          reports a fault at line 42 (a line
+ *                                  alone, as a fault hook writes it)
+ *   oobk(SurfaceIndex out)         a full fault record (rt/cuda_abi.h
+ *                                  "Faults"): a scatter at line 7 by the
+ *                                  last CM thread of the launch
  *   pf(SurfaceIndex out, int n)    every CM thread t, last thread first,
  *                                  n times: printf 0 (t, t * 0.5) and
  *                                  printf 1 ((uint64)t << 33), as records
@@ -41,13 +45,13 @@ struct FakeStats fake_stats;
 
 static int ctx_obj, stream_obj, event_obj;
 /* A module remembers its register cap; its functions point back at it. */
-#define NNAMES 6
+#define NNAMES 7
 typedef struct {
 	int maxreg;
 	char *ptx;                /* the module's text (NULL for a cubin) */
 } FakeModule;
 typedef struct { const char *name; const FakeModule *mod; unsigned lanes; } FakeFunc;
-static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "other"};
+static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "oobk", "other"};
 static FakeModule mods[256];
 static FakeFunc funcs[256][NNAMES];
 static int nmods;
@@ -301,6 +305,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	} else if (!strcmp(fn->name, "oob")) {
 		if (l->fault)
 			*(uint32_t *)(uintptr_t)l->fault = 42;
+	} else if (!strcmp(fn->name, "oobk")) {
+		if (l->fault)
+			*(uint64_t *)(uintptr_t)l->fault = (uint64_t)(warps - 1) << 32 |
+			        CUDA_FAULT_FULL | (uint32_t)CUDA_FAULT_SCATTER << 24 | 7;
 	}
 	return 0;
 }

@@ -15,7 +15,8 @@
 #    ptxas header; a kernel fails when it starts spilling or its register
 #    count grows by more than 20%.  UPDATE=1 rewrites regs.txt, .ptx, .cost;
 #  - a line "// EXPECT-WARNING: TEXT" in NAME.ir: cmetal must warn so (with
-#    ptxas: the spill report);
+#    ptxas: the spill report); a line "// OPTIONS: ..." gives the cmetal
+#    options of every compilation of it (check_gather.ir: -fbounds-check);
 #  - every CM kernel of tests/kernels/ and tests/exec/ goes through -t ptx and
 #    ptxas, its registers and spills checked against regs.txt; ones the front
 #    end or lowering cannot compile yet are reported as skipped.  An exec
@@ -61,7 +62,9 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 	esac
 	out="$tmp/$name.ptx"
 	why=
-	if ! "$CMETAL" -S -t ptx "$src" -o "$out" 2> "$tmp/cerr"; then
+	opts=$(sed -n 's|^// OPTIONS: *||p' "$src")
+	# shellcheck disable=SC2086
+	if ! "$CMETAL" -S -t ptx $opts "$src" -o "$out" 2> "$tmp/cerr"; then
 		why="cmetal failed: $(head -n 5 "$tmp/cerr")"
 	elif [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$out" -o "$tmp/x.cubin" 2> "$tmp/err"; then
 		why="ptxas: $(head -n 5 "$tmp/err")"
@@ -88,7 +91,8 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 		done < "$DIR/$name.expect"
 	fi
 	if [ -z "$why" ] && [ -e "$DIR/$name.ptx" ]; then
-		CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx "$src" -o "$tmp/g.ptx" 2>/dev/null
+		# shellcheck disable=SC2086
+		CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx $opts "$src" -o "$tmp/g.ptx" 2>/dev/null
 		[ "$UPDATE" = 1 ] && cp "$tmp/g.ptx" "$DIR/$name.ptx"
 		if ! cmp -s "$tmp/g.ptx" "$DIR/$name.ptx"; then
 			why="output differs from $name.ptx: $(diff "$DIR/$name.ptx" "$tmp/g.ptx" | head -n 10)"
@@ -230,6 +234,30 @@ for name in sync memory; do
 	fi
 	if [ -z "$why" ]; then echo "ok tests/exec/$name.cm [cluster text]"; else
 		echo "FAIL tests/exec/$name.cm [cluster text]"; echo "    $why"; fi
+done
+
+# the checking mode (-fbounds-check, rt/cuda_abi.h "Faults"): every exec
+# kernel assembles with its fault records (and in cluster mode), and the
+# ordinary PTX of the same file has none of them
+for src in "$ROOT"/tests/exec/*.cm; do
+	name=$(basename "$src" .cm)
+	why=
+	opts=$(exec_options "$name" | head -n 1 | cut -d'|' -f2)
+	for mode in "" -fcluster-slm; do
+		# shellcheck disable=SC2086
+		CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx -fbounds-check $mode $opts "$src" \
+			-o "$tmp/chk.ptx" 2>/dev/null || continue
+		if [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$tmp/chk.ptx" -o "$tmp/x.cubin" 2>"$tmp/err"; then
+			why="$why ptxas ($mode): $(head -n 3 "$tmp/err");"
+		fi
+	done
+	# shellcheck disable=SC2086
+	if CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx $opts "$src" -o "$tmp/plain.ptx" 2>/dev/null &&
+		grep -q '// fault: ' "$tmp/plain.ptx"; then
+		why="$why the ordinary PTX records faults;"
+	fi
+	if [ -z "$why" ]; then echo "ok tests/exec/$name.cm [checking mode]"; else
+		echo "FAIL tests/exec/$name.cm [checking mode]"; echo "    $why"; fi
 done
 
 if [ "$UPDATE" = 1 ] && [ -s "$tmp/newregs" ]; then

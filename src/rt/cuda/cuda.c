@@ -9,7 +9,7 @@
  * launch boundaries (see cuda.h).  Mapping a device buffer gives a host
  * copy that unmap writes back.
  *
- * The fault word the kernels write (rt/cuda_abi.h "Faults") is pinned host
+ * The fault record the kernels write (rt/cuda_abi.h "Faults") is pinned host
  * memory mapped into the device when the driver allows it, so checking it
  * after a launch costs no copy. */
 #include <stdio.h>
@@ -81,7 +81,7 @@ static void cuda_close(cmetal_device *dev)
 	dev->priv = NULL;
 }
 
-/* The fault word: mapped pinned memory, else a device word. */
+/* The fault record: mapped pinned memory, else device memory. */
 static cm_status fault_word(CudaDevice *c)
 {
 	const CuDriver *cu = c->cu;
@@ -96,16 +96,16 @@ static cm_status fault_word(CudaDevice *c)
 		}
 		cu->MemFreeHost(h);
 	}
-	c->fault_host = calloc(1, sizeof(uint32_t));
+	c->fault_host = calloc(1, sizeof(uint64_t));
 	if (!c->fault_host)
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory opening the CUDA device");
 	CUresult r = cu->MemAlloc(&c->fault_dev, 256);
 	if (!r)
 		r = cu->MemsetD8(c->fault_dev, 0, 256);
-	return r ? cu_fail(r, CM_OUT_OF_MEMORY, "allocating the CUDA fault word") : CM_SUCCESS;
+	return r ? cu_fail(r, CM_OUT_OF_MEMORY, "allocating the CUDA fault record") : CM_SUCCESS;
 }
 
-/* Device `ordinal`: context, stream, attributes, fault word. */
+/* Device `ordinal`: context, stream, attributes, fault record. */
 static cm_status open_gpu(CudaDevice *c, int ordinal)
 {
 	const CuDriver *cu = c->cu;

@@ -185,9 +185,10 @@ typedef struct CudaDevice {
 	bool lost;                  /* a kernel faulted: the context is unusable */
 	char lost_why[256];
 	CudaMem *aliases;           /* host-aliasing buffers, newest first */
-	/* the fault word: pinned host memory the GPU writes through a mapped
-	 * address (fault_dev); when mapping fails, device memory read back */
-	volatile uint32_t *fault_host;
+	/* the fault record (rt/cuda_abi.h "Faults"): pinned host memory the
+	 * GPU writes through a mapped address (fault_dev); when mapping fails,
+	 * device memory read back */
+	volatile uint64_t *fault_host;
 	CUdeviceptr fault_dev;
 	bool fault_mapped;
 	/* cm_wait scratch: ticket (4 bytes, padded to 256) then one flag per

@@ -30,10 +30,11 @@
  *      between two cuEventRecord when an event wants the launch's time
  *      (l->timed; l->device_ms gets the elapsed time), then one
  *      cuStreamSynchronize.
- *   7. the fault word: a line number means an out-of-range access was
- *      found (and made safe) by a bounds-checked kernel.
+ *   7. the fault record: a bounds-checked kernel found an out-of-range
+ *      access (and made it safe); reported with its line, kind and CM
+ *      thread as the CPU device reports it.
  * The steady state is: an optional memcmp, one cuLaunchKernel, one
- * synchronize, one load of the mapped fault word — no allocation. */
+ * synchronize, one load of the mapped fault record — no allocation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,23 +343,44 @@ static cm_status kernel_error(CudaDevice *c, const RtLaunch *l, CUresult r, cons
 	               "close the device)", ki->name, when, cu_errtext(r));
 }
 
-/* Reads and clears the fault word after a launch. */
+static const char *const fault_text[CUDA_FAULT_COUNT_] = {
+#define FAULT_TEXT_(N, TEXT) [CUDA_FAULT_##N] = TEXT,
+	CUDA_FAULT_KINDS(FAULT_TEXT_)
+#undef FAULT_TEXT_
+};
+
+/* The report of fault record f (rt/cuda_abi.h "Faults"): a full record in
+ * the CPU device's words (line, what, thread), a line alone as such. */
+static void fault_report(RtLaunch *l, uint64_t f)
+{
+	uint32_t lo = (uint32_t)f, kind = lo >> 24 & 0x7f;
+	if (!(lo & CUDA_FAULT_FULL)) {
+		snprintf(l->fault, sizeof l->fault,
+		         "kernel '%s': out-of-range memory access at line %u of the CM source "
+		         "(the access was made safe)", l->info->name, lo);
+		return;
+	}
+	const char *what = kind < CUDA_FAULT_COUNT_ && fault_text[kind] ? fault_text[kind] : "?";
+	snprintf(l->fault, sizeof l->fault,
+	         "kernel '%s' accessed out of bounds at line %u (%s) in thread %u",
+	         l->info->name, lo & CUDA_FAULT_LINE_MAX, what, (uint32_t)(f >> 32));
+}
+
+/* Reads and clears the fault record after a launch. */
 static void check_fault(CudaDevice *c, RtLaunch *l)
 {
-	uint32_t line = 0;
+	uint64_t f = 0;
 	if (c->fault_mapped)
-		line = *c->fault_host;
-	else if (c->cu->MemcpyDtoH(&line, c->fault_dev, 4) != CUDA_SUCCESS)
+		f = *c->fault_host;
+	else if (c->cu->MemcpyDtoH(&f, c->fault_dev, sizeof f) != CUDA_SUCCESS)
 		return;
-	if (!line)
+	if (!f)
 		return;
-	snprintf(l->fault, sizeof l->fault,
-	         "kernel '%s': out-of-range memory access at line %u of the CM source "
-	         "(the access was made safe)", l->info->name, line);
+	fault_report(l, f);
 	if (c->fault_mapped)
 		*c->fault_host = 0;
 	else
-		c->cu->MemsetD8(c->fault_dev, 0, 4);
+		c->cu->MemsetD8(c->fault_dev, 0, sizeof f);
 }
 
 /* The dynamic shared memory of a launch: the kernel's per-CM-thread scratch

@@ -6,7 +6,7 @@
  * A CM thread is a warp and a CTA holds at most 32 warps, so a group of G
  * CM threads becomes a cluster of up to 8 CTAs.  What changes against the
  * ordinary kernel, each behind a small hook of the file that owns it:
- *   - ids (warp.c thread_id, linear_tid): the local linear id L is
+ *   - ids (warp.c thread_id, px_linear_tid): the local linear id L is
  *     %cluster_ctarank * cta_warps + tid.x / 32, split into x, y, z by the
  *     launch block's local sizes; the group is the cluster (%clusterid);
  *   - SLM (mem.c where): the rank-0 CTA's .shared array, its cluster

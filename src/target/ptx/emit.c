@@ -100,6 +100,7 @@ void px_cold_begin(Px *p, const char *label)
 	Buf hot = p->body;
 	p->body = p->cold;
 	p->cold = hot;
+	p->in_cold++;
 	buf_printf(&p->body, "%s:\n", label);
 }
 
@@ -109,6 +110,7 @@ void px_cold_end(Px *p, const char *back)
 	Buf cold = p->body;
 	p->body = p->cold;
 	p->cold = cold;
+	p->in_cold--;
 }
 
 const char *px_label(Px *p)

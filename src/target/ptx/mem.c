@@ -11,7 +11,9 @@
  * pixel, whose bytes repeat, as the CPU runtime does), media writes
  * outside are dropped.  SLM accesses outside the kernel's SLM are dropped
  * and read 0.  Atomics without a PTX instruction (FMIN, FMAX, FCMPWR) are
- * compare-and-swap loops.
+ * compare-and-swap loops.  In the checking mode (-fbounds-check) each
+ * access also hands its enabled lanes that failed the bounds predicate to
+ * check.c, which records the fault; the access is the same.
  *
  * Cheap checks (surfaces are at most 4 GB, cm-language.md §1.2):
  *  - a block access with a 32-bit offset computes one address for all its
@@ -258,6 +260,14 @@ static void and_pred(Px *p, const char **q, const char *x)
 	*q = t;
 }
 
+/* (checking mode, check.c) *act &= x: the lanes an access enables, apart
+ * from its bounds predicate; nothing without checking. */
+static void act_and(Px *p, const char **act, const char *x)
+{
+	if (px_checking(p))
+		and_pred(p, act, x);
+}
+
 /* One load or store of register r under predicate q (NULL: always). */
 static void access(Px *p, const Where *w, bool store, Elem e, const char *r, const char *a,
                    const char *q)
@@ -379,6 +389,7 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 	Inst *val = st ? i->ops[2] : i;
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e];
+	const char *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *o = px_tmp(p, RC_B64), *q = NULL;
 		if (uni) {
@@ -391,9 +402,12 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 			px_ins(p, "add.s64 %s, %s, %u", o, o, s * 32 * eb);
 		const char *ok, *a = address(p, w, o, eb, &ok);
 		and_pred(p, &q, ok);
-		and_pred(p, &q, slot_pred(p, val->ty.n, s, st, uni));
+		const char *sp = slot_pred(p, val->ty.n, s, st, uni);
+		and_pred(p, &q, sp);
 		block_access(p, w, st, e, px_reg(p, val, s), a, 0, q, block_align(i));
+		px_fault_lane(p, &fails, ok, sp);
 	}
+	px_fault_end(p, fails, st ? CUDA_FAULT_BSTORE : CUDA_FAULT_BLOAD, i);
 }
 
 /* The slots' 32-bit offsets off + lane * eb + s * 32 * eb (below
@@ -437,22 +451,31 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 	Elem e = i->ty.elem;
 	int eb = ir_elem_bytes[e];
 	const Layout *l = p->val[i->id].lay;
+	const char *fails = NULL;
 	for (uint32_t r = 0; r < l->nregs; r++) {
 		/* element 32 r + lane - sh: at byte 32 r eb - sh eb from x */
 		int32_t d = (int32_t)(32 * r - sh) * eb;
-		const char *q = NULL;
+		const char *q = NULL, *ok = NULL, *act = NULL;
 		if (lim) {
 			const char *t = px_tmp(p, RC_B32);
 			px_ins(p, "add.u32 %s, %s, %d", t, x, d);
-			q = below(p, t, lim);
+			q = ok = below(p, t, lim);
 		}
 		int64_t lo = (int64_t)sh - 32 * (int64_t)r, hi = (int64_t)i->ty.n + sh - 32 * r;
-		if (lo > 0)
-			and_pred(p, &q, px_lane_ge(p, (uint32_t)lo));
-		if (hi < 32)
-			and_pred(p, &q, px_lane_lt(p, (uint32_t)hi));
+		if (lo > 0) {
+			const char *ge = px_lane_ge(p, (uint32_t)lo);
+			and_pred(p, &q, ge);
+			act_and(p, &act, ge);
+		}
+		if (hi < 32) {
+			const char *lt = px_lane_lt(p, (uint32_t)hi);
+			and_pred(p, &q, lt);
+			act_and(p, &act, lt);
+		}
 		block_access(p, w, false, e, px_own(p, i, r), a, d, q, block_align(i));
+		px_fault_lane(p, &fails, ok, act);
 	}
+	px_fault_end(p, fails, CUDA_FAULT_BLOAD, i);
 }
 
 /* A 32-bit offset: one address (base + off + lane * eb) for every slot,
@@ -500,20 +523,24 @@ static bool block_alone(Px *p, Inst *i)
 		if (!uni)
 			px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", a, eb, a);
 	}
+	const char *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *q = NULL;
+		const char *q = NULL, *ok = NULL;
 		if (lim) {
 			const char *t = x;
 			if (s) {
 				t = px_tmp(p, RC_B32);
 				px_ins(p, "add.u32 %s, %s, %u", t, x, s * 32 * eb);
 			}
-			q = below(p, t, lim);
+			q = ok = below(p, t, lim);
 		}
-		and_pred(p, &q, slot_pred(p, n, s, st, uni));
+		const char *sp = slot_pred(p, n, s, st, uni);
+		and_pred(p, &q, sp);
 		block_access(p, &w, st, e, px_reg(p, val, s), a, (int64_t)s * 32 * eb, q,
 		             block_align(i));
+		px_fault_lane(p, &fails, ok, sp);
 	}
+	px_fault_end(p, fails, st ? CUDA_FAULT_BSTORE : CUDA_FAULT_BLOAD, i);
 	return true;
 }
 
@@ -593,19 +620,27 @@ static bool scattered(Px *p, Inst *i)
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
 	Where w = where(p, i, i->ops[0]);
-	const char *goff = NULL, *lim = NULL;
+	const char *goff = NULL, *lim = NULL, *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
-		const char *q = NULL, *ok;
+		const char *q = NULL, *ok, *act = NULL;
 		const char *a = lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, &ok);
 		and_pred(p, &q, ok);
 		/* a one-element gather is a scalar (uniform offset and
 		 * result): every lane loads it */
-		if (val->ty.n - s * 32 < 32 && (st || val->ty.n > 1))
-			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
-		if (mask)
-			and_pred(p, &q, px_reg(p, mask, s));
+		if (val->ty.n - s * 32 < 32 && (st || val->ty.n > 1)) {
+			const char *lt = px_lane_lt(p, val->ty.n - s * 32);
+			and_pred(p, &q, lt);
+			act_and(p, &act, lt);
+		}
+		if (mask) {
+			const char *m = px_reg(p, mask, s);
+			and_pred(p, &q, m);
+			act_and(p, &act, m);
+		}
 		access(p, &w, st, e, px_reg(p, val, s), a, q);
+		px_fault_lane(p, &fails, ok, act);
 	}
+	px_fault_end(p, fails, st ? CUDA_FAULT_SCATTER : CUDA_FAULT_GATHER, i);
 	return true;
 }
 
@@ -639,6 +674,7 @@ static bool scatter4(Px *p, Inst *i)
 			mk = px_reg(p, mask, 0);
 		}
 	}
+	const char *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *x = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", x, s * 32);
@@ -646,7 +682,7 @@ static bool scatter4(Px *p, Inst *i)
 		px_ins(p, "shl.b32 %s, %s, 2", j, j);
 		px_ins(p, "shr.b32 %s, %u, %s", c, packed, j);
 		px_ins(p, "and.b32 %s, %s, 15", c, c);
-		const char *ok_off, *q = NULL;
+		const char *ok_off, *q = NULL, *act = NULL;
 		const char *o = px_tmp(p, RC_B64), *ko;
 		if (N < 32) {
 			Inst fake = {.ty = offs->ty};
@@ -657,13 +693,18 @@ static bool scatter4(Px *p, Inst *i)
 			else
 				px_ins(p, "cvt.u64.u32 %s, %s", t, offk);
 			ko = t;
-			if (mk)
+			if (mk) {
 				and_pred(p, &q, mk);
+				act_and(p, &act, mk);
+			}
 		} else {
 			uint32_t ks = s % (N / 32);
 			ko = wide(p, offs, ks);
-			if (mask)
-				and_pred(p, &q, px_reg(p, mask, mask->ty.n > 1 ? ks : 0));
+			if (mask) {
+				const char *m = px_reg(p, mask, mask->ty.n > 1 ? ks : 0);
+				and_pred(p, &q, m);
+				act_and(p, &act, m);
+			}
 		}
 		px_ins(p, "add.s64 %s, %s, %s", o, goff, ko);
 		if (scale != 1)
@@ -673,10 +714,15 @@ static bool scatter4(Px *p, Inst *i)
 		px_ins(p, "add.s64 %s, %s, %s", o, o, cw);
 		const char *a = address(p, &w, o, 4, &ok_off);
 		and_pred(p, &q, ok_off);
-		if (val->ty.n - s * 32 < 32)
-			and_pred(p, &q, px_lane_lt(p, val->ty.n - s * 32));
+		if (val->ty.n - s * 32 < 32) {
+			const char *lt = px_lane_lt(p, val->ty.n - s * 32);
+			and_pred(p, &q, lt);
+			act_and(p, &act, lt);
+		}
 		access(p, &w, st, e, px_reg(p, val, s), a, q);
+		px_fault_lane(p, &fails, ok_off, act);
 	}
+	px_fault_end(p, fails, CUDA_FAULT_CH4, i);
 	uniform(p, val, st);
 	return true;
 }
@@ -695,6 +741,21 @@ static const char *coord(Px *p, Inst *v, uint32_t N, uint32_t s, const char *ln,
 		px_shfl(p, "idx", px_class(v->ty.elem), *cache, px_reg(p, v, 0), ln);
 	}
 	return *cache;
+}
+
+/* (checking) A typed access's lane is in bounds when its pixel is: inside
+ * the surface (uv) and its channel's dword within the allocation (ok)
+ * unless the channel lies past the pixel (chan clear), which reads 0
+ * silently, as on the CPU device.  NULL without checking. */
+static const char *pixel_ok(Px *p, const char *uv, const char *chan, const char *ok)
+{
+	if (!uv)
+		return NULL;
+	const char *q = px_tmp(p, RC_PRED);
+	px_ins(p, "not.pred %s, %s", q, chan);
+	px_ins(p, "or.pred %s, %s, %s", q, q, ok);
+	px_ins(p, "and.pred %s, %s, %s", q, q, uv);
+	return q;
 }
 
 /* tload / tstore: typed access at pixel (u, v, r), channel-major like
@@ -716,6 +777,7 @@ static bool typed(Px *p, Inst *i)
 	px_ins(p, "rem.u32 %s, %%lane, %u", ln, N);
 	const char *wpx = px_tmp(p, RC_B32);
 	px_ins(p, "div.u32 %s, %s, %s", wpx, w.width, w.bpp);
+	const char *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *x = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", x, s * 32);
@@ -730,6 +792,11 @@ static bool typed(Px *p, Inst *i)
 		px_ins(p, "setp.lt.u32 %s, %s, %s", q, u, wpx);
 		px_ins(p, "setp.lt.u32 %s, %s, %s", t, v, w.height);
 		px_ins(p, "and.pred %s, %s, %s", q, q, t);
+		const char *uv = NULL, *act = NULL;   /* (checking) the pixel is inside */
+		if (px_checking(p)) {
+			uv = px_tmp(p, RC_PRED);
+			px_ins(p, "mov.pred %s, %s", uv, q);
+		}
 		const char *cb = px_tmp(p, RC_B32);
 		px_ins(p, "shl.b32 %s, %s, 2", cb, c);
 		px_ins(p, "add.u32 %s, %s, 3", x, cb);
@@ -754,13 +821,19 @@ static bool typed(Px *p, Inst *i)
 				m = cache[3];
 			}
 			and_pred(p, &cq, m);
+			act_and(p, &act, m);
 		}
 		const char *ok, *a = address(p, &w, o, 4, &ok);
 		and_pred(p, &cq, ok);
-		if (val->ty.n - s * 32 < 32)
-			and_pred(p, &cq, px_lane_lt(p, val->ty.n - s * 32));
+		if (val->ty.n - s * 32 < 32) {
+			const char *lt = px_lane_lt(p, val->ty.n - s * 32);
+			and_pred(p, &cq, lt);
+			act_and(p, &act, lt);
+		}
 		access(p, &w, st, e, px_reg(p, val, s), a, cq);
+		px_fault_lane(p, &fails, pixel_ok(p, uv, t, ok), act);
 	}
+	px_fault_end(p, fails, CUDA_FAULT_TYPED, i);
 	uniform(p, val, st);
 	return true;
 }
@@ -949,6 +1022,7 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 		px_ins(p, "sub.u32 %s, %s, 1", pm1, pm1);
 	}
 	uint32_t nregs = l ? l->nregs : SLOTS(val->ty.n);
+	const char *fails = NULL;
 	for (uint32_t s = 0; s < nregs; s++) {
 		if (rows && rows[s].lo > rows[s].hi)
 			continue;
@@ -980,10 +1054,13 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 			lim = limit32(p, w, eb, 1);
 		const char *a = address32(p, w, o, 1, lim, &ok);
 		and_pred(p, &q, ok);
+		const char *inside = q;   /* writes: x, y and the allocation */
 		if (lanes)
 			and_pred(p, &q, lanes);
 		access(p, w, st, e, media_reg(p, i, l, s), a, q);
+		px_fault_lane(p, &fails, inside, lanes);
 	}
+	px_fault_end(p, fails, st ? CUDA_FAULT_MSTORE : CUDA_FAULT_MLOAD, i);
 }
 
 /* mload / mstore: element k is row k / cols, column k % cols; x in bytes,
@@ -1110,22 +1187,30 @@ static bool atomic(Px *p, Inst *i)
 	if (i->space == SP_SVM && i->aop >= AT_FMAX && eb != 4)
 		return px_unsupported(p, i, "64-bit float atomics");
 	Where w = where(p, i, i->ops[0]);
-	const char *goff = NULL, *lim = NULL;
+	const char *goff = NULL, *lim = NULL, *fails = NULL;
 	uint32_t n = offs->ty.n;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *q = NULL, *src[2] = {0}, *ok;
+		const char *q = NULL, *src[2] = {0}, *ok, *act = NULL;
 		const char *a = lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, &ok);
 		and_pred(p, &q, ok);
-		if (n - s * 32 < 32)
-			and_pred(p, &q, px_lane_lt(p, n - s * 32));
-		if (mask)
-			and_pred(p, &q, px_reg(p, mask, s));
+		if (n - s * 32 < 32) {
+			const char *lt = px_lane_lt(p, n - s * 32);
+			and_pred(p, &q, lt);
+			act_and(p, &act, lt);
+		}
+		if (mask) {
+			const char *m = px_reg(p, mask, s);
+			and_pred(p, &q, m);
+			act_and(p, &act, m);
+		}
 		for (int k = 0; k < ns && k < 2; k++)
 			src[k] = px_reg(p, i->ops[3 + k], s);
 		const char *d = i->ty.elem != E_VOID ? px_reg(p, i, s) : NULL;
 		if (!atomic_op(p, i, &w, d, a, src, q))
 			return false;
+		px_fault_lane(p, &fails, ok, act);
 	}
+	px_fault_end(p, fails, CUDA_FAULT_ATOMIC, i);
 	uniform(p, i, false);
 	return true;
 }
@@ -1143,8 +1228,9 @@ static bool tatomic(Px *p, Inst *i)
 	Where w = where(p, i, i->ops[0]);
 	const char *wpx = px_tmp(p, RC_B32);
 	px_ins(p, "div.u32 %s, %s, %s", wpx, w.width, w.bpp);
+	const char *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
-		const char *q = NULL, *src[2] = {0}, *ok;
+		const char *q = NULL, *src[2] = {0}, *ok, *act = NULL;
 		const char *u = px_reg(p, i->ops[1], s), *v = px_reg(p, i->ops[2], s);
 		const char *r = px_reg(p, i->ops[3], s);
 		const char *in = px_tmp(p, RC_PRED), *t = px_tmp(p, RC_PRED);
@@ -1163,15 +1249,24 @@ static bool tatomic(Px *p, Inst *i)
 		const char *a = address(p, &w, o, 4, &ok);
 		and_pred(p, &q, in);
 		and_pred(p, &q, ok);
-		if (n - s * 32 < 32)
-			and_pred(p, &q, px_lane_lt(p, n - s * 32));
-		if (mask)
-			and_pred(p, &q, px_reg(p, mask, s));
+		const char *inside = q;
+		if (n - s * 32 < 32) {
+			const char *lt = px_lane_lt(p, n - s * 32);
+			and_pred(p, &q, lt);
+			act_and(p, &act, lt);
+		}
+		if (mask) {
+			const char *m = px_reg(p, mask, s);
+			and_pred(p, &q, m);
+			act_and(p, &act, m);
+		}
 		for (int k = 0; k < ns && k < 2; k++)
 			src[k] = px_reg(p, i->ops[4 + k], s);
 		if (!atomic_op(p, i, &w, px_reg(p, i, s), a, src, q))
 			return false;
+		px_fault_lane(p, &fails, inside, act);
 	}
+	px_fault_end(p, fails, CUDA_FAULT_TATOMIC, i);
 	uniform(p, i, false);
 	return true;
 }

@@ -66,6 +66,7 @@ typedef struct {
 	Arena *arena;         /* names; lives for the kernel */
 	Buf body;             /* instructions, after the declarations */
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
+	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
 	uint8_t *slm_in;      /* the same at each block's start, by block id */
@@ -153,6 +154,21 @@ bool px_dpas(Px *p, Inst *i);
 /* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
  * printf records (rt/cuda_abi.h "printf") */
 bool px_warp(Px *p, Inst *i);
+/* The CM thread's linear id (b32), as printf records and faults count it. */
+const char *px_linear_tid(Px *p);
+
+/* check.c: the checking mode (EmitOptions.bounds_check): accesses record
+ * out-of-range lanes in the launch's fault record (rt/cuda_abi.h
+ * "Faults"); without it every call emits nothing */
+bool px_checking(const Px *p);
+/* Adds the lanes that are enabled (act; NULL: all) and fail their bounds
+ * predicate ok (NULL: unchecked, nothing) to *acc, the access's failing
+ * lanes (NULL until one is added). */
+void px_fault_lane(Px *p, const char **acc, const char *ok, const char *act);
+/* After access i: when a lane of acc failed, one lane of the CM thread
+ * records a CUDA_FAULT_* kind at i's line, out of line in the cold
+ * section (acc NULL: nothing). */
+void px_fault_end(Px *p, const char *acc, int kind, const Inst *i);
 
 /* mem.c: block, media, scattered and atomic accesses with CM bounds */
 bool px_mem(Px *p, Inst *i);

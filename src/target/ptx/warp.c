@@ -360,7 +360,7 @@ static bool reduce(Px *p, Inst *i)
 /* The CM thread's linear id in a 32-bit register (rt/cuda_abi.h
  * "printf"): %linear in walker launches, else group linear id times the
  * group size plus the local linear id, x fastest. */
-static const char *linear_tid(Px *p)
+const char *px_linear_tid(Px *p)
 {
 	if (px_cluster_on(p))
 		return px_cluster_linear(p);
@@ -456,7 +456,7 @@ static bool emit_printf(Px *p, Inst *i)
 	px_ins(p, "add.u64 %s, %s, %d", r, r, CUDA_P_RECORDS);
 	const char *fi = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %u", fi, idx);
-	px_ins(p, "st.global.v2.u32 [%s], {%s, %s}", r, fi, linear_tid(p));
+	px_ins(p, "st.global.v2.u32 [%s], {%s, %s}", r, fi, px_linear_tid(p));
 	char *kinds = arena_alloc(p->arena, i->nops + 2);
 	for (uint32_t k = 0; k < i->nops; k++)
 		kinds[k] = printf_arg(p, i->ops[k], r, 8 + 8 * k);
