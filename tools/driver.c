@@ -203,6 +203,7 @@ static int run_front(const DriverOptions *o, const char *input, const char *text
 			pp_print(t, n, &b);
 			rc = write_out(out, &b);
 		}
+		free(t);
 	} else {
 		Node *unit = front_compile(a, input, text, &fo);
 		if (!unit)

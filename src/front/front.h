@@ -146,6 +146,10 @@ bool lex_convert_number(Token *t);
  * diagnostic until lex_report(t) (text in #if 0 blocks may be anything). */
 Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet,
                 int *ntok);
+/* The same with the array malloc'd for the caller to free (the strings of
+ * the tokens still live in a). */
+Token *lex_text_owned(Arena *a, int file, const char *text, size_t len, bool quiet,
+                      int *ntok);
 void lex_report(const Token *t);
 const char *tok_str(Arena *a, const Token *t); /* spelling as a C string */
 
@@ -164,8 +168,9 @@ typedef struct {
 } PPOptions;
 
 /* Reads and preprocesses `path` (or, if text is non-NULL, that text under
- * the name path).  Returns the token array ending in TK_EOF, or NULL if the
- * file cannot be read (diagnosed).  <cm/cm.h> and <cm/cmtl.h> are built
+ * the name path).  Returns the token array ending in TK_EOF, malloc'd for
+ * the caller to free once parsed (the tokens' strings live in a), or NULL
+ * if the file cannot be read (diagnosed).  <cm/cm.h> and <cm/cmtl.h> are built
  * in; cm.h is implicitly included first. */
 Token *preprocess(Arena *a, const char *path, const char *text,
                   const PPOptions *opt, int *ntok);
@@ -420,16 +425,11 @@ typedef enum {
 
 typedef VEC(Node *) NodeList;
 
+/* Fields are ordered by size (pointers, then ints, then flags) so that the
+ * struct has no padding: a unit holds about one node per 3 to 5 source
+ * bytes, and the tree lives until the end of the compilation. */
 struct Node {
-	NodeKind kind;
-	Loc loc;
-	int len;                  /* columns the node's leading token spans (for carets) */
 	Type *ty;                 /* sema: the expression's type */
-	bool lvalue;              /* sema: designates storage */
-	bool implicit;            /* sema: an inserted conversion */
-	bool sat;                 /* sema: CAST saturates (vector<T,N>(x, SAT)) */
-
-	int op;                   /* Punct for operators; cast kind for CAST */
 	Node *lhs, *rhs;
 	Node *cond, *then, *els;
 	Node *init, *inc, *body;
@@ -438,42 +438,51 @@ struct Node {
 	NodeList params;          /* FUNC parameters (VAR_DECLs) */
 
 	const char *name;         /* identifier, member, declared name (interned) */
-	Loc name_loc;
 	TypeSpec *ts;             /* declared / cast type */
 	TemplArg *targs;          /* explicit template arguments */
-	int ntargs;
-	bool has_targs;           /* <...> was written (possibly empty) */
-	bool template_kw;         /* x.template select<...>() */
 	TemplParam *tparams;      /* TEMPLATE */
-	int ntparams;
-	int dspec;                /* DS_* flags on declarations */
 	const char *attr_type;    /* [[type("...")]] on a parameter */
 	Node *ds_arg;             /* argument of __declspec(cm_float_control(x)),
 	                             genx_volatile(n) or genx_SIMT(n) (parser) */
-	bool enum_class;          /* ENUM_DECL: enum class; ts: underlying type (parser) */
-	int unroll;               /* loops: -1 none, 0 full, n times (from #pragma) */
-
 	uint64_t ival;            /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
 	double fval;              /* FLOAT_LIT */
-	ScalarKind lit;           /* literal type */
 	const char *str;          /* STR_LIT bytes; STATIC_ASSERT message */
-	int str_len;
 
 	/* filled by sema */
 	Sym *sym;                 /* IDENT, VAR_DECL, FUNC, CALL_FUNC target */
-	CallKind call_kind;
-	int builtin;              /* Builtin id for CALL_BUILTIN */
-	CmMember member;          /* MEMBER_CALL */
-	int cargs[4];             /* folded constant template args (select sizes, ...) */
-	int ncargs;
 	Type *targ_type;          /* folded type template arg (format<T>, cm_sum<T>) */
-	bool simd;                /* IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
-	int simd_width;
-	bool has_value;           /* sema: constant expression value known */
-	int64_t cval;             /* ... and its value (integers) */
-	double cfval;             /* ... for float constants */
+	int64_t cval;             /* constant value (has_value) of an integer ... */
+	double cfval;             /* ... or a float expression */
 	Node *inst_of;            /* FUNC instance: the TEMPLATE it came from */
+
+	NodeKind kind;
+	Loc loc;
+	Loc name_loc;
+	int len;                  /* columns the node's leading token spans (for carets) */
+	int op;                   /* Punct for operators; cast kind for CAST */
+	int ntargs;
+	int ntparams;
+	int dspec;                /* DS_* flags on declarations */
+	int unroll;               /* loops: -1 none, 0 full, n times (from #pragma) */
+	ScalarKind lit;           /* literal type */
+	int str_len;
+	CallKind call_kind;       /* sema */
+	int builtin;              /* sema: Builtin id for CALL_BUILTIN */
+	CmMember member;          /* sema: MEMBER_CALL */
+	int cargs[4];             /* sema: folded constant template args (select sizes, ...) */
+	int ncargs;
+	int simd_width;           /* sema */
+
+	bool lvalue;              /* sema: designates storage */
+	bool implicit;            /* sema: an inserted conversion */
+	bool sat;                 /* sema: CAST saturates (vector<T,N>(x, SAT)) */
+	bool has_targs;           /* <...> was written (possibly empty) */
+	bool template_kw;         /* x.template select<...>() */
+	bool enum_class;          /* ENUM_DECL: enum class; ts: underlying type (parser) */
+	bool simd;                /* sema: IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
+	bool has_value;           /* sema: constant expression value known (cval, cfval) */
 };
+_Static_assert(sizeof(Node) == 336, "Node should stay 336 bytes (no padding)");
 
 /* Builtin library functions: one table (builtins.def) feeds sema, lowering
  * and both back ends.  See that file for the row format. */

@@ -396,7 +396,8 @@ static void finish_token(Lexer *L, Token *t, const char *s)
 	}
 }
 
-Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet, int *ntok)
+Token *lex_text_owned(Arena *a, int file, const char *text, size_t len, bool quiet,
+                      int *ntok)
 {
 	init_keywords();
 	Lexer L = {.a = a, .file = file, .p = text, .end = text + len, .line = 1,
@@ -423,7 +424,12 @@ Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet, in
 		nl = false;
 	}
 	*ntok = L.out.len;
-	Token *r = xrealloc(L.out.data, sizeof(Token) * (size_t)L.out.len);
+	return xrealloc(L.out.data, sizeof(Token) * (size_t)L.out.len);
+}
+
+Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet, int *ntok)
+{
+	Token *r = lex_text_owned(a, file, text, len, quiet, ntok);
 	arena_adopt(a, r);   /* no copy: the array is the arena's now */
 	return r;
 }

@@ -72,6 +72,8 @@ typedef struct {
 	Arena *a;
 	const PPOptions *opt;
 	VEC(Frame) frames;
+	VEC(Token *) files;      /* the lexed files, freed at the end: macro
+	                            bodies point into them */
 	VEC(Cond) conds;
 	Map macros;              /* name -> Macro* */
 	Map once;                /* #pragma once keys */
@@ -941,7 +943,8 @@ static void push_file(PP *pp, const char *name, const char *text, size_t len)
 {
 	int id = src_add(name, text, len);
 	int n;
-	Token *t = lex_text(pp->a, id, text, len, true, &n);
+	Token *t = lex_text_owned(pp->a, id, text, len, true, &n);
+	vec_push(&pp->files, t);
 	push_frame(pp, (Frame){.toks = t, .n = n, .is_file = true, .path = name,
 	                       .cond_base = pp->conds.len});
 	pp->depth++;
@@ -1350,7 +1353,9 @@ Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions 
 	finish(&pp, &out);
 	*ntok = out.len;
 	Token *r = xrealloc(out.data, sizeof(Token) * (size_t)out.len);
-	arena_adopt(a, r);   /* no copy: the array is the arena's now */
+	for (int i = 0; i < pp.files.len; i++)
+		free(pp.files.data[i]);
+	vec_free(&pp.files);
 	vec_free(&pp.frames);
 	vec_free(&pp.conds);
 	map_free(&pp.macros);

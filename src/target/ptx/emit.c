@@ -856,14 +856,20 @@ static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);
 	put_buf(&head, &globals);
 	if (ok) {
-		/* ptxas sees the same text the user gets, less the comments */
-		Buf all = {0}, err = {0};
-		put_buf(&all, &head);
-		for (uint32_t k = 0; k < m->nfuncs; k++)
-			put_buf(&all, &kern[k]);
+		/* ptxas sees the same text the user gets, less the comments; its
+		 * copy goes before out is built, and each kernel's text once it
+		 * is in out, so that at most two copies of the PTX live at once */
+		Buf err = {0};
 		PtxasInfo info[64];
-		int ninfo = getenv("CMETAL_NO_PTXAS") ? -2 :
-		            ptxas_report(buf_cstr(&all), march, info, 64, &err);
+		int ninfo = -2;
+		if (!getenv("CMETAL_NO_PTXAS")) {
+			Buf all = {0};
+			put_buf(&all, &head);
+			for (uint32_t k = 0; k < m->nfuncs; k++)
+				put_buf(&all, &kern[k]);
+			ninfo = ptxas_report(buf_cstr(&all), march, info, 64, &err);
+			buf_free(&all);
+		}
 		buf_printf(out, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
 		if (o->cluster_slm)
 			buf_puts(out, "//@cmetal cluster 1\n");
@@ -875,13 +881,13 @@ static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
 			buf_putc(out, '\n');
 			kernel_header(m->funcs[k], nshfl[k], info, ninfo, out);
 			put_buf(out, &kern[k]);
+			buf_free(&kern[k]);
 		}
 		if (ninfo == 0 && err.len) {
 			error_at((Loc){0}, "ptxas rejected the generated PTX (a compiler bug):\n%s",
 			         buf_cstr(&err));
 			ok = false;
 		}
-		buf_free(&all);
 		buf_free(&err);
 	}
 	for (uint32_t k = 0; k < m->nfuncs; k++) {
