@@ -5,7 +5,8 @@
 #  - goldens of `cmetal --occupancy` and `cmetal --analyze` on loop.cm:
 #    NAME.sm86.occ and NAME.noptxas.analyze with CMETAL_NO_PTXAS=1 (no
 #    registers: the same everywhere), NAME.analyze with ptxas's registers
-#    (skipped, with a message, where ptxas is not on PATH).  UPDATE=1
+#    (skipped, with a message, where ptxas is not on PATH); edge.cm's
+#    NAME.noptxas.analyze: out-of-line edge paths are neither body nor loops.  UPDATE=1
 #    rewrites the goldens.
 # Prints "ok occupancy/NAME" or "FAIL occupancy/NAME".
 BUILD=${1:-build}
@@ -42,6 +43,8 @@ golden occ_sm86 "$DIR/loop.sm86.occ" CMETAL_NO_PTXAS=1 "$CMETAL" --occupancy -ma
 	"$DIR/loop.cm"
 golden analyze_noptxas "$DIR/loop.noptxas.analyze" CMETAL_NO_PTXAS=1 "$CMETAL" --analyze \
 	"$DIR/loop.cm"
+golden analyze_edge "$DIR/edge.noptxas.analyze" CMETAL_NO_PTXAS=1 "$CMETAL" --analyze \
+	"$DIR/edge.cm"
 if command -v ptxas >/dev/null 2>&1; then
 	golden analyze_ptxas "$DIR/loop.analyze" "$CMETAL" --analyze -march=sm_80 "$DIR/loop.cm"
 else

@@ -30,6 +30,7 @@ typedef struct {
 	uint32_t slm, scratch, shuffles, barrier;
 	int regs, shared, local, spill_st, spill_ld;   /* -1: no ptxas report */
 	const char *body, *end;                        /* the .entry's text */
+	const char *exit;     /* its exit label; what follows is out of line */
 } PtxKernel;
 
 enum { C_ISSUE, C_SHFL, C_SHARED, C_GLOBAL, C_SFU, C_CONTROL, C_N };
@@ -105,6 +106,12 @@ static void find_body(const char *ptx, PtxKernel *k)
 	k->body = e;
 	const char *end = strstr(e, "\n}");
 	k->end = end ? end : e + strlen(e);
+	/* the back end places cold paths (2D reads and writes that cross an
+	 * edge, ...) after the exit label and branches back from them: they are
+	 * not part of the common path, and their branches back are not loops */
+	snprintf(want, sizeof want, "\n$L_%s_exit:", k->name);
+	const char *x = strstr(e, want);
+	k->exit = x && x < k->end ? x : k->end;
 }
 
 /* Bytes per lane of a memory instruction: the vector count times the
@@ -187,7 +194,7 @@ typedef struct { const char *from, *to; char label[64]; } Loop;
 static int find_loops(const PtxKernel *k, Loop *lp, int max)
 {
 	int n = 0;
-	for (const char *l = k->body; l && l < k->end && n < max;) {
+	for (const char *l = k->body; l && l < k->exit && n < max;) {
 		const char *eol = strchr(l, '\n');
 		if (!eol)
 			break;
@@ -196,7 +203,7 @@ static int find_loops(const PtxKernel *k, Loop *lp, int max)
 			char pat[80];
 			snprintf(pat, sizeof pat, " %.*s;", (int)(len - 1), l);
 			const char *last = NULL;
-			for (const char *b = strstr(eol, pat); b && b < k->end; b = strstr(b + 1, pat))
+			for (const char *b = strstr(eol, pat); b && b < k->exit; b = strstr(b + 1, pat))
 				if (strstr(b - 16 > eol ? b - 16 : eol, "bra"))
 					last = b;
 			if (last) {
@@ -356,9 +363,9 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *
 	                   loads of the launch block and surface descriptors */
 	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
 	const char *from = strstr(k->body, b0);
-	mix_of(from && from < k->end ? from : k->body, k->end, &m);
+	mix_of(from && from < k->exit ? from : k->body, k->exit, &m);
 	buf_puts(out, "  instruction mix (PTX, static):\n");
-	estimate(a, "kernel body, each instruction once", &m, out);
+	estimate(a, "kernel body up to its exit, each instruction once", &m, out);
 	Loop lp[64];
 	int n = find_loops(k, lp, 64);
 	for (int i = 0; i < n; i++) {
