@@ -13,7 +13,8 @@
 # directory on $CMETAL_DEVICE (default cpu).  A program passes when it
 # exits with 0, prints PASSED and does not print FAILED.  Prints
 # "ok intel/NAME" or "FAIL intel/NAME: STAGE" with the last lines of the
-# output.  Not part of `make test`: Intel's code is not in this tree.
+# output.  Not part of `make test` (not executable, so tests/run.sh skips
+# it): Intel's code is not in this tree.
 #
 # Environment: BUILD (default build), CXX (default g++), CMETAL_DEVICE,
 # INTEL_TIMEOUT (seconds per program run, default 900), KEEP=1 keeps the
