@@ -30,7 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h> /* __rdtsc, which Intel's headers also provide */
+#endif
 
 #include <string>
 #include <vector>
@@ -77,6 +81,7 @@ enum {
 	CM_NULL_POINTER = -90,
 	CM_INVALID_CAP_NAME = -101,
 	CM_NO_SUPPORTED_ADAPTER = -106,
+	CM_INTERNAL_ERROR_CODE_OFFSET = -10000, /* codes below are internal */
 };
 
 /* Surface formats: the numbers of Intel's Linux runtime (VA / D3D codes). */
@@ -148,6 +153,39 @@ typedef enum {
 	CAP_MAX_BUFFER_SIZE,                /* answered (bytes) */
 	CAP_SLM_SIZE = 0x1000,              /* cmetal: SLM bytes per group */
 } CM_DEVICE_CAP_NAME;
+
+/* What Intel's Linux runtime headers give its hosts besides the classes:
+ * the Windows names its examples are written with, the aligned allocator,
+ * the API level constant, the "no event wanted" marker and the wall clock
+ * its example hosts time themselves with. */
+#define _tmain main
+#define _TCHAR char
+#define __int64 long long
+#ifndef TRUE
+#define TRUE 1
+#endif
+#ifndef FALSE
+#define FALSE 0
+#endif
+#define CM_1_0 100
+#define CM_NO_EVENT ((CmEvent *)(-1))
+
+inline void *CM_ALIGNED_MALLOC(size_t size, size_t alignment)
+{
+	void *p = nullptr;
+	if (alignment < sizeof(void *))
+		alignment = sizeof(void *);
+	return posix_memalign(&p, alignment, size) ? nullptr : p;
+}
+inline void CM_ALIGNED_FREE(void *memory) { free(memory); }
+
+/* seconds, wall clock */
+inline double getTimeStamp()
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 #define CM_KERNEL_FUNCTION2(...) #__VA_ARGS__
 #define CM_KERNEL_FUNCTION(...) CM_KERNEL_FUNCTION2(__VA_ARGS__)
@@ -546,14 +584,53 @@ public:
 	{
 		return run(task, event, nullptr, tgs);
 	}
+	/* Copies between a 2D surface and host memory (rows tightly packed,
+	 * or `stride` bytes apart), at once; event as for Enqueue. */
+	INT EnqueueCopyCPUToGPU(CmSurface2D *surface, const unsigned char *sys, CmEvent *&event)
+	{
+		return copy_done(surface ? surface->WriteSurface(sys, nullptr) : CM_NULL_POINTER, event);
+	}
+	INT EnqueueCopyGPUToCPU(CmSurface2D *surface, unsigned char *sys, CmEvent *&event)
+	{
+		return copy_done(surface ? surface->ReadSurface(sys, nullptr) : CM_NULL_POINTER, event);
+	}
+	INT EnqueueCopyCPUToGPUFullStride(CmSurface2D *surface, const unsigned char *sys,
+	                                  const UINT stride, const UINT height_stride,
+	                                  const UINT option, CmEvent *&event)
+	{
+		(void)height_stride;
+		(void)option;
+		return copy_done(surface ? surface->WriteSurfaceStride(sys, nullptr, stride)
+		                         : CM_NULL_POINTER, event);
+	}
+	INT EnqueueCopyGPUToCPUFullStride(CmSurface2D *surface, unsigned char *sys,
+	                                  const UINT stride, const UINT height_stride,
+	                                  const UINT option, CmEvent *&event)
+	{
+		(void)height_stride;
+		(void)option;
+		return copy_done(surface ? surface->ReadSurfaceStride(sys, nullptr, stride)
+		                         : CM_NULL_POINTER, event);
+	}
 	INT DestroyEvent(CmEvent *&event)
 	{
+		if (event == CM_NO_EVENT) {
+			event = nullptr;
+			return ::CM_SUCCESS;
+		}
 		delete event;
 		event = nullptr;
 		return ::CM_SUCCESS;
 	}
 
 private:
+	/* the event of a finished operation, none when CM_NO_EVENT was passed */
+	static INT copy_done(INT r, CmEvent *&event)
+	{
+		if (event != CM_NO_EVENT)
+			event = new CmEvent(r, 0);
+		return r;
+	}
 	INT run(CmTask *task, CmEvent *&event, const CmThreadSpace *ts,
 	        const CmThreadGroupSpace *tgs);
 	INT add(cmetal::cmetal_task *t, CmKernel *k, const CmThreadSpace *ts,
@@ -591,8 +668,9 @@ public:
 		cmetal::cmetal_program *p = nullptr;
 		cmetal::cm_status s;
 		if ((size >= 4 && !memcmp(c, "\x7f" "ELF", 4)) ||
-		    (size >= 13 && !memcmp(c, "//@cmetal abi", 13)))
-			s = load_binary(c, size, size >= 4 && c[0] == 0x7f ? ".so" : ".ptx", &p);
+		    (size >= 13 && !memcmp(c, "//@cmetal abi", 13)) ||
+		    (size >= 16 && !memcmp(c, "//@cmetal binary", 16)))
+			s = load_binary(c, size, c[0] == 0x7f ? ".so" : c[10] == 'b' ? ".cmbin" : ".ptx", &p);
 		else
 			s = cmetal::cmetal_program_build(dev, std::string(c, size).c_str(), "", &p);
 		if (s)
@@ -601,6 +679,28 @@ public:
 		return ::CM_SUCCESS;
 	}
 	INT DestroyProgram(CmProgram *&program) { return destroy(program); }
+
+	/* Kernel printf: after InitPrintBuffer the output of every task is
+	 * kept (in thread order) until FlushPrintBuffer writes it to stdout or
+	 * FlushPrintBufferIntoFile to a file, emptying it; before, it goes to
+	 * stdout after each task.  size is Intel's buffer size, not used: the
+	 * buffer grows as needed. */
+	INT InitPrintBuffer(size_t size = 1024 * 1024)
+	{
+		(void)size;
+		return cmrt_detail::code(cmetal::cmetal_device_set_printf(dev, keep_printed, &printed));
+	}
+	INT FlushPrintBuffer() { return flush_printed(stdout); }
+	INT FlushPrintBufferIntoFile(const char *path)
+	{
+		if (!path)
+			return CM_NULL_POINTER;
+		FILE *f = fopen(path, "w");
+		if (!f)
+			return ::CM_FAILURE;
+		INT r = flush_printed(f);
+		return fclose(f) && !r ? ::CM_FAILURE : r;
+	}
 
 	INT CreateKernel(CmProgram *program, const char *name, CmKernel *&kernel,
 	                 const char *options = nullptr)
@@ -864,6 +964,17 @@ private:
 		return s == cmetal::CM_OUT_OF_MEMORY ? CM_SURFACE_ALLOCATION_FAILURE
 		                                     : cmrt_detail::code(s);
 	}
+	static void keep_printed(void *user, const char *text, size_t len)
+	{
+		((std::string *)user)->append(text, len);
+	}
+	INT flush_printed(FILE *f)
+	{
+		bool ok = fwrite(printed.data(), 1, printed.size(), f) == printed.size();
+		printed.clear();
+		return ok && !fflush(f) ? ::CM_SUCCESS : ::CM_FAILURE;
+	}
+
 	/* a .so or .ptx given in memory: written to a private temporary file
 	 * and loaded from there */
 	cmetal::cm_status load_binary(const char *c, size_t n, const char *ext,
@@ -900,6 +1011,7 @@ private:
 		uint64_t threads, max_group_threads, slm_size, max_walker, host_svm;
 	} caps;                       /* the device's limits, asked once */
 	unsigned int next_index;
+	std::string printed;  /* kernel printf kept since InitPrintBuffer */
 	std::vector<CmBufferSVM *> svms;
 	std::vector<CmQueue *> queues;
 };
@@ -975,7 +1087,9 @@ inline INT CmQueue::add(cmetal::cmetal_task *t, CmKernel *k, const CmThreadSpace
 inline INT CmQueue::run(CmTask *task, CmEvent *&event, const CmThreadSpace *ts,
                         const CmThreadGroupSpace *tgs)
 {
-	event = nullptr;
+	bool want_event = event != CM_NO_EVENT;
+	if (want_event)
+		event = nullptr;
 	if (!task)
 		return CM_NULL_POINTER;
 	cmetal::cmetal_task *t = nullptr;
@@ -998,7 +1112,8 @@ inline INT CmQueue::run(CmTask *task, CmEvent *&event, const CmThreadSpace *ts,
 	if (ev)
 		cmetal::cmetal_event_release(ev);
 	cmetal::cmetal_task_release(t);
-	event = new CmEvent(r, (UINT64)(ms * 1e6));
+	if (want_event)
+		event = new CmEvent(r, (UINT64)(ms * 1e6));
 	return r;
 }
 

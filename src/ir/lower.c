@@ -109,12 +109,22 @@ static void name_value(L *l, Var *v, Inst *val)
  * (sized by the kernel, they made inlining quadratic in memory). */
 static void def_set(L *l, Var *v, Block *b, Inst *val)
 {
+	uint32_t id = b->id;
 	if (!v->ndefs)
-		v->defs_base = b->id;
-	if (b->id < v->defs_base || b->id - v->defs_base >= v->ndefs) {
-		uint32_t lo = b->id < v->defs_base ? b->id : v->defs_base;
-		uint32_t hi = b->id >= v->defs_base + v->ndefs ? b->id + 1 : v->defs_base + v->ndefs;
-		uint32_t nn = (hi - lo) * 2 + 8;
+		v->defs_base = id;
+	if (id < v->defs_base || id - v->defs_base >= v->ndefs) {
+		/* Grow on the side that ran out, by the span reached: doubling the
+		 * whole array each time instead made a variable that a long
+		 * unrolled body reads at ever lower blocks double its array per
+		 * block (gigabytes for an inlined sort network). */
+		uint32_t lo = v->defs_base, hi = v->defs_base + v->ndefs;
+		if (id < lo) {
+			uint32_t span = hi - id + 8;
+			lo = id > span ? id - span : 0;
+		} else {
+			hi = id + 1 + (id + 1 - lo) + 8;
+		}
+		uint32_t nn = hi - lo;
 		Inst **nd = NEWN(l->a, Inst *, nn);
 		if (v->ndefs)
 			memcpy(nd + (v->defs_base - lo), v->defs, sizeof(Inst *) * v->ndefs);

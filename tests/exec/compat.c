@@ -1,7 +1,7 @@
 /* compat.c — forms of kernels written for Intel's compiler (compat.cm):
  * builtins with explicit template sizes, static const locals, vectors
  * initialized from shorter const arrays, template kernel instances looked
- * up by their instance names. */
+ * up by their instance names; a long run of if/else joins. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -147,8 +147,20 @@ TEST(typed_atomics_contended)
 		h_eq_i32(h, "surface", &s[0][0], &w[0][0], 32);
 }
 
+TEST(many_joins)
+{
+	int32_t o[8], w[8];
+	int p = h_range(h, 0, 255), acc = 0;
+	for (int i = 0; i < 48; i++)
+		acc += (p >> (i & 7)) & 1 ? i : -1;
+	for (int i = 0; i < 8; i++)
+		w[i] = i < 4 ? acc : p;
+	if (H_RUN(h, F, "diamonds", WALK(1, 1), OUT(o), I32(p)))
+		h_eq_i32(h, "out", o, w, 8);
+}
+
 const HTest exec_compat[] = {
 	T(sized_builtins), T(static_const_locals), T(partial_array_init),
-	T(template_kernels), T(typed_atomics), T(typed_atomics_contended),
+	T(template_kernels), T(typed_atomics), T(typed_atomics_contended), T(many_joins),
 	{0},
 };
