@@ -338,7 +338,7 @@ TEST(narrow_ranges)
 {
 	enum { N = 4 };
 	static uint8_t a[N * 96];
-	static int32_t o[N * 256], w[N * 256];
+	static int32_t o[N * 256], w[N * 256];	/* 232 of each 256 written */
 	for (int i = 0; i < N * 96; i++)
 		a[i] = (uint8_t)h_rand(h);
 	for (int i = 0; i < 96; i += 7)	/* the edges: every byte 255 or 0 */
@@ -393,8 +393,93 @@ TEST(block_groups)
 		h_eq_u32(h, "out", o, w, N * 128);
 }
 
+/* Element k of a block read of elements of s bytes at u32 offset o of a
+ * buffer of n bytes (little-endian, zero-extended to 64 bits): 0 past its
+ * end, and past 2^32 (no wrap to byte 0). */
+static uint64_t r_elem(const uint8_t *a, uint64_t n, uint32_t o, int k, int s)
+{
+	uint64_t at = (uint64_t)o + (uint64_t)k * (uint64_t)s, x = 0;
+	if (at + (uint64_t)s > n)
+		return 0;
+	memcpy(&x, a + at, (size_t)s);
+	return x;
+}
+
+/* lane_limits' expected output of thread t and its stores (see the
+ * kernel in gpu_regress.cm). */
+static void r_lane_limits(const uint8_t *a, uint32_t o1, uint32_t o2, uint32_t t,
+                          int32_t *out, uint8_t *st)
+{
+	uint32_t b = t * 48;
+	int32_t *w = out + t * 256;
+	for (int k = 0; k < 32; k++) {
+		uint64_t x = k < 16 ? r_elem(a, 1008, o1 + b, k, 8) : r_elem(a, 1008, o2 + b, k - 16, 8);
+		memcpy(&w[2 * k], &x, 8);
+	}
+	for (int k = 0; k < 32; k++) {
+		uint32_t x = (uint32_t)(k < 16 ? r_elem(a, 1008, o2 + b, k, 4)
+		                               : r_elem(a, 1008, o1 + b, k - 16, 4));
+		memcpy(&w[64 + k], &x, 4);
+	}
+	for (int k = 0; k < 24; k++)
+		w[96 + k] = (int32_t)r_elem(a, 1008, o1 + b, k, 4);
+	for (int k = 0; k < 32; k++) {
+		float g = -1.0f;
+		if (k >= 16) {
+			uint32_t x = (uint32_t)r_elem(a, 1008, o2 + b, k - 16, 4);
+			memcpy(&g, &x, 4);
+		}
+		memcpy(&w[128 + k], &g, 4);
+	}
+	uint8_t c[48];
+	for (int k = 0; k < 48; k++)
+		w[160 + k] = c[k] = (uint8_t)r_elem(a, 1008, o1 + b + 16, k, 1);
+	uint16_t s[24];
+	for (int k = 0; k < 24; k++)
+		w[208 + k] = s[k] = (uint16_t)r_elem(a, 1008, o2 + b + 32, k, 2);
+	for (int k = 0; k < 64; k++) {
+		uint64_t at = (uint64_t)(uint32_t)(o2 + b) + (uint64_t)k;
+		if (at < 1008)
+			st[at] = k < 48 ? (uint8_t)(c[k] + 1) : 7;
+	}
+	for (int k = 0; k < 8; k++) {
+		uint64_t at = (uint64_t)(uint32_t)(o1 + b + 64) + 2 * (uint64_t)k;
+		if (at + 2 <= 1008)
+			memcpy(st + at, &s[k], 2);
+	}
+}
+
+TEST(lane_limits)
+{
+	enum { N = 8 };
+	static uint8_t a[1008], st[1008], sw[1008];
+	static int32_t o[N * 256], w[N * 256];	/* 232 of each 256 written */
+	for (int i = 0; i < 1008; i++)
+		a[i] = (uint8_t)h_rand(h);
+	/* inside, across the end, past 2^32 (wrapping to the start) */
+	static const uint32_t offs[][2] = {
+		{0, 512}, {736, 608}, {992, 0}, {0xffffff80u, 0xfffffff0u}, {0xfffffe80u, 400},
+	};
+	for (size_t c = 0; c < sizeof offs / sizeof offs[0] && !h->failed; c++) {
+		uint32_t o1 = offs[c][0] + 16 * (uint32_t)h_range(h, 0, 2), o2 = offs[c][1];
+		memset(o, 0x55, sizeof o);
+		memset(w, 0x55, sizeof w);
+		for (int i = 0; i < 1008; i++)
+			st[i] = sw[i] = (uint8_t)h_rand(h);
+		for (uint32_t t = 0; t < N; t++)
+			r_lane_limits(a, o1, o2, t, w, sw);
+		HShape sh = GROUPS(2, N / 2);
+		sh.options = "-fno-bounds-check"; /* reads and writes outside on purpose */
+		if (!H_RUN(h, F, "lane_limits", sh, IN(a), INOUT(o), INOUT(st), U32(o1), U32(o2),
+		           I32(1)))
+			return;
+		if (!h_eq_i32(h, "out", o, w, N * 256) || !h_eq_u8(h, "stored", st, sw, 1008))
+			h_fail(h, "offsets 0x%x 0x%x", o1, o2);
+	}
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
-	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), {0},
+	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits), {0},
 };

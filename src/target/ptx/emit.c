@@ -601,6 +601,10 @@ static void emit_loc(Px *p, const Inst *i)
 static bool emit_inst(Px *p, Inst *i, Buf *globals)
 {
 	emit_loc(p, i);
+	if (p->val[i->id].skip)
+		return true;
+	if (p->val[i->id].pair)
+		return px_pair_load(p, i);
 	switch (i->op) {
 	case Ophi: return true;
 	case Oconst: emit_const(p, i, globals); return true;
@@ -646,6 +650,20 @@ static void declare_regs(Px *p, Buf *out)
 void px_prologue(Px *p);
 void px_epilogue(Px *p);
 
+/* Places Px.entry (blimit.c) at byte at of the body: after the prologue. */
+static void splice_entry(Px *p, size_t at)
+{
+	if (!p->entry.len)
+		return;
+	Buf b = {0};
+	buf_putn(&b, p->body.data, at);
+	buf_putn(&b, p->entry.data, p->entry.len);
+	buf_putn(&b, p->body.data + at, p->body.len - at);
+	buf_free(&p->body);
+	buf_free(&p->entry);
+	p->body = b;
+}
+
 /* One kernel: its .entry into out, module-scope data into globals, its
  * printf metadata lines into pfmeta (npf numbers the module's printfs). */
 static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
@@ -658,11 +676,14 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	ir_renumber(f);
 	ir_preds(f);
 	px_assign(p);
+	p->depth = px_loop_depths(p, f);
 	px_pack_decide(p);
 	px_ranges(p);
 	px_block_groups(p);
+	px_block_pairs(p);
 	px_slm_order(p);
 	px_prologue(p);
+	size_t entry_at = p->body.len;   /* blimit.c's values go here */
 	bool ok = true;
 	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
 		Block *bl = f->blocks[b];
@@ -673,7 +694,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 				px_slm_store(p, p->val[i->id].store_before);
 			px_slm_sync(p, i);
 			ok = emit_inst(p, i, globals);
-			if (ok)
+			if (ok && !p->val[i->id].skip)
 				px_emit_copies(p, i);
 		}
 		if (ok)
@@ -683,6 +704,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_epilogue(p);
 	put_buf(&p->body, &p->cold);
 	buf_free(&p->cold);
+	splice_entry(p, entry_at);
 	buf_printf(out, "// %s\n", p->pack_note);
 	buf_printf(out, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
 	for (uint32_t k = 0; k < f->nparams; k++)

@@ -52,11 +52,12 @@ typedef struct {
 	const char *bpp;
 	const char *size32;   /* b32 bytes, SLM only (the 64-bit size else) */
 	bool dsmem;           /* SLM in the cluster's rank-0 CTA (cluster.c) */
+	int surf;             /* surface parameter's index, else -1 */
 } Where;
 
 static Where where(Px *p, Inst *i, Inst *b)
 {
-	Where w = {.sp = (IrSpace)i->space, .dsmem = px_cluster_on(p)};
+	Where w = {.sp = (IrSpace)i->space, .dsmem = px_cluster_on(p), .surf = -1};
 	if (w.sp == SP_SLM) {
 		w.base = px_tmp(p, RC_B32);
 		w.size = px_tmp(p, RC_B64);
@@ -87,6 +88,7 @@ static Where where(Px *p, Inst *i, Inst *b)
 	    p->f->params[b->imm].kind == CMK_ARG_SURFACE) {
 		/* a surface parameter: its descriptor was loaded at entry */
 		uint32_t k = (uint32_t)b->imm;
+		w.surf = (int)k;
 		w.base = arena_printf(p->arena, "%%sb%u", k);
 		w.size = arena_printf(p->arena, "%%ss%u", k);
 		w.width = arena_printf(p->arena, "%%sw%u", k);
@@ -478,6 +480,70 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 	px_fault_end(p, fails, CUDA_FAULT_BLOAD, i);
 }
 
+/* A block access in a loop, of a surface parameter at the 32-bit offset
+ * off, in the canonical or a shifted layout (block_shifted): register r
+ * holds the elements at bytes x + delta(r), x = off + lane * eb, in lanes
+ * [lo, hi); each register is checked by one setp.lt.and against the
+ * kernel's uniform limit for delta(r) (blimit.c), joined with "x did not
+ * wrap" and the lane range, and reached at an immediate offset. */
+static void block_limits(Px *p, Inst *i, const Where *w, const char *off)
+{
+	bool st = i->op == Obstore;
+	Inst *val = st ? i->ops[2] : i;
+	Elem e = val->ty.elem;
+	int eb = ir_elem_bytes[e];
+	const Layout *l = st ? NULL : p->val[i->id].lay;
+	uint32_t sh = l && !l->canon ? l->pos[0] : 0;
+	uint32_t nregs = l && !l->canon ? l->nregs : SLOTS(val->ty.n);
+	const char *x = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
+	px_ins(p, "mad.lo.u32 %s, %%lane, %d, %s", x, eb, off);
+	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, x, w->base);
+	const char *nowrap = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", nowrap, x, off);
+	for (uint32_t r = 0; r < nregs; r++) {
+		int64_t first = 32 * (int64_t)r - sh;  /* the element in lane 0 */
+		int64_t lo = first < 0 ? -first : 0, hi = (int64_t)val->ty.n - first;
+		const char *q = nowrap;
+		if (lo > 0)
+			and_pred(p, &q, px_lane_ge(p, (uint32_t)lo));
+		if (hi < 32)
+			and_pred(p, &q, px_lane_lt(p, (uint32_t)hi));
+		const char *ok = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", ok, x,
+		       px_surf_limit(p, (uint32_t)w->surf, eb, first * eb), q);
+		const char *reg = st ? px_reg(p, val, r) : sh ? px_own(p, i, r) : px_reg(p, val, r);
+		block_access(p, w, st, e, reg, a, first * eb, ok, block_align(i));
+	}
+}
+
+bool px_pair_load(Px *p, Inst *w2)
+{
+	Inst *w1 = w2->ops[0], *l2 = w2->ops[1], *d = w1->ops[0];
+	const Inst *l1 = p->val[w2->id].pair;
+	Elem e = l1->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t slot = (uint32_t)w1->rg.offset / 32;
+	Where w = where(p, l2, l2->ops[0]);
+	px_comment(p, "wrregion <0;16,1>,%d and <0;16,1>,%d of two block loads: one load",
+	           w1->rg.offset, w2->rg.offset);
+	for (uint32_t s = 0; s < SLOTS(w2->ty.n); s++)
+		if (s != slot)
+			px_ins(p, "mov.%s %s, %s", px_bits(e), px_own(p, w2, s), px_reg(p, d, s));
+	/* lanes 0..15 at o1, 16..31 at o2, each at its lane % 16 */
+	const char *off = px_tmp(p, RC_B32), *x = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
+	px_ins(p, "selp.b32 %s, %s, %s, %s", off, px_reg(p, l1->ops[1], 0),
+	       px_reg(p, l2->ops[1], 0), px_lane_lt(p, 16));
+	px_ins(p, "and.b32 %s, %%lane, 15", x);
+	px_ins(p, "mad.lo.u32 %s, %s, %d, %s", x, x, eb, off);
+	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, x, w.base);
+	const char *q = px_tmp(p, RC_PRED), *ok = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", q, x, off);
+	px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", ok, x, px_surf_limit(p, (uint32_t)w.surf, eb, 0),
+	       q);
+	block_access(p, &w, false, e, px_own(p, w2, slot), a, 0, ok, block_align(l1));
+	return true;
+}
+
 /* A 32-bit offset: one address (base + off + lane * eb) for every slot,
  * slot s at an immediate offset, its check one 32-bit add and compare
  * against the per-instruction limit (no branch, so ptxas keeps loads of
@@ -495,6 +561,10 @@ static bool block_alone(Px *p, Inst *i)
 	const char *off = narrow(p, i->ops[1], 0);
 	if (!off && w.size) {
 		block_checked(p, i, &w, wide(p, i->ops[1], 0), uni);
+		return true;
+	}
+	if (off && w.surf >= 0 && !uni && n > 1 && !px_checking(p) && p->depth[i->block->id]) {
+		block_limits(p, i, &w, off);
 		return true;
 	}
 	const char *lim = NULL, *x = off;

@@ -57,6 +57,9 @@ typedef struct {
 	int64_t blo, bhi;     /* relative to root * scale */
 	const char *bok, *bptr; /* (a leader, once emitted) the uniform test and
 	                         the pointer at root * scale + lane's element */
+	const Inst *pair;     /* (a wrregion) its first load: the pair's load
+	                         is emitted here (bpair.c) */
+	bool skip;            /* emits nothing: part of a pair */
 } PxVal;
 
 /* The state of emitting one kernel. */
@@ -66,6 +69,8 @@ typedef struct {
 	Arena *arena;         /* names; lives for the kernel */
 	Buf body;             /* instructions, after the declarations */
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
+	Buf entry;            /* blimit.c: per-kernel values, after the prologue */
+	struct PxLim *lims;   /* blimit.c: those computed so far */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
@@ -81,6 +86,7 @@ typedef struct {
 	Buf *pfmeta;          /* this kernel's "//@cmetal printf" lines */
 	uint32_t *npf;        /* printf calls of the module so far */
 	PxVal *val;           /* by value id (assign.c) */
+	uint32_t *depth;      /* loop depth of each block, by id (assign.c) */
 	uint32_t scratch;     /* SLM scratch bytes per warp (slm.c) */
 	uint32_t nlds;        /* scratch loads emitted, for the -S notes */
 	struct PxGroup *groups; /* slm.c: 16-byte groups loaded in this block */
@@ -213,6 +219,16 @@ void px_slm_rextract(Px *p, const Inst *i, const char *d);
 /* d = element k of v for reader i, by a 16-byte broadcast load shared with
  * the other extracts of its block */
 void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char *d);
+
+/* blimit.c: the uniform L with "x < L" iff the element at byte x + delta
+ * of surface parameter surf lies inside, computed once at the kernel's
+ * entry (see the file's comment) (b32) */
+const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta);
+/* bpair.c: two half-register block loads into one register as one load
+ * (PxVal.pair, .skip) */
+void px_block_pairs(Px *p);
+/* mem.c: the load of a pair, at its second wrregion w */
+bool px_pair_load(Px *p, Inst *w);
 
 /* pack.c: narrow CM threads packed 32/W to a warp, each on W lanes */
 void px_pack_decide(Px *p);            /* sets lanes and pack_note */

@@ -1,0 +1,93 @@
+/* bpair.c — two half-register block loads that fill one register, as one
+ * load.
+ *
+ * requires: layouts assigned (assign.c) and block groups formed (bgroup.c).
+ * changes: sets PxVal.pair on the second wrregion of each pair and
+ * PxVal.skip on the two loads and the first wrregion, which then emit
+ * nothing (mem.c px_pair_load emits the pair at the second wrregion).
+ *
+ * A register of 32 elements filled by two block reads of 16 (the paper's
+ * dgemm reads rows of doubles 128 bytes at a time, so do row copies of
+ * 16 doubles or 16-element matrix rows):
+ *
+ *     W1 = wrregion D, L1, <0;16,1>, 32 s        L1 = bload S, o1
+ *     W2 = wrregion W1, L2, <0;16,1>, 32 s + 16  L2 = bload S, o2
+ *
+ * costs two loads, two bounds checks and a select per 32-bit half of the
+ * register.  Lanes 0..15 read o1 + 8 lane and lanes 16..31 read
+ * o2 + 8 (lane - 16): one load whose lanes take o1 or o2 by a select of
+ * the offset makes them both, with the exact semantics of each (no
+ * assumption on o2 - o1; lane l reads at its offset + (l % 16) * eb,
+ * checked against blimit.c's limit).  In loops only, as blimit.c's
+ * checks are (outside, the two loads are cheap enough).
+ * The two loads move down to W2: nothing between L1 and W2 may write
+ * memory, and W1 and the loads must have no other user.
+ */
+#include "target/ptx/ptx.h"
+
+static bool plain_half(const Inst *w, uint32_t n)
+{
+	return w->op == Owrregion && !ir_roff(w) && !w->has_mask && w->rg.width == (int32_t)n &&
+	       w->rg.hstride == 1 && w->ops[1]->ty.n == n;
+}
+
+static bool surface_load(const Inst *l)
+{
+	return l->op == Obload && l->space == SP_SURF && l->nuse == 1 && l->ty.n > 1 &&
+	       l->ops[0]->op == Oarg && px_class(l->ops[1]->ty.elem) == RC_B32 &&
+	       l->ty.elem != E_I1;
+}
+
+/* Whether an instruction may write memory or order it. */
+static bool writes(const Inst *i)
+{
+	if (ir_ops[i->op].flags & IRF_BARRIER)
+		return true;
+	if (!(ir_ops[i->op].flags & IRF_MEM))
+		return false;
+	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
+}
+
+/* Whether L1 .. w2 (one block, in order) is free of writes. */
+static bool quiet_between(const Inst *l1, const Inst *w2)
+{
+	if (l1->block != w2->block)
+		return false;
+	for (const Inst *i = l1; i && i != w2; i = i->next)
+		if (writes(i))
+			return false;
+	return true;
+}
+
+static void try_pair(Px *p, Inst *w2)
+{
+	uint32_t n = 16;
+	if (!plain_half(w2, n) || w2->rg.offset % 32 != 16 || w2->ty.n < 32)
+		return;
+	Inst *w1 = w2->ops[0], *l2 = w2->ops[1];
+	if (!plain_half(w1, n) || w1->nuse != 1 || w1->rg.offset != w2->rg.offset - 16)
+		return;
+	Inst *l1 = w1->ops[1];
+	if (!surface_load(l1) || !surface_load(l2) || l1->ops[0] != l2->ops[0] ||
+	    l1->ty.elem != l2->ty.elem || l1->align != l2->align)
+		return;
+	const PxVal *v1 = &p->val[l1->id], *v2 = &p->val[l2->id];
+	const Layout *lw = p->val[w2->id].lay, *ld = px_read_layout(p, w1, 0);
+	if (v1->blead || v2->blead || (lw && !lw->canon) || (ld && !ld->canon))
+		return;
+	if (!p->depth[w2->block->id] || !quiet_between(l1, w2))
+		return;
+	p->val[w2->id].pair = l1;
+	p->val[w1->id].skip = p->val[l1->id].skip = p->val[l2->id].skip = true;
+}
+
+void px_block_pairs(Px *p)
+{
+	if (p->o->ptx_canonical || px_checking(p))
+		return;
+	ir_count_uses(p->f);
+	for (uint32_t b = 0; b < p->f->nblocks; b++)
+		for (Inst *i = p->f->blocks[b]->first; i; i = i->next)
+			if (i->op == Owrregion)
+				try_pair(p, i);
+}
