@@ -249,15 +249,18 @@ FAMILIES = [("linear", ["linear"]), ("bitonic", ["bitonic"]),
 # One colour per implementation, the same in every panel: CM in blues, the
 # SIMT ports in oranges, plain C in grey, each vendor library its own hue.
 COLOURS = {"cm": "#1f5fbf", "cm-paper": "#7fb0f0", "cm-canonical": "#a9c8ee",
-           "cm-radix": "#0b3a7e",
+           "cm-radix": "#0b3a7e", "cm-dpas": "#4a8fd0",
            "cuda-simt": "#f07f0e", "ocl-simt": "#f5b46a", "c": "#8c8c8c",
            "npp": "#2ca02c", "cub": "#d62728", "cub-radix": "#c51b7d",
            "cub-merge": "#9467bd", "cusparse": "#8c564b", "cublas": "#17a2b8",
            "cublas-geam": "#b5b520"}
 SPARE = ["#e377c2", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd"]
-IMPL_ORDER = ["cm", "cm-paper", "cm-canonical", "cm-radix", "cuda-simt", "ocl-simt", "c"]
+# CM variants first (a CM label compares it with every implementation not
+# listed here: the vendor libraries), then the SIMT ports and plain C.
+IMPL_ORDER = ["cm", "cm-paper", "cm-canonical", "cm-radix", "cm-dpas", "cuda-simt", "ocl-simt",
+              "c"]
 BAR_PX, GAP_PX = 19, 12       # one bar's height, the space between cases
-CHAR_PX = 6.6                 # a bar label's character (sans 10)
+CHAR_PX = 7.4                 # a bar label's character (sans 10), with room to spare
 TIC_CHAR_PX = 7.2             # a case label's character (sans 11)
 
 
@@ -341,7 +344,8 @@ def family_chart(path, name, cases, tmpdir):
     lmargin = max(len(label) for label, _ in cases) + 3    # characters
     lo, hi = label_room([(v, len(t)) for _, vals in cases for _, v, t in vals],
                         1000 - lmargin * TIC_CHAR_PX - 40)
-    steps = (1, 3) if math.log10(hi / lo) > 2.5 else (1, 2, 5)
+    decades = math.log10(hi / lo)     # tick labels ~45 px apart at least
+    steps = (1,) if decades > 4.5 else (1, 3) if decades > 2.5 else (1, 2, 5)
     xtics = [m * 10 ** e for e in range(-3, 4) for m in steps
              if lo <= m * 10 ** e <= hi]
     files = {}
