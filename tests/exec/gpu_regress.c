@@ -478,8 +478,57 @@ TEST(lane_limits)
 	}
 }
 
+/* A media read of a uint at byte x, row y of a W x HH R32 surface: both
+ * clamped to the edge. */
+static uint32_t r_pixel(const uint32_t *s, int W, int HH, int x, int y)
+{
+	int px = x / 4;
+	px = px < 0 ? 0 : px >= W ? W - 1 : px;
+	y = y < 0 ? 0 : y >= HH ? HH - 1 : y;
+	return s[(size_t)y * W + px];
+}
+
+/* A media write of v at byte x, row y: dropped outside. */
+static void r_put(uint32_t *o, int W, int HH, int x, int y, uint32_t v)
+{
+	if (x >= 0 && x / 4 < W && y >= 0 && y < HH)
+		o[(size_t)y * W + x / 4] = v;
+}
+
+TEST(media_groups)
+{
+	enum { W = 100, HH = 21, NX = 5, NY = 4 };
+	static uint32_t s[HH * W], o[HH * W], w[HH * W];
+	for (int i = 0; i < HH * W; i++)
+		s[i] = h_rand(h), o[i] = w[i] = h_rand(h);
+	for (int ty = 0; ty < NY; ty++)
+		for (int tx = 0; tx < NX; tx++) {
+			int x0 = tx * 128 - 120, y0 = ty * 10 - 9;
+			for (int r = 0; r < 4; r++)
+				for (int c = 0; c < 16; c++) {
+					uint32_t a = r_pixel(s, W, HH, x0 + 4 * c, y0 + r);
+					uint32_t cc = r_pixel(s, W, HH, x0 - 8 + 4 * c, y0 + 5 + r);
+					r_put(w, W, HH, x0 + 4 * c, y0 + r, a * 3 + cc);
+				}
+			for (int r = 0; r < 8; r++)
+				for (int c = 0; c < 8; c++) {
+					uint32_t b = r_pixel(s, W, HH, x0 + 4 + 4 * c, y0 + 1 + r);
+					r_put(w, W, HH, x0 + 64 + 4 * c, y0 + r, b ^ 0x5a5a5a5au);
+				}
+		}
+	HShape sh = WALK(1, 1);
+	sh.grouped = true;
+	sh.groups[0] = NX, sh.groups[1] = NY, sh.groups[2] = 1;
+	sh.threads[0] = sh.threads[1] = sh.threads[2] = 1;
+	sh.options = "-fno-bounds-check"; /* edge tiles on purpose */
+	if (H_RUN(h, F, "media_groups", sh, SURF2D(s, W, HH, CMETAL_FMT_R32_UINT),
+	          SURF2D(o, W, HH, CMETAL_FMT_R32_UINT)))
+		h_eq_u32(h, "out", o, w, HH * W);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
-	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits), {0},
+	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
+	T(media_groups), {0},
 };

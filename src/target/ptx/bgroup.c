@@ -44,7 +44,7 @@ static bool is_const_int(const Inst *v, int64_t *k)
 /* Writes v as root * scale + c (mod 2^32), following adds and subtracts of
  * constants, multiplies and left shifts by constants, and conversions
  * between 32-bit integers. */
-static void decompose(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c)
+void px_decompose(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c)
 {
 	int64_t k;
 	*root = v, *scale = 1, *c = 0;
@@ -105,7 +105,7 @@ static void group_from(Px *p, Inst *i)
 	const Inst *root;
 	uint32_t scale;
 	int64_t c;
-	decompose(i->ops[1], &root, &scale, &c);
+	px_decompose(i->ops[1], &root, &scale, &c);
 	int64_t lo = c, hi = c;
 	uint32_t n = 0;
 	for (Inst *j = i; j; j = j->next) {
@@ -114,7 +114,7 @@ static void group_from(Px *p, Inst *i)
 		int64_t cj;
 		if (!groupable(p, j) || !same_group(i, j) || p->val[j->id].blead)
 			continue;
-		decompose(j->ops[1], &rj, &sj, &cj);
+		px_decompose(j->ops[1], &rj, &sj, &cj);
 		const Inst *vj = j->op == Obstore ? j->ops[2] : j;
 		int64_t end = cj + (int64_t)SLOTS(vj->ty.n) * 32 * ir_elem_bytes[vj->ty.elem];
 		if (rj != root || sj != scale || (cj < lo ? hi - cj : end - lo) > SPAN_MAX)

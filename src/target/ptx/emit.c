@@ -680,6 +680,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_pack_decide(p);
 	px_ranges(p);
 	px_block_groups(p);
+	px_media_groups(p);
 	px_block_pairs(p);
 	px_slm_order(p);
 	px_prologue(p);

@@ -913,22 +913,49 @@ static bool typed(Px *p, Inst *i)
  * its last byte within the allocation (signed compares: a width or height
  * past 2^31 only sends the block to the exact path). */
 static const char *media_inside(Px *p, const Where *w, const char *x0, const char *y0,
-                                uint32_t cols, uint32_t rows, int eb)
+                                uint32_t bytes, uint32_t rows)
 {
 	const char *q = px_tmp(p, RC_PRED), *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32);
 	const char *e = px_tmp(p, RC_B64);
 	px_ins(p, "setp.ge.s32 %s, %s, 0", q, x0);
-	px_ins(p, "sub.s32 %s, %s, %u", t, w->width, cols * eb);
+	px_ins(p, "sub.s32 %s, %s, %u", t, w->width, bytes);
 	px_ins(p, "setp.le.and.s32 %s, %s, %s, %s", q, x0, t, q);
 	px_ins(p, "setp.ge.and.s32 %s, %s, 0, %s", q, y0, q);
 	px_ins(p, "sub.s32 %s, %s, %u", t, w->height, rows);
 	px_ins(p, "setp.le.and.s32 %s, %s, %s, %s", q, y0, t, q);
-	px_ins(p, "add.u32 %s, %s, %u", t, x0, cols * eb);
+	px_ins(p, "add.u32 %s, %s, %u", t, x0, bytes);
 	px_ins(p, "cvt.u64.u32 %s, %s", e, t);
 	px_ins(p, "add.u32 %s, %s, %u", u, y0, rows - 1);
 	px_ins(p, "mad.wide.u32 %s, %s, %s, %s", e, u, w->pitch, e);
 	px_ins(p, "setp.le.and.u64 %s, %s, %s, %s", q, e, w->size, q);
 	return q;
+}
+
+/* root * scale + c (b32) for a group's box corner. */
+static const char *corner(Px *p, const Inst *root, uint32_t scale, int64_t c)
+{
+	const char *r = px_reg(p, root, 0), *t = px_tmp(p, RC_B32);
+	if (scale != 1)
+		px_ins(p, "mad.lo.u32 %s, %s, %u, %d", t, r, scale, (int32_t)c);
+	else
+		px_ins(p, "add.u32 %s, %s, %d", t, r, (int32_t)c);
+	return t;
+}
+
+/* The "wholly inside" test of media access i: its group's (mgroup.c),
+ * computed by the leader, or its own. */
+static const char *media_test(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                              uint32_t cols, uint32_t rows, int eb)
+{
+	const Inst *ld = p->val ? p->val[i->id].mlead : NULL;
+	if (!ld)
+		return media_inside(p, w, x0, y0, cols * eb, rows);
+	PxVal *g = &p->val[ld->id];
+	if (ld == i)
+		g->mok = media_inside(p, w, corner(p, g->mxr, g->mxs, g->mx0),
+		                      corner(p, g->myr, g->mys, g->my0), (uint32_t)(g->mx1 - g->mx0),
+		                      (uint32_t)(g->my1 - g->my0));
+	return g->mok;
 }
 
 /* The layout a media access moves its value in, when it is not the
@@ -1133,12 +1160,61 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 	px_fault_end(p, fails, st ? CUDA_FAULT_MSTORE : CUDA_FAULT_MLOAD, i);
 }
 
+/* Media access i's fast path (its block wholly inside: no clamp, no
+ * check) or its exact path, at x0, y0. */
+static void media_path(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                       bool fast)
+{
+	Inst *val = i->op == Omstore ? i->ops[3] : i;
+	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : val->ty.n;
+	LRow *lr = NULL;
+	const Layout *l = media_layout(p, i, cols, &lr);
+	if (!fast)
+		media_exact(p, i, w, x0, y0, cols, l, lr);
+	else if (l)
+		media_fast_rows(p, i, w, x0, y0, l, lr);
+	else
+		media_fast(p, i, w, x0, y0, cols);
+}
+
+/* A group of reads that its leader makes at once (mgroup.c mhoist): the
+ * box test, one branch, every member's fast read, and out of line every
+ * member's exact read.  Members' x and y come from the roots, as their own
+ * may be computed after the leader. */
+static void media_hoisted(Px *p, Inst *lead, const Where *w)
+{
+	PxVal *g = &p->val[lead->id];
+	const char **xs = NEWN(p->arena, const char *, g->nm);
+	const char **ys = NEWN(p->arena, const char *, g->nm);
+	px_comment(p, "%u media reads of one box: one test", g->nm);
+	const char *in = media_test(p, lead, w, NULL, NULL, 0, 0, 0);
+	for (uint32_t k = 0; k < g->nm; k++) {
+		const Inst *r;
+		uint32_t sc;
+		int64_t c;
+		px_decompose(g->mm[k]->ops[1], &r, &sc, &c);
+		xs[k] = corner(p, g->mxr, g->mxs, c);
+		px_decompose(g->mm[k]->ops[2], &r, &sc, &c);
+		ys[k] = corner(p, g->myr, g->mys, c);
+	}
+	const char *edge = px_label(p), *done = px_label(p);
+	px_ins(p, "@!%s bra%s %s", in, px_uni(p), edge);
+	for (uint32_t k = 0; k < g->nm; k++)
+		media_path(p, g->mm[k], w, xs[k], ys[k], true);
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, edge);
+	for (uint32_t k = 0; k < g->nm; k++)
+		media_path(p, g->mm[k], w, xs[k], ys[k], false);
+	px_cold_end(p, done);
+}
+
 /* mload / mstore: element k is row k / cols, column k % cols; x in bytes,
  * y in rows.  Reads clamp to the edge, writes outside are dropped.  A
  * block of several slots tests once (uniformly: x0 and y0 are scalars)
  * whether it lies wholly inside and then takes media_fast, else the exact
  * path (out of line, in the cold section): interior tiles of an image, the
- * common case, pay no clamp. */
+ * common case, pay no clamp.  A group of blocks (mgroup.c) tests its box
+ * once; a group of reads is made by its leader. */
 static bool media(Px *p, Inst *i)
 {
 	bool st = i->op == Omstore;
@@ -1147,23 +1223,24 @@ static bool media(Px *p, Inst *i)
 	if (i->space != SP_SURF)
 		return px_unsupported(p, i, "media block access outside surfaces");
 	Where w = where(p, i, i->ops[0]);
+	const Inst *ld = p->val ? p->val[i->id].mlead : NULL;
+	if (ld && p->val[ld->id].mhoist) {
+		if (ld == i)
+			media_hoisted(p, i, &w);
+		return true;	/* a member: made by its leader */
+	}
 	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
 	uint32_t nslots = SLOTS(val->ty.n), rows = (val->ty.n + cols - 1) / cols;
-	LRow *lr = NULL;
-	const Layout *l = media_layout(p, i, cols, &lr);
 	if (nslots < 2 || nslots > 64 || !w.size) {
-		media_exact(p, i, &w, x0, y0, cols, l, lr);
+		media_path(p, i, &w, x0, y0, false);
 	} else {
-		const char *in = media_inside(p, &w, x0, y0, cols, rows, ir_elem_bytes[val->ty.elem]);
+		const char *in = media_test(p, i, &w, x0, y0, cols, rows, ir_elem_bytes[val->ty.elem]);
 		const char *edge = px_label(p), *done = px_label(p);
 		px_ins(p, "@!%s bra%s %s", in, px_uni(p), edge);
-		if (l)
-			media_fast_rows(p, i, &w, x0, y0, l, lr);
-		else
-			media_fast(p, i, &w, x0, y0, cols);
+		media_path(p, i, &w, x0, y0, true);
 		buf_printf(&p->body, "%s:\n", done);
 		px_cold_begin(p, edge);
-		media_exact(p, i, &w, x0, y0, cols, l, lr);
+		media_path(p, i, &w, x0, y0, false);
 		px_cold_end(p, done);
 	}
 	uniform(p, val, st);

@@ -57,6 +57,15 @@ typedef struct {
 	int64_t blo, bhi;     /* relative to root * scale */
 	const char *bok, *bptr; /* (a leader, once emitted) the uniform test and
 	                         the pointer at root * scale + lane's element */
+	const Inst *mlead;    /* (a media access) the leader of its group, which
+	                         tests the group's box once (mgroup.c) */
+	const char *mok;      /* (a leader, once emitted) that test */
+	const Inst *mxr, *myr; /* (a leader) x = mxr * mxs + c, y = myr * mys + c */
+	uint32_t mxs, mys;    /* ... of every member, and the box of bytes */
+	int64_t mx0, mx1, my0, my1; /* [x0, x1) and rows [y0, y1) from those */
+	Inst **mm;            /* (a leader) the members, itself first, ... */
+	uint32_t nm;
+	bool mhoist;          /* ... all loads the leader makes at once */
 	const Inst *pair;     /* (a wrregion) its first load: the pair's load
 	                         is emitted here (bpair.c) */
 	bool skip;            /* emits nothing: part of a pair */
@@ -201,6 +210,11 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 void px_assign(Px *p);
 /* bgroup.c: block accesses checked once per group (PxVal.blead ...) */
 void px_block_groups(Px *p);
+/* v as root * scale + c (mod 2^32), c within 2^24 (scale 1, c 0: itself) */
+void px_decompose(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c);
+/* mgroup.c: media accesses of one surface checked once per group
+ * (PxVal.mlead ...) */
+void px_media_groups(Px *p);
 /* range.c: PxVal.umax and .exact of every integer value. */
 void px_ranges(Px *p);
 /* Loop depth of each block (by id): the lowering lays loops out in order. */

@@ -1,0 +1,127 @@
+/* mgroup.c — groups of 2D media accesses of one surface at one runtime
+ * position plus constants, tested once.
+ *
+ * requires: nothing but the IR (px_decompose, bgroup.c).
+ * changes: fills PxVal.mlead (members) and .mxr .. .my1 (leaders).
+ *
+ * A media block of several registers tests, uniformly, whether it lies
+ * wholly inside its surface and then reads or writes without clamps
+ * (mem.c media): eleven instructions and a branch each.  A kernel that
+ * reads a tile as several blocks, or the same rows at byte offsets -4, 0
+ * and +4 (bench/cm/linear.cm's linear_words: 18 blocks a tile), pays that
+ * per block.  Decomposed, each block's x and y are xr * xs + cx and
+ * yr * ys + cy for one root value and scale each (px_decompose); the media
+ * accesses of a basic block with the same surface and the same roots and
+ * scales form a group whose first member (the leader) tests once whether
+ * the box that holds every member's block is inside.  When every member
+ * is a read and nothing between the leader and the last member writes
+ * memory or orders it, the leader makes all the reads (mhoist): one
+ * branch to the fast reads of every member, or to the exact reads of
+ * every member out of line, so ptxas sees one reconvergence region, not
+ * one per block (their per-block address arithmetic could not be shared
+ * across them).  Otherwise each member branches on the test to its fast
+ * path or to its own exact path (exact for any block, inside or not).
+ * Offsets wrap modulo 2^32 as the members' own do: the test is of the
+ * box's corner X + min cx, computed the same way, and a box inside the
+ * surface has no member past 2^31.
+ */
+#include <string.h>
+
+#include "target/ptx/ptx.h"
+
+/* The largest side of a group's box, in bytes and in rows. */
+#define BOX_MAX 4096
+
+/* Columns of media access i's block (ir.h mload / mstore). */
+static uint32_t cols_of(const Inst *i)
+{
+	const Inst *val = i->op == Omstore ? i->ops[3] : i;
+	return i->imm > 0 ? (uint32_t)i->imm : val->ty.n;
+}
+
+/* A media access that takes mem.c's fast path: several registers (and at
+ * most 64) of a surface. */
+static bool groupable(const Inst *i)
+{
+	if ((i->op != Omload && i->op != Omstore) || i->space != SP_SURF)
+		return false;
+	const Inst *val = i->op == Omstore ? i->ops[3] : i;
+	uint32_t n = SLOTS(val->ty.n);
+	return n >= 2 && n <= 64;
+}
+
+/* Whether an instruction may write memory or order it. */
+static bool writes(const Inst *i)
+{
+	if (ir_ops[i->op].flags & IRF_BARRIER)
+		return true;
+	if (!(ir_ops[i->op].flags & IRF_MEM))
+		return false;
+	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
+}
+
+/* The box of access i relative to its roots: bytes [x0, x1), rows [y0, y1). */
+static void box_of(const Inst *i, int64_t cx, int64_t cy, int64_t *b)
+{
+	const Inst *val = i->op == Omstore ? i->ops[3] : i;
+	uint32_t cols = cols_of(i), rows = (val->ty.n + cols - 1) / cols;
+	b[0] = cx, b[1] = cx + (int64_t)cols * ir_elem_bytes[val->ty.elem];
+	b[2] = cy, b[3] = cy + rows;
+}
+
+/* Forms the group led by i among the media accesses after it in its block. */
+static void group_from(Px *p, Inst *i)
+{
+	PxVal *g = &p->val[i->id];
+	int64_t cx, cy, b[4];
+	px_decompose(i->ops[1], &g->mxr, &g->mxs, &cx);
+	px_decompose(i->ops[2], &g->myr, &g->mys, &cy);
+	box_of(i, cx, cy, b);
+	g->mx0 = b[0], g->mx1 = b[1], g->my0 = b[2], g->my1 = b[3];
+	Inst *tmp[256];
+	uint32_t n = 0;
+	tmp[n++] = i;
+	for (Inst *j = i->next; j && n < 256; j = j->next) {
+		const Inst *xr, *yr;
+		uint32_t xs, ys;
+		if (!groupable(j) || j->ops[0] != i->ops[0] || p->val[j->id].mlead)
+			continue;
+		px_decompose(j->ops[1], &xr, &xs, &cx);
+		px_decompose(j->ops[2], &yr, &ys, &cy);
+		if (xr != g->mxr || xs != g->mxs || yr != g->myr || ys != g->mys)
+			continue;
+		box_of(j, cx, cy, b);
+		int64_t x0 = b[0] < g->mx0 ? b[0] : g->mx0, x1 = b[1] > g->mx1 ? b[1] : g->mx1;
+		int64_t y0 = b[2] < g->my0 ? b[2] : g->my0, y1 = b[3] > g->my1 ? b[3] : g->my1;
+		if (x1 - x0 > BOX_MAX || y1 - y0 > BOX_MAX)
+			continue;
+		g->mx0 = x0, g->mx1 = x1, g->my0 = y0, g->my1 = y1;
+		p->val[j->id].mlead = i;
+		tmp[n++] = j;
+	}
+	if (n < 2) {	/* alone: the access tests itself */
+		g->mxr = g->myr = NULL;
+		return;
+	}
+	g->mlead = i;
+	g->nm = n;
+	g->mm = NEWN(p->arena, Inst *, n);
+	memcpy(g->mm, tmp, n * sizeof *tmp);
+	g->mhoist = true;
+	for (uint32_t k = 0; k < n; k++)
+		if (tmp[k]->op != Omload)
+			g->mhoist = false;
+	for (Inst *j = i; g->mhoist && j != tmp[n - 1]; j = j->next)
+		if (writes(j))
+			g->mhoist = false;
+}
+
+void px_media_groups(Px *p)
+{
+	if (p->o->ptx_canonical || px_checking(p))
+		return;
+	for (uint32_t b = 0; b < p->f->nblocks; b++)
+		for (Inst *i = p->f->blocks[b]->first; i; i = i->next)
+			if (groupable(i) && !p->val[i->id].mlead)
+				group_from(p, i);
+}
