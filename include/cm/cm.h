@@ -78,6 +78,11 @@ typedef unsigned long long svmptr_t;
 #define _CM_INPUT_ __declspec(cm_input)
 #define _CM_OUTPUT_ __declspec(cm_output)
 #define _CM_INPUT_OUTPUT_ __declspec(cm_input_output)
+/* Intel's headers spell these with GNU attributes; inlining and debug
+ * information are cmetal's own choice, so they ask for nothing here. */
+#define CM_INLINE inline
+#define CM_NOINLINE
+#define CM_NODEBUG
 
 /* ---- saturation */
 #define SAT _GENX_SAT

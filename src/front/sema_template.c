@@ -423,8 +423,114 @@ static void match(Sema *S, Cand *c, Node *call)
 	c->viable = true;
 }
 
+/* ---------------------------------------------------- partial ordering */
+
+/* Two function templates that fit a call equally well are ordered as C++
+ * orders them: A is at least as specialized as B when B's parameter types,
+ * as written, can be matched against A's with B's template parameters
+ * standing for whatever A has there, and A's own template parameters for
+ * themselves only.  `f(matrix_ref<T, 8, 8>)` is more specialized than
+ * `f(matrix_ref<T, N, N>)`: N matches 8, but 8 does not match N. */
+
+typedef struct {
+	Node *t;                  /* B's TEMPLATE node */
+	TypeSpec **ts;            /* what each of B's type parameters stands for */
+	Node **dim;               /* what each of B's value parameters stands for */
+} Order;
+
+/* Are two sizes as written the same: equal literals or the same name? */
+static bool same_dim(Node *x, Node *y)
+{
+	if (!x || !y)
+		return x == y;
+	if (x->kind == ND_INT_LIT && y->kind == ND_INT_LIT)
+		return x->ival == y->ival;
+	return x->kind == ND_IDENT && y->kind == ND_IDENT && x->name == y->name;
+}
+
+/* vector and vector_ref (matrix, matrix_ref) deduce alike. */
+static TypeSpecKind ts_shape(const TypeSpec *ts)
+{
+	if (ts->kind == TS_VECTOR_REF)
+		return TS_VECTOR;
+	return ts->kind == TS_MATRIX_REF ? TS_MATRIX : ts->kind;
+}
+
+static bool same_ts(TypeSpec *x, TypeSpec *y)
+{
+	if (!x || !y)
+		return x == y;
+	if (ts_shape(x) != ts_shape(y))
+		return false;
+	switch (ts_shape(x)) {
+	case TS_SCALAR: return x->sk == y->sk;
+	case TS_NAMED: return x->name == y->name;
+	case TS_VECTOR: return same_ts(x->elem, y->elem) && same_dim(x->dims[0], y->dims[0]);
+	case TS_MATRIX:
+		return same_ts(x->elem, y->elem) && same_dim(x->dims[0], y->dims[0]) &&
+		       same_dim(x->dims[1], y->dims[1]);
+	default: return true;
+	}
+}
+
+/* Does B's size `b` match A's size `a`? */
+static bool order_dim(Order *o, Node *b, Node *a)
+{
+	int i = b && b->kind == ND_IDENT ? tparam_index(o->t, b->name) : -1;
+	if (i < 0 || o->t->tparams[i].is_type)
+		return same_dim(b, a);
+	if (!o->dim[i])
+		o->dim[i] = a;
+	return a && same_dim(o->dim[i], a);
+}
+
+/* Does B's parameter type `b` match A's `a`? */
+static bool order_ts(Order *o, TypeSpec *b, TypeSpec *a)
+{
+	if (!b || !a)
+		return b == a;
+	int i = b->kind == TS_NAMED ? tparam_index(o->t, b->name) : -1;
+	if (i >= 0 && o->t->tparams[i].is_type) {
+		if (!o->ts[i])
+			o->ts[i] = a;
+		return same_ts(o->ts[i], a);
+	}
+	if (ts_shape(b) != ts_shape(a))
+		return false;
+	switch (ts_shape(b)) {
+	case TS_VECTOR:
+		return order_ts(o, b->elem, a->elem) && order_dim(o, b->dims[0], a->dims[0]);
+	case TS_MATRIX:
+		return order_ts(o, b->elem, a->elem) && order_dim(o, b->dims[0], a->dims[0]) &&
+		       order_dim(o, b->dims[1], a->dims[1]);
+	default:
+		return same_ts(b, a);
+	}
+}
+
+/* Is template A at least as specialized as template B? */
+static bool as_specialized(Sema *S, Node *a, Node *b)
+{
+	NodeList *pa = &a->lhs->params, *pb = &b->lhs->params;
+	if (pa->len != pb->len)
+		return false;
+	Order o = {b, NEWN(S->a, TypeSpec *, b->ntparams + 1), NEWN(S->a, Node *, b->ntparams + 1)};
+	for (int i = 0; i < pa->len; i++)
+		if (!order_ts(&o, pb->data[i]->ts, pa->data[i]->ts))
+			return false;
+	return true;
+}
+
+/* -1: template a is more specialized, 1: b is, 0: neither */
+static int partial_order(Sema *S, const Cand *a, const Cand *b)
+{
+	bool ab = as_specialized(S, a->sym->decl, b->sym->decl);
+	bool ba = as_specialized(S, b->sym->decl, a->sym->decl);
+	return ab == ba ? 0 : ab ? -1 : 1;
+}
+
 /* -1: a better, 1: b better, 0: neither */
-static int compare(const Cand *a, const Cand *b, int n)
+static int compare(Sema *S, const Cand *a, const Cand *b, int n)
 {
 	bool abetter = false, bbetter = false;
 	for (int i = 0; i < n; i++) {
@@ -435,8 +541,12 @@ static int compare(const Cand *a, const Cand *b, int n)
 	}
 	if (abetter != bbetter)
 		return abetter ? -1 : 1;
-	if (!abetter && (a->sym->kind == SYM_TEMPLATE) != (b->sym->kind == SYM_TEMPLATE))
+	if (abetter)
+		return 0;
+	if ((a->sym->kind == SYM_TEMPLATE) != (b->sym->kind == SYM_TEMPLATE))
 		return a->sym->kind == SYM_TEMPLATE ? 1 : -1;
+	if (a->sym->kind == SYM_TEMPLATE)
+		return partial_order(S, a, b);
 	return 0;
 }
 
@@ -462,16 +572,16 @@ static Cand *choose(Sema *S, Cand *cs, int n, Node *call, const char *name)
 	for (int i = 0; i < n; i++) {
 		if (!cs[i].viable)
 			continue;
-		if (!best || compare(&cs[i], best, call->args.len) < 0)
+		if (!best || compare(S, &cs[i], best, call->args.len) < 0)
 			best = &cs[i];
 	}
 	for (int i = 0; i < n; i++) {
 		if (!cs[i].viable || &cs[i] == best)
 			continue;
-		if (compare(best, &cs[i], call->args.len) >= 0) {
+		if (compare(S, best, &cs[i], call->args.len) >= 0) {
 			diag_at(DIAG_ERROR, at, nlen(name), "call to '%s' is ambiguous", name);
 			for (int j = 0; j < n; j++)
-				if (cs[j].viable && compare(best, &cs[j], call->args.len) >= 0)
+				if (cs[j].viable && compare(S, best, &cs[j], call->args.len) >= 0)
 					note_at(cs[j].sym->loc, "candidate function '%s'",
 					        ty_str(cs[j].sym->kind == SYM_FUNC ? cs[j].sym->ty
 					               : ty_func(ty_void(), cs[j].params, cs[j].nparams)));

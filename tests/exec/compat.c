@@ -1,7 +1,8 @@
 /* compat.c — forms of kernels written for Intel's compiler (compat.cm):
  * builtins with explicit template sizes, static const locals, vectors
  * initialized from shorter const arrays, template kernel instances looked
- * up by their instance names; a long run of if/else joins. */
+ * up by their instance names; a long run of if/else joins; the more
+ * specialized of two function templates. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -159,8 +160,23 @@ TEST(many_joins)
 		h_eq_i32(h, "out", o, w, 8);
 }
 
+TEST(template_partial_order)
+{
+	int32_t a[20], o[28], w[28] = {0};
+	h_fill_i32(h, a, 20, -1000, 1000);
+	for (int i = 0; i < 16; i++)
+		w[i] = a[i] + 1000;
+	for (int i = 0; i < 4; i++)
+		w[16 + i] = a[16 + i] * 2;
+	w[20] = a[7];
+	w[21] = a[16];
+	if (H_RUN(h, F, "specialized", WALK(1, 1), IN(a), OUT(o)))
+		h_eq_i32(h, "out", o, w, 28);
+}
+
 const HTest exec_compat[] = {
 	T(sized_builtins), T(static_const_locals), T(partial_array_init),
 	T(template_kernels), T(typed_atomics), T(typed_atomics_contended), T(many_joins),
+	T(template_partial_order),
 	{0},
 };

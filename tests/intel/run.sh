@@ -13,10 +13,13 @@
 # directory on $CMETAL_DEVICE (default cpu).  A program passes when it
 # exits with 0, prints PASSED and does not print FAILED.  Prints
 # "ok intel/NAME" or "FAIL intel/NAME: STAGE" with the last lines of the
-# output.  Not part of `make test` (not executable, so tests/run.sh skips
+# output.  Where the checkout lacks a program's data files (linear_walker's
+# images, SparseMatrixMul's matrix) or holds them only as Git LFS
+# pointers, tests/intel/mkdata.c writes substitutes into the scratch copy
+# and a line says so.  Not part of `make test` (not executable, so tests/run.sh skips
 # it): Intel's code is not in this tree.
 #
-# Environment: BUILD (default build), CXX (default g++), CMETAL_DEVICE,
+# Environment: BUILD (default build), CC (default cc), CXX (default g++), CMETAL_DEVICE,
 # INTEL_TIMEOUT (seconds per program run, default 900), KEEP=1 keeps the
 # scratch directory and says where.
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
@@ -29,6 +32,7 @@ shift
 SRC=$(cd "$SRC" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-build}
+CC=${CC:-cc}
 CXX=${CXX:-g++}
 DEV=${CMETAL_DEVICE:-cpu}
 TMO=${INTEL_TIMEOUT:-900}
@@ -61,6 +65,32 @@ wanted() {
 	return 1
 }
 
+# A data file the checkout lacks, or holds only as a Git LFS pointer.
+absent() {
+	[ ! -s "$1" ] || head -c 64 "$1" | grep -q '^version https://git-lfs'
+}
+
+# Substitute inputs for program $1 in $W where the checkout has none.
+substitute() {
+	case $1 in
+	linear_walker)
+		absent "$W/linear_in.bmp" || absent "$W/linear_gold_hw.bmp" || return 0
+		what="linear_in.bmp and linear_gold_hw.bmp (640x480)"
+		set -- image linear_in.bmp linear_gold_hw.bmp 640 480 ;;
+	SparseMatrixMul)
+		absent "$W/Webbase_csr.dat" || return 0
+		what="Webbase_csr.dat (1000005 rows)"
+		set -- csr Webbase_csr.dat 1000005 6 ;;
+	*) return 0 ;;
+	esac
+	if [ ! -x "$T/mkdata" ] &&
+		! $CC -std=c11 -O2 -o "$T/mkdata" "$ROOT/tests/intel/mkdata.c" >"$W/.data.log" 2>&1; then
+		return 1
+	fi
+	echo "(intel/$dir: substitute $what, written by tests/intel/mkdata.c)"
+	(cd "$W" && "$T/mkdata" "$@") >>"$W/.data.log" 2>&1
+}
+
 fail() {
 	echo "FAIL intel/$1@$DEV: $2"
 	[ -f "$3" ] && tail -n 15 "$3" | sed 's/^/    /'
@@ -81,6 +111,10 @@ echo "$PROGRAMS" | while read -r dir host kern args; do
 	fi
 	W=$T/$dir
 	cp -R "$SRC/$dir" "$W"
+	if ! substitute "$dir"; then
+		fail "$dir" "no substitute data (tests/intel/mkdata.c)" "$W/.data.log"
+		continue
+	fi
 	if ! (cd "$W" && "$CMETAL" -c -t "$TARGET" -o "${kern}_genx.isa" "${kern}_genx.cpp") \
 		>"$W/.kernel.log" 2>&1; then
 		fail "$dir" "kernel does not compile (cmetal -t $TARGET)" "$W/.kernel.log"
