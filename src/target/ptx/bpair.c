@@ -23,6 +23,7 @@
  * The two loads move down to W2: nothing between L1 and W2 may write
  * memory, and W1 and the loads must have no other user.
  */
+#include "rt/cmk_abi.h"
 #include "target/ptx/ptx.h"
 
 static bool plain_half(const Inst *w, uint32_t n)
@@ -31,11 +32,14 @@ static bool plain_half(const Inst *w, uint32_t n)
 	       w->rg.hstride == 1 && w->ops[1]->ty.n == n;
 }
 
-static bool surface_load(const Inst *l)
+/* A block load of a surface parameter at a 32-bit offset, read once. */
+static bool surface_load(const Px *p, const Inst *l)
 {
+	const Inst *s = l->ops[0];
 	return l->op == Obload && l->space == SP_SURF && l->nuse == 1 && l->ty.n > 1 &&
-	       l->ops[0]->op == Oarg && px_class(l->ops[1]->ty.elem) == RC_B32 &&
-	       l->ty.elem != E_I1;
+	       s->op == Oarg && (uint32_t)s->imm < p->f->nparams &&
+	       p->f->params[s->imm].kind == CMK_ARG_SURFACE &&
+	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1;
 }
 
 /* Whether an instruction may write memory or order it. */
@@ -68,7 +72,7 @@ static void try_pair(Px *p, Inst *w2)
 	if (!plain_half(w1, n) || w1->nuse != 1 || w1->rg.offset != w2->rg.offset - 16)
 		return;
 	Inst *l1 = w1->ops[1];
-	if (!surface_load(l1) || !surface_load(l2) || l1->ops[0] != l2->ops[0] ||
+	if (!surface_load(p, l1) || !surface_load(p, l2) || l1->ops[0] != l2->ops[0] ||
 	    l1->ty.elem != l2->ty.elem || l1->align != l2->align)
 		return;
 	const PxVal *v1 = &p->val[l1->id], *v2 = &p->val[l2->id];
