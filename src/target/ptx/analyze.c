@@ -9,7 +9,8 @@
  *   - the whole body, each instruction counted once, and every innermost
  *     loop (a label with a backward branch to it, holding no other such
  *     loop), per iteration;
- *   - classes: issue (every instruction), shfl, shared (ld/st/atom on
+ *   - classes: issue (every instruction but moves from registers, which
+ *     ptxas allocates away), shfl, shared (ld/st/atom on
  *     .shared, bytes per lane), global (ld/st/atom/red on .global or
  *     generic addresses, bytes per lane), sfu (ex2, lg2, sin, cos, rsqrt,
  *     rcp/sqrt .approx), control (bra, bar, ret, exit);
@@ -172,6 +173,32 @@ static bool opcode(const char *l, const char *eol, char *op, size_t cap)
 	return true;
 }
 
+/* Whether line [l, eol) with opcode op is a move from a register (or a
+ * pack or unpack of register pairs): the back end writes many (a region
+ * read in place, a value copied into the registers a phi or a wrregion
+ * will hold) and ptxas allocates them away; moves from special registers
+ * (%tid, %laneid, ...) stay. */
+static bool free_move(const char *op, const char *l, const char *eol)
+{
+	static const char *special[] = {"%tid", "%ntid", "%ctaid", "%nctaid", "%laneid",
+	                                "%warpid", "%nwarpid", "%smid", "%nsmid", "%clock",
+	                                "%globaltimer", "%lanemask", "%dynamic_smem",
+	                                "%cluster", "%is_explicit_cluster", "%total_smem"};
+	if (!line_is(op, "mov."))
+		return false;
+	const char *c = memchr(l, ',', (size_t)(eol - l));
+	if (!c)
+		return false;
+	while (++c < eol && (*c == ' ' || *c == '\t'))
+		;
+	if (c >= eol || (*c != '%' && *c != '{'))
+		return false;
+	for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+		if (line_is(c, special[i]))
+			return false;
+	return true;
+}
+
 /* The mix of the instructions in [from, to). */
 static void mix_of(const char *from, const char *to, Mix *m)
 {
@@ -181,7 +208,7 @@ static void mix_of(const char *from, const char *to, Mix *m)
 		if (!eol || eol > to)
 			eol = to;
 		char op[64];
-		if (opcode(l, eol, op, sizeof op))
+		if (opcode(l, eol, op, sizeof op) && !free_move(op, l, eol))
 			classify(op, m);
 		l = eol + 1;
 	}
