@@ -1,5 +1,5 @@
 /* blimit.c — the bounds limits of block accesses in loops, computed once
- * per kernel.
+ * per kernel (for registers with elements in some lanes only).
  *
  * requires: the surface descriptors in %ss<k> (mem.c px_load_surfaces).
  * changes: writes into Px.entry, which emit.c places right after the
@@ -21,13 +21,20 @@
  * exactly 4 GB is out of reach of a byte access at offset 2^32 - 1, as
  * mem.c's limit32 has it.
  *
- * Before, each access computed a wrap guard (setp and selp on the limit)
- * and each register a lane-range predicate and an and.pred: the paper's
- * dgemm went from 5.15 to 3.27 SASS per DFMA (with bpair.c), sgemm from
- * 2.29 to 2.16 per FFMA and 126 to 96 registers (sm_90, tests/sass).  A
- * per-lane limit register (o < L(lane), one compare, no wrap test) saved
- * another SASS per access but kept one register per limit live across
- * the kernel: +8 registers in kmeans_assign, bitonic_local, radix_pass.
+ * Used for registers that hold elements in some lanes only (a block of
+ * fewer than 32 elements, a shifted layout, a pair): there the old form
+ * (block_alone: a wrap guard of setp and selp per access, a lane-range
+ * predicate and an and.pred per register) cost most; the paper's dgemm went
+ * from 5.15 to 3.27 SASS per DFMA (with bpair.c), hgemm from 575 to 478 SASS
+ * per mma (sm_90, tests/sass).  Full registers keep the old form: with it
+ * everywhere the paper's sgemm needed 96 registers instead of 126, and
+ * ptxas then issued each A broadcast (a shuffle) right before its four
+ * FMAs instead of 16 or more instructions ahead (SASS), the schedule that an
+ * H100 run measured 50% slower (mem.c no_wrap_limit); for a full register
+ * the new form saves one instruction.  A per-lane limit register (one
+ * compare, no wrap test) would save another but keeps a register per
+ * limit live across the kernel: +8 registers in kmeans_assign,
+ * bitonic_local, radix_pass.
  */
 #include "target/ptx/ptx.h"
 

@@ -480,8 +480,9 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 	px_fault_end(p, fails, CUDA_FAULT_BLOAD, i);
 }
 
-/* A block access in a loop, of a surface parameter at the 32-bit offset
- * off, in the canonical or a shifted layout (block_shifted): register r
+/* A block access in a loop whose registers do not all fill 32 lanes (fewer
+ * than 32 elements in the last, or a shifted layout: block_shifted), of a
+ * surface parameter at the 32-bit offset off (blimit.c says why): register r
  * holds the elements at bytes x + delta(r), x = off + lane * eb, in lanes
  * [lo, hi); each register is checked by one setp.lt.and against the
  * kernel's uniform limit for delta(r) (blimit.c), joined with "x did not
@@ -563,7 +564,10 @@ static bool block_alone(Px *p, Inst *i)
 		block_checked(p, i, &w, wide(p, i->ops[1], 0), uni);
 		return true;
 	}
-	if (off && w.surf >= 0 && !uni && n > 1 && !px_checking(p) && p->depth[i->block->id]) {
+	const Layout *sl = st || !p->val ? NULL : p->val[i->id].lay;
+	bool partial = n % 32 || (sl && !sl->canon);
+	if (off && w.surf >= 0 && !uni && n > 1 && partial && !px_checking(p) &&
+	    p->depth[i->block->id]) {
 		block_limits(p, i, &w, off);
 		return true;
 	}
