@@ -18,7 +18,11 @@
  * membermasks of the lanes at it has arrived; a membermask that names an
  * exited lane, a lane that can never arrive, a shuffle from a lane that is
  * not executing it, and a bra.uni whose lanes disagree are errors, as the
- * PTX ISA leaves them undefined.
+ * PTX ISA leaves them undefined.  Min-PC alone would starve a lane that
+ * is ahead while others spin in a loop waiting for it (cm_wait between
+ * the CM threads of a packed warp), so a lane that runs nanosleep gives
+ * way: it runs again only when no other lane of its warp can, and then
+ * after the other warps of the CTA had their turn.
  */
 #include "ptxsim.h"
 
@@ -74,6 +78,7 @@ typedef struct {
 	uint32_t exited;          /* lanes exited (or beyond the CTA's threads) */
 	uint32_t atbar;           /* lanes waiting at a CTA barrier */
 	uint32_t waiting;         /* lanes waiting at a collective for others */
+	uint32_t yield;           /* lanes that slept (nanosleep): others first */
 	int8_t bar[PS_NLANES];    /* the barrier each atbar lane waits at */
 	unsigned id;              /* warp index in the CTA */
 } Warp;
@@ -90,6 +95,7 @@ typedef struct {
 	uint64_t arrived[NBARS];  /* threads arrived at each barrier */
 	uint64_t expect[NBARS];   /* 0: every live thread of the CTA */
 	uint64_t steps;
+	bool yielded;             /* a warp gave way to others this round */
 	char *err;
 	size_t errlen;
 	bool failed;
@@ -581,6 +587,38 @@ static bool do_redux(Sim *s, Warp *w, const PsIns *in, uint32_t act, const uint6
 	return true;
 }
 
+/* The registers of vector operand o into v; their count, or -1. */
+static int vec_values(Warp *w, const PsOpnd *o, uint64_t (*v)[PS_NLANES])
+{
+	if (o->kind != OK_VEC)
+		return -1;
+	for (int i = 0; i < o->nvec; i++) {
+		if (o->vec[i] < 0)
+			return -1;
+		memcpy(v[i], reg(w, o->vec[i]), sizeof v[i]);
+	}
+	return o->nvec;
+}
+
+/* mma.sync d, a, b, c: every lane of the warp takes part. */
+static bool do_mma(Sim *s, Warp *w, const PsIns *in, uint32_t act)
+{
+	uint64_t a[4][PS_NLANES], b[4][PS_NLANES], c[4][PS_NLANES], d[4][PS_NLANES];
+	const char *why;
+	if (act != ALL_LANES)
+		return fail(s, in, "mma.sync without all 32 lanes (0x%08x)", act);
+	int na = vec_values(w, &in->o[1], a), nb = vec_values(w, &in->o[2], b);
+	int nc = vec_values(w, &in->o[3], c), nd = in->o[0].kind == OK_VEC ? in->o[0].nvec : -1;
+	if (na < 0 || nb < 0 || nc < 0 || nd != nc || !ps_mma(in, a, na, b, nb, c, nc, d, &why))
+		return fail(s, in, "%s", na < 0 || nb < 0 || nc < 0 || nd != nc ?
+		            "an mma of an unsupported form" : why);
+	for (int i = 0; i < nd; i++)
+		for (int l = 0; l < PS_NLANES; l++)
+			if (in->o[0].vec[i] >= 0)
+				put(s, w, in->o[0].vec[i], l, d[i][l]);
+	return true;
+}
+
 /* A collective over the lanes of group; act: those whose guard holds. */
 static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_t act)
 {
@@ -603,7 +641,7 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	case OP_redux: return do_redux(s, w, in, act, mm);
 	case OP_bar: return true;   /* bar.warp.sync: the convergence is all */
 	}
-	return fail(s, in, "mma.sync is not simulated");
+	return do_mma(s, w, in, act);
 }
 
 /* Whether the collective at the lanes of group may run now: every lane
@@ -714,7 +752,10 @@ static bool step(Sim *s, Warp *w, uint32_t group, int pc)
 	case OP_ld: return do_ld(s, w, in, act);
 	case OP_st: return do_st(s, w, in, act);
 	case OP_atom: case OP_red: return do_atom(s, w, in, act);
-	case OP_fence: case OP_membar: case OP_nanosleep: return true;
+	case OP_fence: case OP_membar: return true;
+	case OP_nanosleep:
+		w->yield |= act;
+		return true;
 	case OP_activemask:
 		for (int l = 0; l < PS_NLANES; l++)
 			if (act >> l & 1)
@@ -750,9 +791,14 @@ static bool run_warp(Sim *s, Warp *w)
 {
 	const PsKernel *k = s->k;
 	for (;;) {
-		uint32_t live = ~(w->exited | w->atbar), cand = live & ~w->waiting;
+		uint32_t live = ~(w->exited | w->atbar), cand = live & ~w->waiting & ~w->yield;
 		if (!live)
 			return true;
+		if (!cand && (live & ~w->waiting)) {   /* only sleepers: the other warps */
+			w->yield = 0;
+			s->yielded = true;
+			return true;
+		}
 		if (!cand)
 			return fail(s, &k->ins[w->pc[__builtin_ctz(live)]],
 			            "warp %u: lanes 0x%08x wait at warp collectives that the others "
@@ -829,12 +875,13 @@ static bool run_cta(Sim *s)
 		uint64_t first = (uint64_t)i * PS_NLANES;
 		w->id = i;
 		w->exited = nthreads - first >= PS_NLANES ? 0 : ALL_LANES << (nthreads - first);
-		w->atbar = w->waiting = 0;
+		w->atbar = w->waiting = w->yield = 0;
 		memset(w->pc, 0, sizeof w->pc);
 	}
 	memset(s->arrived, 0, sizeof s->arrived);
 	for (;;) {
 		bool done = true;
+		s->yielded = false;
 		for (unsigned i = 0; i < s->nwarps; i++) {
 			if (!run_warp(s, &s->w[i]))
 				return false;
@@ -842,7 +889,7 @@ static bool run_cta(Sim *s)
 		}
 		if (done)
 			return true;
-		if (!release(s))
+		if (!release(s) && !s->yielded)
 			return fail(s, NULL, "CTA %u,%u,%u: deadlock at a barrier (%llu of %llu "
 			            "threads arrived)", s->cta[0], s->cta[1], s->cta[2],
 			            (unsigned long long)s->arrived[0],

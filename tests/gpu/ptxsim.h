@@ -160,6 +160,13 @@ struct PsModule {
 /* ---- ptxsim_parse.c ---- */
 int ps_find_sym(const PsModule *m, const char *name);
 
+/* ---- ptxsim_mma.c ---- */
+
+/* mma.sync: a, b, c hold the values of the registers of the operands
+ * (na, nb, nc of them), d receives the destination registers. */
+bool ps_mma(const PsIns *in, uint64_t (*a)[PS_NLANES], int na, uint64_t (*b)[PS_NLANES], int nb,
+            uint64_t (*c)[PS_NLANES], int nc, uint64_t (*d)[PS_NLANES], const char **why);
+
 /* ---- ptxsim_ops.c ---- */
 
 /* One ALU instruction over the lanes in mask: v[i][lane] are the values
