@@ -3,9 +3,11 @@
 # ("host": without a driver opening cuda must fail clearly and auto must
 # give the CPU; with a GPU a CM kernel runs), then against the fake driver
 # fake_cuda.c built as libcuda.so.1 ("fake": the whole device without a
-# GPU); then cluster.c (groups of 33..256 CM threads) on the CPU device,
-# and on CUDA too when CMETAL_DEVICE=cuda.  Prints "ok NAME" / "FAIL NAME"
-# lines.  run_all.sh (not run here) is the full GPU job.
+# GPU); then sim.sh (tests/exec on the fake driver, whose simulator runs
+# the PTX cmetal generated); then cluster.c (groups of 33..256 CM
+# threads) on the CPU device, and on CUDA too when CMETAL_DEVICE=cuda.
+# Prints "ok NAME" / "FAIL NAME" lines.  run_all.sh (not run here) is the
+# full GPU job.
 BUILD=${1:-build}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,6 +57,8 @@ if $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T
 else
 	echo "FAIL gpu/bench_fake: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 fi
+# the execution tests' real PTX, run by the fake driver's simulator
+"$ROOT/tests/gpu/sim.sh" "$BUILD" "$T/fake"
 if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/cluster" \
 	"$ROOT/tests/gpu/cluster.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
 	echo "FAIL gpu/cluster: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
