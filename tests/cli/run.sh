@@ -93,7 +93,8 @@ expect c_binary_bad_cc 1 "the C compiler failed" env CC=false "$CMETAL" -c -t c 
 # cubin; the CUDA device loads it (here through the fake driver of
 # tests/gpu, which runs nothing but says whether it got a cubin)
 mkdir -p fake
-${CC:-cc} -std=c11 -O1 -shared -fPIC -I"$ROOT/src" -o fake/libcuda.so.1 "$ROOT/tests/gpu/fake_cuda.c"
+${CC:-cc} -std=c11 -O1 -shared -fPIC -ffp-contract=off -I"$ROOT/src" -o fake/libcuda.so.1 "$ROOT/tests/gpu/fake_cuda.c" \
+	"$ROOT"/tests/gpu/ptxsim*.c -lm
 expect ptx_binary_default 0 "" "$CMETAL" k.cm
 if head -n 1 k.cmbin | grep -q '^//@cmetal binary 1$'; then
 	echo "ok cli/ptx_binary_container"

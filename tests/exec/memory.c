@@ -190,7 +190,7 @@ TEST(legacy_atomic)
 	if (H_RUN(h, F, "legacy_atomic", WALK(1, 1), INOUT(a), OUT(r))) {
 		h_eq_u32(h, "memory", a, wa, 8);
 		for (int i = 0; i < 8; i++)   /* lanes on one address: any order */
-			if (r[i] < wr[i % 4] - (i >= 4 ? 3 : 0) || r[i] > wr[i % 4] + 3)
+			if ((int64_t)r[i] < (int64_t)wr[i % 4] - (i >= 4 ? 3 : 0) || r[i] > wr[i % 4] + 3)
 				h_fail(h, "returned[%d] = %u", i, r[i]);
 	}
 }

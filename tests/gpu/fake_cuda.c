@@ -18,7 +18,23 @@
  *                                  (or the module's CU_JIT_MAX_REGISTERS):
  *                                  a CTA past the register file fails with
  *                                  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
- *   any other name                 does nothing ("missing" is not found)
+ *   any other name                 runs its PTX in the simulator
+ *                                  (ptxsim.h) when the module defines
+ *                                  it, else does nothing ("missing" is
+ *                                  not found); so does hungry when its
+ *                                  module defines it (the exec tests'
+ *                                  register-hungry kernel), keeping its
+ *                                  register count
+ * A simulated launch that fails (an instruction the simulator does not
+ * know, an address outside every allocation, a deadlock, ...) prints the
+ * simulator's message on stderr and returns CUDA_ERROR_INVALID_VALUE,
+ * whose text (cuGetErrorString) is that message: the runtime reports it
+ * as a refused launch and keeps the context, so a test run goes on with
+ * the next test (a sticky error would lose the device for all of them).
+ * Allocations are registered with the simulator, which refuses any global
+ * access outside them.  $FAKE_CUDA_NO_SIM turns the simulator off (every
+ * kernel without a hand-written body does nothing, launches cost nothing:
+ * the runtime's microbenchmarks).
  * cuLaunchKernelEx takes cluster launches (rt/cuda_abi.h "Clusters"): it
  * checks the cluster dimension against the grid, the block against the
  * launch block's cta_warps and local sizes (no CTA without a real CM
@@ -36,6 +52,7 @@
 #include <string.h>
 
 #include "rt/cuda_abi.h"
+#include "ptxsim.h"
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -49,8 +66,14 @@ static int ctx_obj, stream_obj, event_obj;
 typedef struct {
 	int maxreg;
 	char *ptx;                /* the module's text (NULL for a cubin) */
+	PsModule *sim;            /* its kernels for the simulator, parsed once */
 } FakeModule;
-typedef struct { const char *name; const FakeModule *mod; unsigned lanes; } FakeFunc;
+typedef struct {
+	const char *name;         /* the hand-written kernel, or "other" */
+	FakeModule *mod;
+	unsigned lanes;
+	char real[128];           /* the kernel's own name */
+} FakeFunc;
 static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "oobk", "other"};
 static FakeModule mods[256];
 static FakeFunc funcs[256][NNAMES];
@@ -59,7 +82,12 @@ int fake_maxreg_loads;   /* modules loaded with CU_JIT_MAX_REGISTERS */
 
 CUresult cuInit(unsigned f) { return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
-CUresult cuGetErrorString(CUresult e, const char **s) { *s = "fake error"; return 0; }
+static char sim_err[1024];   /* the last failed simulation's message */
+CUresult cuGetErrorString(CUresult e, const char **s)
+{
+	*s = e == 1 && sim_err[0] ? sim_err : "fake error";
+	return 0;
+}
 CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
 CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int *d, int o) { *d = o; return 0; }
@@ -84,12 +112,30 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 		return 2;
 	memset(m, 0xAB, n);  /* garbage: the runtime must zero it */
 	*p = (CUdeviceptr)(uintptr_t)m;
+	ps_region(*p, n, true);
 	fake_stats.allocs++;
 	return 0;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); fake_stats.frees++; return 0; }
-CUresult cuMemHostAlloc(void **p, size_t n, unsigned f) { *p = calloc(1, n); return *p ? 0 : 2; }
-CUresult cuMemFreeHost(void *p) { free(p); return 0; }
+CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	ps_region(p, 0, false);
+	free((void *)(uintptr_t)p);
+	fake_stats.frees++;
+	return 0;
+}
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned f)
+{
+	*p = calloc(1, n);
+	if (*p)
+		ps_region((uint64_t)(uintptr_t)*p, n, true);
+	return *p ? 0 : 2;
+}
+CUresult cuMemFreeHost(void *p)
+{
+	ps_region((uint64_t)(uintptr_t)p, 0, false);
+	free(p);
+	return 0;
+}
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned f)
 {
 	*d = (CUdeviceptr)(uintptr_t)p;
@@ -138,6 +184,7 @@ static void *new_module(unsigned n, int *opts, void **vals)
 	FakeModule *fm = &mods[nmods < 255 ? nmods++ : 255];
 	fm->maxreg = 0;
 	fm->ptx = NULL;
+	fm->sim = NULL;
 	for (unsigned i = 0; i < n; i++)
 		if (opts[i] == 0)
 			fm->maxreg = (int)(uintptr_t)vals[i];
@@ -189,6 +236,18 @@ CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *opts, 
 	return 218;  /* CUDA_ERROR_INVALID_PTX */
 }
 CUresult cuModuleUnload(void *m) { return 0; }
+/* The function of kernel name (without a hand-written body) in module m:
+ * the same one for the same name, as the driver does. */
+static FakeFunc *other_func(void *m, const char *name)
+{
+	static FakeFunc others[8192];
+	static int nothers;
+	for (int i = 0; i < nothers; i++)
+		if (others[i].mod == m && !strcmp(others[i].real, name))
+			return &others[i];
+	return nothers < 8192 ? &others[nothers++] : NULL;
+}
+
 CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
 	if (!strcmp(name, "missing"))
@@ -196,8 +255,13 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	size_t i = 0;
 	while (i < NNAMES - 1 && strcmp(names[i], name))
 		i++;
-	FakeFunc *fn = &funcs[(FakeModule *)m - mods][i];  /* "other" kernels do nothing */
-	*fn = (FakeFunc){names[i], m, lanes_of(((FakeModule *)m)->ptx, name)};
+	FakeFunc *fn = &funcs[(FakeModule *)m - mods][i];
+	if (i == NNAMES - 1)   /* "other": one function per module and name */
+		fn = other_func(m, name);
+	if (!fn)
+		return 2;   /* CUDA_ERROR_OUT_OF_MEMORY */
+	*fn = (FakeFunc){names[i], m, lanes_of(((FakeModule *)m)->ptx, name), ""};
+	snprintf(fn->real, sizeof fn->real, "%s", name);
 	*f = fn;
 	return 0;
 }
@@ -273,13 +337,43 @@ static void fake_printf(const CudaLaunch *l, uint64_t warps, int n)
 		}
 }
 
+/* The module's kernels for the simulator when fn runs there, else NULL:
+ * any kernel without a hand-written body, and hungry, whose module
+ * defines it. */
+static PsModule *sim_module(FakeFunc *fn)
+{
+	if (strcmp(fn->name, "other") && strcmp(fn->name, "hungry"))
+		return NULL;
+	if (getenv("FAKE_CUDA_NO_SIM"))
+		return NULL;
+	FakeModule *fm = fn->mod;
+	if (!fm->ptx)
+		return NULL;
+	if (!fm->sim)
+		fm->sim = ps_load(fm->ptx);
+	return ps_has_kernel(fm->sim, fn->real) ? fm->sim : NULL;
+}
+
+/* Runs fn's PTX; 0, or CUDA_ERROR_INVALID_VALUE with the message. */
+static CUresult simulate(FakeFunc *fn, PsModule *sm, const unsigned grid[3],
+                         const unsigned block[3], unsigned shmem, void **params)
+{
+	PsLaunch pl = {{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, shmem,
+	               params};
+	if (ps_launch(sm, fn->real, &pl, sim_err, sizeof sim_err))
+		return 0;
+	fprintf(stderr, "%s\n", sim_err);
+	return 1;
+}
+
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shmem, void *st, void **params,
                         void **extra)
 {
-	const FakeFunc *fn = f;
+	FakeFunc *fn = f;
 	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
 	fake_stats.launches++;
+	sim_err[0] = 0;
 	unsigned lanes = fn->lanes;
 	if (bx % lanes || !bx)
 		return 1;  /* a CM thread is a warp, or lanes lanes of one */
@@ -288,6 +382,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	uint64_t cta = ((uint64_t)bx * by * bz + 31) / 32, per_warp = ((uint64_t)fake_regs(fn) * 32 + 255) / 256 * 256;
 	if (per_warp * ((cta + 3) / 4 * 4) > 65536)
 		return 701;  /* CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES */
+	PsModule *sm = sim_module(fn);
+	if (sm)
+		return simulate(fn, sm, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, shmem,
+		                params);
 	if (!strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry")) {
 		if (l->kind != CUDA_LAUNCH_GROUPS)
 			return 1;
@@ -330,9 +428,10 @@ typedef struct {
 
 CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **extra)
 {
-	const FakeFunc *fn = f;
+	FakeFunc *fn = f;
 	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
 	unsigned cx = 1;
+	sim_err[0] = 0;
 	for (unsigned i = 0; i < cfg->nattrs; i++)
 		if (cfg->attrs[i].id == 4) {  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
 			cx = cfg->attrs[i].value.clusterDim.x;
@@ -346,6 +445,16 @@ CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **
 		return 1;  /* CUDA_ERROR_INVALID_VALUE */
 	fake_stats.launches++;
 	fake_stats.cluster_launches++;
+	PsModule *sm = sim_module(fn);
+	if (sm && cx > 1) {
+		snprintf(sim_err, sizeof sim_err, "ptxsim: kernel %s: cluster launches (%u CTAs a "
+		         "cluster) are not simulated", fn->real, cx);
+		fprintf(stderr, "%s\n", sim_err);
+		return 1;
+	}
+	if (sm)
+		return simulate(fn, sm, (unsigned[3]){cfg->gx, cfg->gy, cfg->gz},
+		                (unsigned[3]){cfg->bx, cfg->by, cfg->bz}, cfg->shmem, params);
 	if (!strcmp(fn->name, "fill")) {
 		CudaSurface *out = surface(l, *(uint32_t *)params[1]);
 		int v = *(int *)params[2];

@@ -3,9 +3,11 @@
 # ("host": without a driver opening cuda must fail clearly and auto must
 # give the CPU; with a GPU a CM kernel runs), then against the fake driver
 # fake_cuda.c built as libcuda.so.1 ("fake": the whole device without a
-# GPU); then cluster.c (groups of 33..256 CM threads) on the CPU device,
-# and on CUDA too when CMETAL_DEVICE=cuda.  Prints "ok NAME" / "FAIL NAME"
-# lines.  run_all.sh (not run here) is the full GPU job.
+# GPU); then sim.sh (tests/exec on the fake driver, whose simulator runs
+# the PTX cmetal generated); then cluster.c (groups of 33..256 CM
+# threads) on the CPU device, and on CUDA too when CMETAL_DEVICE=cuda.
+# Prints "ok NAME" / "FAIL NAME" lines.  run_all.sh (not run here) is the
+# full GPU job.
 BUILD=${1:-build}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,8 +20,8 @@ if [ ! -f "$LIB" ]; then
 fi
 case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *) SAN= ;; esac
 mkdir -p "$T/fake"
-if ! $CC -std=c11 -O1 -g -shared -fPIC -I"$ROOT/src" -o "$T/fake/libcuda.so.1" \
-	"$ROOT/tests/gpu/fake_cuda.c" 2>"$T/err"; then
+if ! $CC -std=c11 -O2 -g -ffp-contract=off -shared -fPIC -I"$ROOT/src" -o "$T/fake/libcuda.so.1" \
+	"$ROOT/tests/gpu/fake_cuda.c" "$ROOT"/tests/gpu/ptxsim*.c -lm 2>"$T/err"; then
 	echo "FAIL gpu/fake_driver: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 	exit 0
 fi
@@ -42,10 +44,11 @@ for mode in host fake; do
 	fi
 done
 # run_all.sh's microbenchmarks look inside runtime objects: run them
-# against the fake driver (1 MB) so that they keep up with the runtime
+# against the fake driver (1 MB, its simulator off: they time launches)
+# so that they keep up with the runtime
 if $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T/gpu_bench" \
 	"$ROOT/tests/gpu/bench.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
-	if BENCH_MB=1 LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	if BENCH_MB=1 FAKE_CUDA_NO_SIM=1 LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		"$T/gpu_bench" "$ROOT/tests/gpu" "$T" >"$T/out" 2>&1; then
 		echo "ok gpu/bench_fake"
 	else
@@ -54,6 +57,8 @@ if $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T
 else
 	echo "FAIL gpu/bench_fake: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 fi
+# the execution tests' real PTX, run by the fake driver's simulator
+"$ROOT/tests/gpu/sim.sh" "$BUILD" "$T/fake"
 if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/cluster" \
 	"$ROOT/tests/gpu/cluster.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
 	echo "FAIL gpu/cluster: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
