@@ -5,7 +5,11 @@
 # a GPU.  Runs them as cmetal builds them by default ("sim/NAME"), with
 # -fbounds-check ("sim-checked/NAME"), without warp packing
 # ("sim-nopack/NAME") and with every value in the canonical layout
-# ("sim-canonical/NAME").  Prints "ok ..." / "FAIL ..." lines; a test
+# ("sim-canonical/NAME"), all with one seed, and compares the bytes of
+# every output of every run with the default run's and with the CPU
+# device's ("sim-same/VARIANT"): the layouts and the packing must not
+# change a result, and the two devices must agree.  Prints "ok ..." /
+# "FAIL ..." lines; a test
 # listed below as unsupported in a variant prints "skip ..." with the
 # reason instead of failing.  Run by tests/gpu/run.sh, which passes the
 # directory of the fake libcuda.so.1 it built; alone:
@@ -58,7 +62,8 @@ run() {
 	shift 2
 	err=$T/stderr
 	[ -n "${PTXSIM_TRACE:-}" ] && err=/dev/stderr   # the trace, as it comes
-	CMETAL_DEVICE=cuda CMETAL_EXEC_OPTIONS=$options CMETAL_CACHE_DIR="$T/cache" \
+	CMETAL_DEVICE=${DEVICE:-cuda} CMETAL_EXEC_OPTIONS=$options CMETAL_CACHE_DIR="$T/cache" \
+		CMETAL_SEED=20261126 CMETAL_EXEC_DIGEST="$T/digest-$variant.txt" \
 		CMETAL_EXEC_DIR="$ROOT/tests/exec" LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		"$T/exec" "$@" >"$T/out" 2>"$err"
 	rc=$?
@@ -85,8 +90,47 @@ run() {
 	fi
 }
 
+# variant:test: why its outputs may differ from the default run's (the
+# tests themselves allow for it)
+INEXACT='
+sim-cpu:float_math: approximate builtins (cm_sin, cm_exp, ...): libm on the CPU, .approx on the GPU (docs/floating-point.md)
+sim-cpu:float_forms: sin, cos, asin, acos, atan, tanh: approximate, libm on the CPU (docs/floating-point.md)
+sim-cpu:sized_builtins: sin, cos, exp2, pow: approximate, libm on the CPU (docs/floating-point.md)
+sim-cpu:hf_r8: cm_dpas adds its products in k order on the CPU, in the mma order on the GPU (docs/builtins.md)
+sim-cpu:bf_r8: cm_dpas summation order (docs/builtins.md)
+sim-cpu:tf32_r4: cm_dpas summation order (docs/builtins.md)
+sim-cpu:df_r1: cm_dpas summation order (docs/builtins.md)
+sim-cpu:df_r8: cm_dpas summation order (docs/builtins.md)
+sim-cpu:hgemm: cm_dpas summation order (docs/builtins.md)
+'
+
+# same VARIANT: its digest against the default run's, less the outputs of
+# the tests it skips
+same() {
+	skipped=$(printf '%s\n%s\n' "$UNSUPPORTED" "$INEXACT" | grep "^$1:" | cut -d: -f2)
+	for f in sim "$1"; do
+		cp "$T/digest-$f.txt" "$T/cmp-$f.txt"
+		for n in $skipped; do
+			grep -v "^$n " "$T/cmp-$f.txt" >"$T/cmp.t"
+			mv "$T/cmp.t" "$T/cmp-$f.txt"
+		done
+	done
+	if [ ! -s "$T/cmp-sim.txt" ]; then
+		echo "FAIL sim-same/$1: the default run recorded no output"
+	elif cmp -s "$T/cmp-sim.txt" "$T/cmp-$1.txt"; then
+		echo "ok sim-same/$1 ($(wc -l <"$T/cmp-sim.txt") outputs)"
+	else
+		echo "FAIL sim-same/$1: outputs differ from the default run's, in:" \
+		     $(diff "$T/cmp-sim.txt" "$T/cmp-$1.txt" | sed -n 's/^[<>] \([^ ]*\) .*/\1/p' | sort -u)
+	fi
+}
+
 run sim "" "$@"
 run sim-checked -fbounds-check "$@"
 run sim-nopack -fno-warp-packing "$@"
 run sim-canonical -fptx-layout=canonical "$@"
+DEVICE=cpu run sim-cpu "" "$@" | grep -v '^ok '
+for v in sim-canonical sim-nopack sim-cpu; do
+	same $v
+done
 exit 0
