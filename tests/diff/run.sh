@@ -6,9 +6,12 @@
 #   - runs each on the CPU device built with -O0 and with -O2
 #     (tests/diff/difftest.c) and compares every output byte for byte:
 #     "ok diff/cpu/SEED" or "FAIL diff/cpu/SEED" with the first difference;
-#   - compiles the first NUM_PTX (default 12) with `cmetal -S -t ptx` in
-#     both layout modes (-fptx-layout=auto and canonical) and assembles
-#     them with `ptxas -arch=sm_90` when ptxas is on PATH: "ok diff/ptx/SEED".
+#   - compiles the first NUM_PTX (default: all) with `cmetal -S -t ptx` in
+#     both layout modes (-fptx-layout=auto and canonical), assembles them
+#     with `ptxas -arch=sm_90` when ptxas is on PATH, and runs them on the
+#     CUDA device of the fake driver, whose PTX simulator executes them
+#     (tests/gpu/ptxsim.h), at -O2 in both layouts and at -O0, against the
+#     CPU at -O2, byte for byte: "ok diff/ptx/SEED".
 # A failing program is reduced (tests/diff/reduce.py) into $DIFF_OUT
 # (default build/diff-out) with its seed.  Two programs run at a time;
 # the default seeds take about a minute on two cores.  tests/gpu/diff.sh
@@ -16,7 +19,7 @@
 BUILD=${1:-build}
 FIRST=${2:-1}
 NUM=${3:-24}
-NPTX=${4:-12}
+NPTX=${4:-$NUM}
 CC=${CC:-cc}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$ROOT/tests/diff
@@ -37,6 +40,14 @@ case $BUILD in *asan*) SAN="-fsanitize=address,undefined" ;; *) SAN= ;; esac
 if ! $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -o "$T/difftest" \
 	"$D/difftest.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
 	echo "FAIL diff/difftest: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
+	exit 0
+fi
+# the fake CUDA driver and its PTX simulator (tests/gpu/fake_cuda.c)
+FAKE=$T/fake
+mkdir -p "$FAKE"
+if ! $CC -std=c11 -O2 -ffp-contract=off -shared -fPIC -I"$ROOT/src" -o "$FAKE/libcuda.so.1" \
+	"$ROOT/tests/gpu/fake_cuda.c" "$ROOT"/tests/gpu/ptxsim*.c -lm 2>"$T/err"; then
+	echo "FAIL diff/fake_driver: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 	exit 0
 fi
 export CMETAL_CACHE_DIR="$T/cache"
@@ -89,6 +100,13 @@ ptx_seed() {
 -fptx-layout=$lay: ptxas: $(head -c 300 "$T/pa$s.err")"
 		fi
 	done
+	if [ -z "$why" ] && ! LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$T/difftest" -m "cpu -O2" -m "cuda -O2 -fptx-layout=auto" \
+		-m "cuda -O2 -fptx-layout=canonical" -m "cuda -O0 -fptx-layout=auto" "$f" \
+		>"$T/sim$s" 2>&1; then
+		why="
+simulated GPU: $(grep -v '^ok ' "$T/sim$s" | cut -c1-300 | head -n 8)"
+	fi
 	if [ -z "$why" ]; then
 		echo "ok diff/ptx/$s"
 	else

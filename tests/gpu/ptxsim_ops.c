@@ -207,10 +207,56 @@ static bool f64op(const PsIns *in, double a, double b, double c, double *d)
 	return true;
 }
 
+/* A double that holds an f16 sum, difference or product exactly (their
+ * operands' exponents span 2^-24 .. 2^15, so 53 bits hold them all) as the
+ * nearest f16 in the current rounding mode. */
+static uint16_t double_to_half(double r)
+{
+	if (isnan(r) || fabs(r) >= 65520.0)
+		return ps_float_to_half((float)r);
+	int e;
+	frexp(fabs(r), &e);
+	int q = e - 1 < -14 ? -14 : e - 1;        /* the binade; subnormals share -14 */
+	double k = nearbyint(ldexp(r, 10 - q));   /* 11 significant bits, or fewer */
+	return ps_float_to_half((float)ldexp(k, q - 10));  /* now exact in a half */
+}
+
+/* An f16 operation (cmetal emits min, max, abs, neg, add, sub, mul on
+ * halves): exact in a double, then rounded once. */
+static bool f16op(const PsIns *in, double a, double b, uint16_t *d)
+{
+	double r;
+	switch (in->op) {
+	case OP_add: r = a + b; break;
+	case OP_sub: r = a - b; break;
+	case OP_mul: r = a * b; break;
+	case OP_min: r = fminmax(a, b, false); break;
+	case OP_max: r = fminmax(a, b, true); break;
+	default: return false;
+	}
+	*d = double_to_half(r);
+	return true;
+}
+
 static bool falu(const PsIns *in, uint64_t (*v)[PS_NLANES], uint64_t *d, uint32_t mask)
 {
 	PsType t = in->ty[0];
-	if (t.bits != 32 && t.bits != 64)
+	if (t.bits == 16 && t.k == TK_F && !(in->flags & F_SAT) && in->op != OP_abs &&
+	    in->op != OP_neg) {
+		int old = fegetround();
+		fesetround(fround(in->rnd));
+		bool ok = true;
+		for (int l = 0; l < PS_NLANES && ok; l++) {
+			uint16_t h = 0;
+			if (mask >> l & 1)
+				ok = f16op(in, fval(t, v[0][l]), in->n > 2 ? fval(t, v[1][l]) : 0, &h);
+			d[l] = h;
+		}
+		fesetround(old);
+		return ok;
+	}
+	bool half = t.bits == 16 && t.k == TK_F;   /* left: abs and neg, on the sign bit */
+	if (!half && t.bits != 32 && t.bits != 64)
 		return false;
 	bool abs_neg = in->op == OP_abs || in->op == OP_neg;
 	int old = fegetround();
@@ -221,7 +267,7 @@ static bool falu(const PsIns *in, uint64_t (*v)[PS_NLANES], uint64_t *d, uint32_
 			continue;
 		uint64_t a = v[0][l], b = in->n > 2 ? v[1][l] : 0, c = in->n > 3 ? v[2][l] : 0;
 		if (abs_neg) {   /* sign-bit operations, even on NaN */
-			uint64_t s = t.bits == 64 ? 1ull << 63 : 1ull << 31;
+			uint64_t s = 1ull << (t.bits - 1);
 			d[l] = in->op == OP_abs ? a & ~s : a ^ s;
 			if (t.bits == 32)
 				d[l] = bits32(ftz32(in, f32(d[l])));
