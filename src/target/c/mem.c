@@ -372,6 +372,33 @@ static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 	}
 }
 
+/* An atomic on global memory that changes nothing (or, xor, add or sub
+ * of constant zeros): a read of flags another CM thread sets, in a loop
+ * that waits for them (scan's look-back). */
+static bool is_poll(const Inst *i)
+{
+	if (i->space == SP_SLM || ir_nsrc(i) != 1 ||
+	    (i->aop != AT_OR && i->aop != AT_XOR && i->aop != AT_ADD && i->aop != AT_SUB))
+		return false;
+	const Inst *v = i->ops[3];
+	if (v->op != Oconst)
+		return false;
+	for (uint32_t k = 0; k < v->c.n; k++)
+		if (ir_const_at(v, k).u)
+			return false;
+	return true;
+}
+
+/* After a poll: the runtime sees a hash of the values read and lets the
+ * CM thread that must change them run when they stay the same
+ * (CmkServices.poll). */
+static void poll_service(CGen *g, const Inst *i, uint32_t n)
+{
+	buf_printf(g->out, "	{ uint64_t h = 0; for (int k = 0; k < %u; k++) h = h * 31 + (uint64_t)", n);
+	c_lv(g, i, "k");
+	buf_puts(g->out, "; t->svc->poll(t, h); }\n");
+}
+
 static bool atomic_op(CGen *g, const Inst *i)
 {
 	uint32_t n = i->ops[2]->ty.n, sz = (uint32_t)ir_elem_bytes[i->ty.elem];
@@ -387,6 +414,8 @@ static bool atomic_op(CGen *g, const Inst *i)
 	           sz, sz, chk(g), g->line);
 	atomic_lane(g, i, "CMK_AT(m, a)", 3);
 	buf_puts(o, "\t\t}\n\t}\n");
+	if (is_poll(i))
+		poll_service(g, i, n);
 	return true;
 }
 
