@@ -105,12 +105,18 @@ static void lane_loop(CGen *g, const Inst *i, uint32_t n)
 
 /* `uint64_t hi` = the highest lane address (of the enabled lanes), so one
  * cmk_in check covers the whole access (addresses are unsigned: a negative
- * offset is huge and fails it). */
-static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize)
+ * offset is huge and fails it).  With `al`, also `uint64_t al` = the base
+ * pointer or'ed with every lane address (an alignment test). */
+static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize, bool al)
 {
 	const Inst *m = ir_mask(i);
-	buf_printf(g->out, "\t\tuint64_t hi = 0;\n\t\tfor (int k = 0; k < %u; k++) {\n", n);
+	buf_puts(g->out, "\t\tuint64_t hi = 0;\n");
+	if (al)
+		buf_puts(g->out, "\t\tuint64_t al = (uintptr_t)m.p;\n");
+	buf_printf(g->out, "\t\tfor (int k = 0; k < %u; k++) {\n", n);
 	lane_addr(g, i, esize);
+	if (al)
+		buf_puts(g->out, "\t\t\tal |= a;\n");
 	buf_puts(g->out, "\t\t\tif (");
 	if (m) {
 		c_lv(g, m, "k");
@@ -203,7 +209,7 @@ static bool gather_op(CGen *g, const Inst *i)
 			buf_printf(g->out, ", %u);\n", n * sz);
 		}
 	} else {
-		lanes_hi(g, i, n, sz);
+		lanes_hi(g, i, n, sz, false);
 		buf_printf(g->out, "\t\tif (cmk_in_hi(m, hi, %u)) {\n", sz);
 		lane_loop(g, i, n);
 		lane_addr(g, i, sz);
@@ -359,9 +365,12 @@ static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 	Elem e = i->ty.elem;
 	int ns = ir_nsrc(i);
 	buf_puts(g->out, "\t\t\t");
-	c_lv(g, i, "k");
+	if (i->nuse) {   /* unused (histogram's increments), nothing is kept */
+		c_lv(g, i, "k");
+		buf_puts(g->out, " = ");
+	}
 	/* SLM: cmk_sl_ (plain, the group runs on one OS thread; prelude.c) */
-	buf_printf(g->out, " = cmk_%s_%s_%s((%s *)(%s), ", i->space == SP_SLM ? "sl" : "at",
+	buf_printf(g->out, "cmk_%s_%s_%s((%s *)(%s), ", i->space == SP_SLM ? "sl" : "at",
 	           ir_atomic_name[i->aop], ir_elem_name[e], c_type(e), ptr);
 	for (int s = 0; s < 2; s++) {
 		if (s < ns)
@@ -399,22 +408,33 @@ static void poll_service(CGen *g, const Inst *i, uint32_t n)
 	buf_puts(g->out, "; t->svc->poll(t, h); }\n");
 }
 
+/* As gathers do, an atomic whose lanes are all in range and aligned (one
+ * test of the highest address and of the addresses or'ed together) runs a
+ * loop without per-lane tests: histogram's SLM increments spent as long
+ * testing each lane as incrementing it. */
 static bool atomic_op(CGen *g, const Inst *i)
 {
 	uint32_t n = i->ops[2]->ty.n, sz = (uint32_t)ir_elem_bytes[i->ty.elem];
 	if (!atomic_type_ok(i, n))
 		return false;
 	Buf *o = g->out;
-	zero_result(g, i);
+	if (i->nuse)
+		zero_result(g, i);
 	mem_base(g, i, i->ops[0]);
+	lanes_hi(g, i, n, sz, true);
+	buf_printf(o, "\t\tif (cmk_in_hi(m, hi, %u) && al %% %u == 0) {\n", sz, sz);
+	lane_loop(g, i, n);
+	lane_addr(g, i, sz);
+	atomic_lane(g, i, "CMK_AT(m, a)", 3);
+	buf_puts(o, "\t\t}\n\t\t} else {\n");
 	lane_loop(g, i, n);
 	lane_addr(g, i, sz);
 	buf_printf(o, "\t\t\tif (!cmk_in(m, a, %u) || (uintptr_t)CMK_AT(m, a) %% %u) "
 	              "{ cmk_fault(t, %d, \"atomic out of bounds\", %d); continue; }\n",
 	           sz, sz, chk(g), g->line);
 	atomic_lane(g, i, "CMK_AT(m, a)", 3);
-	buf_puts(o, "\t\t}\n\t}\n");
-	if (is_poll(i))
+	buf_puts(o, "\t\t}\n\t\t}\n\t}\n");
+	if (i->nuse && is_poll(i))
 		poll_service(g, i, n);
 	return true;
 }
