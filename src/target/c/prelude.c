@@ -5,14 +5,6 @@
 #include "target/c/c.h"
 
 const char c_prelude_text[] =
-/* gcc at -O2 vectorizes a loop only when vector code replaces it
- * entirely (-fvect-cost-model=very-cheap): a region of 31 or 30 elements
- * (scan's shift-and-add rows) stayed scalar for want of an epilogue.
- * "cheap" allows the epilogue, at no measurable cost in build time; clang
- * has no such option. */
-"#if defined(__GNUC__) && !defined(__clang__)\n"
-"#pragma GCC optimize(\"vect-cost-model=cheap\")\n"
-"#endif\n"
 "#include <math.h>\n"
 "#include <stdio.h>\n"
 "#include <string.h>\n"
