@@ -359,6 +359,25 @@ static void zero_result(CGen *g, const Inst *i)
 	buf_puts(g->out, "));\n");
 }
 
+/* An atomic on global memory that changes nothing (or, xor, add or sub
+ * of constant zeros): a read of flags another CM thread sets, in a loop
+ * that waits for them (scan's look-back).  Each lane is an atomic load
+ * (cmk_at_ld_*), not a locked operation: scan_tiles read 64 flags and
+ * values per tile that way, a third of its time. */
+static bool is_poll(const Inst *i)
+{
+	if (i->op != Oatomic || i->space == SP_SLM || ir_nsrc(i) != 1 ||
+	    (i->aop != AT_OR && i->aop != AT_XOR && i->aop != AT_ADD && i->aop != AT_SUB))
+		return false;
+	const Inst *v = i->ops[3];
+	if (v->op != Oconst)
+		return false;
+	for (uint32_t k = 0; k < v->c.n; k++)
+		if (ir_const_at(v, k).u)
+			return false;
+	return true;
+}
+
 /* Lane k: result[k] = the atomic on *(T *)(ptr), sources from ops[s0..]. */
 static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 {
@@ -371,7 +390,7 @@ static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 	}
 	/* SLM: cmk_sl_ (plain, the group runs on one OS thread; prelude.c) */
 	buf_printf(g->out, "cmk_%s_%s_%s((%s *)(%s), ", i->space == SP_SLM ? "sl" : "at",
-	           ir_atomic_name[i->aop], ir_elem_name[e], c_type(e), ptr);
+	           is_poll(i) ? "ld" : ir_atomic_name[i->aop], ir_elem_name[e], c_type(e), ptr);
 	for (int s = 0; s < 2; s++) {
 		if (s < ns)
 			c_lv(g, i->ops[s0 + s], "k");
@@ -379,23 +398,6 @@ static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 			buf_puts(g->out, "0");
 		buf_puts(g->out, s ? ");\n" : ", ");
 	}
-}
-
-/* An atomic on global memory that changes nothing (or, xor, add or sub
- * of constant zeros): a read of flags another CM thread sets, in a loop
- * that waits for them (scan's look-back). */
-static bool is_poll(const Inst *i)
-{
-	if (i->space == SP_SLM || ir_nsrc(i) != 1 ||
-	    (i->aop != AT_OR && i->aop != AT_XOR && i->aop != AT_ADD && i->aop != AT_SUB))
-		return false;
-	const Inst *v = i->ops[3];
-	if (v->op != Oconst)
-		return false;
-	for (uint32_t k = 0; k < v->c.n; k++)
-		if (ir_const_at(v, k).u)
-			return false;
-	return true;
 }
 
 /* After a poll: the runtime sees a hash of the values read and lets the
