@@ -28,7 +28,8 @@
  * is rebuilt, with a note in the build log.  A miss translates CM to C in
  * process, writes the C, runs `$CC -O2 -march=native -ffp-contract=off
  * -shared -fPIC [-g] ... -lm` (-O1 -ftree-vectorize for very long C:
- * c_cc_opt_flags; -ffp-contract=fast when the options ask), seals the
+ * c_cc_opt_flags; -ffp-contract=fast when the options ask; gcc also gets
+ * -fvect-cost-model=cheap: cc_is_gcc), seals the
  * result and renames it into place: every file is
  * written under a temporary name and renamed, so concurrent builders never
  * see a partial file.  Under -g the C is built at -O0 and the source is
@@ -56,7 +57,7 @@
 #include "rt/rt.h"
 #include "target/target.h"
 
-#define RT_CACHE_VERSION "cmetal-rt-cache 3"   /* 3: -ffp-contract=off */
+#define RT_CACHE_VERSION "cmetal-rt-cache 4"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap */
 #define TRAILER_MAGIC "\n#cmetal-cache-entry key "
 
 extern char **environ;
@@ -511,11 +512,45 @@ static void disk_note(const char *so_path, const char *out, Buf *log)
 	free(dir);
 }
 
+/* Whether cc is gcc: `cc --version` asked once per process.  gcc at -O2
+ * vectorizes a loop only where vector code replaces it entirely
+ * (-fvect-cost-model=very-cheap), so a region of 31 or 30 elements (scan's
+ * shift-and-add rows) stayed scalar for want of an epilogue; "cheap"
+ * allows it, at no measurable cost in build time.  clang rejects the
+ * option.  (A `#pragma GCC optimize` in the C would need no probe, but it
+ * resets the floating-point options: dgemm lost its fused multiply-adds.) */
+static bool cc_is_gcc(const char *cc)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static char *asked;
+	static bool gcc;
+	pthread_mutex_lock(&mu);
+	if (!asked || strcmp(asked, cc)) {
+		Buf cmd = {0};
+		buf_printf(&cmd, "%s --version 2>/dev/null", cc);
+		FILE *p = popen(buf_cstr(&cmd), "r");
+		char line[256] = "";
+		gcc = false;
+		while (p && fgets(line, sizeof line, p))
+			if (strstr(line, "Free Software Foundation"))
+				gcc = true;
+		if (p)
+			pclose(p);
+		buf_free(&cmd);
+		free(asked);
+		asked = xstrdup(cc);
+	}
+	bool r = gcc;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
 /* The C compiler's command line up to its inputs: flags for C of opt. */
 static void cc_words(Buf *cmd, const char *cc, const char *opt, const char *options)
 {
-	buf_printf(cmd, "%s %s -march=native %s -fPIC%s", cc, opt, fp_flag(options),
-	           wants_debug(options) ? " -g" : "");
+	buf_printf(cmd, "%s %s%s -march=native %s -fPIC%s", cc, opt,
+	           strcmp(opt, "-O0") && cc_is_gcc(cc) ? " -fvect-cost-model=cheap" : "",
+	           fp_flag(options), wants_debug(options) ? " -g" : "");
 }
 
 /* ' base.uK.EXT', quoted for the shell. */

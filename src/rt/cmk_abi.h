@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define CMK_ABI_VERSION 2
+#define CMK_ABI_VERSION 3   /* 3: CmkServices.poll */
 
 /* What a kernel argument is, as the runtime must bind it. */
 enum {
@@ -120,6 +120,11 @@ typedef struct CmkServices {
 	/* An out-of-range access the kernel detected (bounds-checked builds);
 	 * the runtime records the first one per launch for the user. */
 	void (*fault)(struct CmkThread *t, const char *what, int line);
+	/* A global atomic that changes nothing (or, xor, add or sub of zeros)
+	 * ran and read values whose hash is seen: a kernel polling flags that
+	 * another CM thread sets.  The same values read again and again mean
+	 * that thread has not run: the runtime gives up the core to it. */
+	void (*poll)(struct CmkThread *t, uint64_t seen);
 } CmkServices;
 
 typedef struct CmkThread {

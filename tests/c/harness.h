@@ -43,7 +43,9 @@ static void svc_fault(CmkThread *t, const char *what, int line)
 	(void)t, (void)what, (void)line;
 	nfaults++;
 }
-static const CmkServices services = {svc_barrier, svc_wait, svc_signal, svc_print, svc_fault};
+static void svc_poll(CmkThread *t, uint64_t seen) { (void)t, (void)seen; }
+static const CmkServices services = {svc_barrier, svc_wait, svc_signal, svc_print, svc_fault,
+                                     svc_poll};
 
 static CmkSurface buffer(void *p, uint64_t size)
 {

@@ -40,6 +40,8 @@ typedef struct CpuThread {
 	struct CpuRun *run;
 	uint64_t tid;               /* linear thread id in the launch */
 	uint32_t fiber;             /* index in w->fibers when in fiber mode */
+	uint64_t poll_seen;         /* svc_poll: the last values polled, */
+	uint32_t polls;             /* and how many polls in a row read them */
 } CpuThread;
 
 enum { FIB_READY, FIB_BARRIER, FIB_DONE };

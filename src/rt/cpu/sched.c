@@ -190,16 +190,24 @@ static int dep_offsets(cmetal_dependency d, int dx[4], int dy[4])
 	return 0;
 }
 
+/* One more failed look at what another CM thread must change: spin a
+ * little, then give the core away (that thread's OS thread may be waiting
+ * for it: with more runnable threads than cores, spinning through a time
+ * slice stalls both), then sleep. */
+static void backoff(unsigned spins)
+{
+	if (spins < 64)
+		return;
+	if (spins < 4096)
+		sched_yield();
+	else
+		usleep(50);
+}
+
 static void wait_for(_Atomic unsigned char *flag)
 {
-	for (unsigned spins = 0; !atomic_load_explicit(flag, memory_order_acquire); spins++) {
-		if (spins < 64)
-			continue;
-		if (spins < 4096)
-			sched_yield();
-		else
-			usleep(50);
-	}
+	for (unsigned spins = 0; !atomic_load_explicit(flag, memory_order_acquire); spins++)
+		backoff(spins);
 }
 
 static void svc_wait(CmkThread *t, uint32_t mask)
@@ -220,6 +228,20 @@ static void svc_wait(CmkThread *t, uint32_t mask)
 	}
 }
 
+/* Polls count from the first that read other values than the last one.
+ * Each poll is a whole CM atomic (up to 32 locked operations), so fewer
+ * polls than wait_for's loads pass before the backoff yields. */
+static void svc_poll(CmkThread *t, uint64_t seen)
+{
+	CpuThread *ct = (CpuThread *)t;
+	if (seen != ct->poll_seen || !ct->polls) {
+		ct->poll_seen = seen;
+		ct->polls = 1;
+		return;
+	}
+	backoff(48 + ++ct->polls);
+}
+
 static void svc_signal(CmkThread *t)
 {
 	CpuThread *ct = (CpuThread *)t;
@@ -233,6 +255,7 @@ static const CmkServices services = {
 	.signal = svc_signal,
 	.print = svc_print,
 	.fault = svc_fault,
+	.poll = svc_poll,
 };
 
 /* ---- per-worker memory ---- */

@@ -105,12 +105,18 @@ static void lane_loop(CGen *g, const Inst *i, uint32_t n)
 
 /* `uint64_t hi` = the highest lane address (of the enabled lanes), so one
  * cmk_in check covers the whole access (addresses are unsigned: a negative
- * offset is huge and fails it). */
-static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize)
+ * offset is huge and fails it).  With `al`, also `uint64_t al` = the base
+ * pointer or'ed with every lane address (an alignment test). */
+static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize, bool al)
 {
 	const Inst *m = ir_mask(i);
-	buf_printf(g->out, "\t\tuint64_t hi = 0;\n\t\tfor (int k = 0; k < %u; k++) {\n", n);
+	buf_puts(g->out, "\t\tuint64_t hi = 0;\n");
+	if (al)
+		buf_puts(g->out, "\t\tuint64_t al = (uintptr_t)m.p;\n");
+	buf_printf(g->out, "\t\tfor (int k = 0; k < %u; k++) {\n", n);
 	lane_addr(g, i, esize);
+	if (al)
+		buf_puts(g->out, "\t\t\tal |= a;\n");
 	buf_puts(g->out, "\t\t\tif (");
 	if (m) {
 		c_lv(g, m, "k");
@@ -203,7 +209,7 @@ static bool gather_op(CGen *g, const Inst *i)
 			buf_printf(g->out, ", %u);\n", n * sz);
 		}
 	} else {
-		lanes_hi(g, i, n, sz);
+		lanes_hi(g, i, n, sz, false);
 		buf_printf(g->out, "\t\tif (cmk_in_hi(m, hi, %u)) {\n", sz);
 		lane_loop(g, i, n);
 		lane_addr(g, i, sz);
@@ -353,16 +359,38 @@ static void zero_result(CGen *g, const Inst *i)
 	buf_puts(g->out, "));\n");
 }
 
+/* An atomic on global memory that changes nothing (or, xor, add or sub
+ * of constant zeros): a read of flags another CM thread sets, in a loop
+ * that waits for them (scan's look-back).  Each lane is an atomic load
+ * (cmk_at_ld_*), not a locked operation: scan_tiles read 64 flags and
+ * values per tile that way, a third of its time. */
+static bool is_poll(const Inst *i)
+{
+	if (i->op != Oatomic || i->space == SP_SLM || ir_nsrc(i) != 1 ||
+	    (i->aop != AT_OR && i->aop != AT_XOR && i->aop != AT_ADD && i->aop != AT_SUB))
+		return false;
+	const Inst *v = i->ops[3];
+	if (v->op != Oconst)
+		return false;
+	for (uint32_t k = 0; k < v->c.n; k++)
+		if (ir_const_at(v, k).u)
+			return false;
+	return true;
+}
+
 /* Lane k: result[k] = the atomic on *(T *)(ptr), sources from ops[s0..]. */
 static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 {
 	Elem e = i->ty.elem;
 	int ns = ir_nsrc(i);
 	buf_puts(g->out, "\t\t\t");
-	c_lv(g, i, "k");
+	if (i->nuse) {   /* unused (histogram's increments), nothing is kept */
+		c_lv(g, i, "k");
+		buf_puts(g->out, " = ");
+	}
 	/* SLM: cmk_sl_ (plain, the group runs on one OS thread; prelude.c) */
-	buf_printf(g->out, " = cmk_%s_%s_%s((%s *)(%s), ", i->space == SP_SLM ? "sl" : "at",
-	           ir_atomic_name[i->aop], ir_elem_name[e], c_type(e), ptr);
+	buf_printf(g->out, "cmk_%s_%s_%s((%s *)(%s), ", i->space == SP_SLM ? "sl" : "at",
+	           is_poll(i) ? "ld" : ir_atomic_name[i->aop], ir_elem_name[e], c_type(e), ptr);
 	for (int s = 0; s < 2; s++) {
 		if (s < ns)
 			c_lv(g, i->ops[s0 + s], "k");
@@ -372,21 +400,44 @@ static void atomic_lane(CGen *g, const Inst *i, const char *ptr, int s0)
 	}
 }
 
+/* After a poll: the runtime sees a hash of the values read and lets the
+ * CM thread that must change them run when they stay the same
+ * (CmkServices.poll). */
+static void poll_service(CGen *g, const Inst *i, uint32_t n)
+{
+	buf_printf(g->out, "	{ uint64_t h = 0; for (int k = 0; k < %u; k++) h = h * 31 + (uint64_t)", n);
+	c_lv(g, i, "k");
+	buf_puts(g->out, "; t->svc->poll(t, h); }\n");
+}
+
+/* As gathers do, an atomic whose lanes are all in range and aligned (one
+ * test of the highest address and of the addresses or'ed together) runs a
+ * loop without per-lane tests: histogram's SLM increments spent as long
+ * testing each lane as incrementing it. */
 static bool atomic_op(CGen *g, const Inst *i)
 {
 	uint32_t n = i->ops[2]->ty.n, sz = (uint32_t)ir_elem_bytes[i->ty.elem];
 	if (!atomic_type_ok(i, n))
 		return false;
 	Buf *o = g->out;
-	zero_result(g, i);
+	if (i->nuse)
+		zero_result(g, i);
 	mem_base(g, i, i->ops[0]);
+	lanes_hi(g, i, n, sz, true);
+	buf_printf(o, "\t\tif (cmk_in_hi(m, hi, %u) && al %% %u == 0) {\n", sz, sz);
+	lane_loop(g, i, n);
+	lane_addr(g, i, sz);
+	atomic_lane(g, i, "CMK_AT(m, a)", 3);
+	buf_puts(o, "\t\t}\n\t\t} else {\n");
 	lane_loop(g, i, n);
 	lane_addr(g, i, sz);
 	buf_printf(o, "\t\t\tif (!cmk_in(m, a, %u) || (uintptr_t)CMK_AT(m, a) %% %u) "
 	              "{ cmk_fault(t, %d, \"atomic out of bounds\", %d); continue; }\n",
 	           sz, sz, chk(g), g->line);
 	atomic_lane(g, i, "CMK_AT(m, a)", 3);
-	buf_puts(o, "\t\t}\n\t}\n");
+	buf_puts(o, "\t\t}\n\t\t}\n\t}\n");
+	if (i->nuse && is_poll(i))
+		poll_service(g, i, n);
 	return true;
 }
 

@@ -262,9 +262,37 @@ static char *elem_expr(CGen *g, const Inst *i, const char *kx)
 	return conv_str(g, we, d, i->sat, x);
 }
 
+static uint32_t rows_width(CGen *g, const Inst *v);
+
+/* `for (r) for (c)` over rows of width elements of e.  Rows shorter than
+ * a vector have their column loop unrolled: the C compiler then
+ * vectorizes the row loop at full width (left rolled, it vectorizes the
+ * few columns with 8- or 16-byte vectors, or not at all). */
+static void rows_loop(CGen *g, const char *ind, uint32_t rows, uint32_t width, Elem e)
+{
+	buf_printf(g->out, "%sfor (int r = 0; r < %u; r++)\n", ind, rows);
+	if (width * ir_elem_bytes[e] < 64)
+		buf_printf(g->out, "#pragma GCC unroll %u\n", width);
+	buf_printf(g->out, "%sfor (int c = 0; c < %u; c++) ", ind, width);
+}
+
+/* An element-wise op whose inlined operands read a region of rows
+ * (k / width * vstride + k % width) loops over rows and columns, so that
+ * the reads index by r and c (region_at). */
 static bool elementwise(CGen *g, const Inst *i)
 {
-	assign(g, i, elem_expr(g, i, "k"));
+	uint32_t w = i->ty.n > 1 ? rows_width(g, i) : 0;
+	if (!w) {
+		assign(g, i, elem_expr(g, i, "k"));
+		return true;
+	}
+	g->loop_w = w;
+	char *e = elem_expr(g, i, "k");
+	g->loop_w = 0;
+	rows_loop(g, "\t", i->ty.n / w, w, i->ty.elem);
+	buf_printf(g->out, "{ int k = r * %u + c; ", w);
+	c_lv(g, i, "k");
+	buf_printf(g->out, " = %s; }\n", e);
 	return true;
 }
 
@@ -272,16 +300,18 @@ static bool elementwise(CGen *g, const Inst *i)
 
 /* Regions.  `o` is the region's base (offset plus runtime offset); the
  * emitted loop visits element k of the region at source index x.  A
- * region whose rows follow each other at the same stride (one row, or
- * vstride == width * hstride) is one loop over k, which the C compiler
- * vectorizes when hstride is 1.  With a runtime offset the range check is
+ * region whose rows follow each other at the same stride (one row, one
+ * column, or vstride == width * hstride) is one loop over k, which the C
+ * compiler vectorizes when the step is 1; other regions loop over rows r
+ * and columns c (rows_loop).  With a runtime offset the range check is
  * done once for the whole region (its lowest and highest index), the loop
  * inside unchecked; only a region that is partly out of range takes the
  * loop that checks each element (reads 0, drops writes). */
 typedef struct {
 	uint32_t n, rows;     /* elements, rows of width */
 	int64_t lo, hi;       /* lowest and highest index relative to o */
-	bool flat;            /* one loop: x = o + k * hstride */
+	bool flat;            /* one loop: x = o + k * step */
+	int step;             /* hstride, or vstride for columns of width 1 */
 } RegionShape;
 
 static RegionShape region_shape(uint32_t n, const IrRegion *rg)
@@ -290,21 +320,23 @@ static RegionShape region_shape(uint32_t n, const IrRegion *rg)
 	int64_t dv = (int64_t)(r.rows - 1) * rg->vstride, dh = (int64_t)(rg->width - 1) * rg->hstride;
 	r.lo = (dv < 0 ? dv : 0) + (dh < 0 ? dh : 0);
 	r.hi = (dv > 0 ? dv : 0) + (dh > 0 ? dh : 0);
-	r.flat = r.rows == 1 || (int64_t)rg->vstride == (int64_t)rg->width * rg->hstride;
+	r.flat = r.rows == 1 || rg->width == 1 ||
+	         (int64_t)rg->vstride == (int64_t)rg->width * rg->hstride;
+	r.step = r.rows > 1 && rg->width == 1 ? rg->vstride : rg->hstride;
 	return r;
 }
 
 /* Opens the element loop: defines k (element) and x (source index). */
-static void region_open(CGen *g, const RegionShape *r, const IrRegion *rg, const char *ind)
+static void region_open(CGen *g, const RegionShape *r, const IrRegion *rg, Elem e, const char *ind)
 {
 	Buf *o = g->out;
 	if (r->flat) {
 		buf_printf(o, "%sfor (int k = 0; k < %u; k++) {\n%s\tint64_t x = o + (int64_t)k * %d;\n",
-		           ind, r->n, ind, rg->hstride);
+		           ind, r->n, ind, r->step);
 	} else {
-		buf_printf(o, "%sfor (int r = 0; r < %u; r++) for (int c = 0; c < %d; c++) {\n"
-		              "%s\tint k = r * %d + c; int64_t x = o + (int64_t)r * %d + (int64_t)c * %d;\n",
-		           ind, r->rows, rg->width, ind, rg->width, rg->vstride, rg->hstride);
+		rows_loop(g, ind, r->rows, (uint32_t)rg->width, e);
+		buf_printf(o, "{\n%s\tint k = r * %d + c; int64_t x = o + (int64_t)r * %d + (int64_t)c * %d;\n",
+		           ind, rg->width, rg->vstride, rg->hstride);
 	}
 }
 
@@ -390,14 +422,14 @@ static bool rdregion(CGen *g, const Inst *i)
 	region_base(g, i);
 	if (i->has_roff) {
 		region_if(g, &r, s->ty.n);
-		region_open(g, &r, &i->rg, "\t\t\t");
+		region_open(g, &r, &i->rg, i->ty.elem, "\t\t\t");
 		rd_body(g, i, s, false, "\t\t\t");
 		region_else(g, "rdregion");
-		region_open(g, &r, &i->rg, "\t\t\t");
+		region_open(g, &r, &i->rg, i->ty.elem, "\t\t\t");
 		rd_body(g, i, s, true, "\t\t\t");
 		buf_puts(g->out, "\t\t}\n");
 	} else {
-		region_open(g, &r, &i->rg, "\t\t");
+		region_open(g, &r, &i->rg, i->ty.elem, "\t\t");
 		rd_body(g, i, s, false, "\t\t");
 	}
 	buf_puts(g->out, "\t}\n");
@@ -461,17 +493,23 @@ static bool wrregion(CGen *g, const Inst *i)
 		buf_puts(o, ";\n");
 		if (i->has_roff && g->o->bounds_check)
 			buf_printf(o, "\t\telse cmk_fault(t, 1, \"wrregion out of range\", %d);\n", g->line);
-	} else if (i->has_roff) {
-		region_if(g, &r, i->ty.n);
-		region_open(g, &r, &i->rg, "\t\t\t");
-		wr_body(g, i, false, "\t\t\t");
-		region_else(g, "wrregion");
-		region_open(g, &r, &i->rg, "\t\t\t");
-		wr_body(g, i, true, "\t\t\t");
-		buf_puts(o, "\t\t}\n");
 	} else {
-		region_open(g, &r, &i->rg, "\t\t");
-		wr_body(g, i, false, "\t\t");
+		g->loop_wr = i;
+		g->loop_w = r.flat ? 0 : (uint32_t)i->rg.width;
+		if (i->has_roff) {
+			region_if(g, &r, i->ty.n);
+			region_open(g, &r, &i->rg, i->ty.elem, "\t\t\t");
+			wr_body(g, i, false, "\t\t\t");
+			region_else(g, "wrregion");
+			region_open(g, &r, &i->rg, i->ty.elem, "\t\t\t");
+			wr_body(g, i, true, "\t\t\t");
+			buf_puts(o, "\t\t}\n");
+		} else {
+			region_open(g, &r, &i->rg, i->ty.elem, "\t\t");
+			wr_body(g, i, false, "\t\t");
+		}
+		g->loop_wr = NULL;
+		g->loop_w = 0;
 	}
 	buf_puts(o, "\t}\n");
 	return true;
@@ -501,11 +539,35 @@ static bool iselect(CGen *g, const Inst *i)
 
 /* ---- reductions and masks -------------------------------------------------- */
 
+/* A float sum adds its lanes as a tree, the upper half onto the lower,
+ * one loop per level, in float (double when the source or the result is
+ * double), as the GPU adds them (docs/floating-point.md).  Summed in lane
+ * order in double, as before, n dependent conversions and additions were
+ * most of a short reduction's time: about 30 cycles for spmv_rows' 8-wide
+ * sum on every row, whatever the row's length. */
+static void fsum_tree(CGen *g, const Inst *i, const Inst *s)
+{
+	Buf *o = g->out;
+	uint32_t n = s->ty.n;
+	Elem e = s->ty.elem == E_F64 || i->ty.elem == E_F64 ? E_F64 : E_F32;
+	buf_printf(o, "	{ %s a[%u]; for (int k = 0; k < %u; k++) a[k] = %s;\n", c_type(e), n, n,
+	           rd(g, s, "k"));
+	for (uint32_t m = n; m > 1; m -= m / 2)
+		buf_printf(o, "	for (int k = 0; k < %u; k++) a[k] += a[k + %u];\n", m / 2, m - m / 2);
+	buf_putc(o, '\t');
+	c_lv(g, i, "0");
+	buf_printf(o, " = %s; }\n", conv_str(g, e, i->ty.elem, i->sat, "a[0]"));
+}
+
 static bool reduce(CGen *g, const Inst *i)
 {
 	const Inst *s = i->ops[0];
 	Buf *o = g->out;
 	Elem e = s->ty.elem;
+	if (i->op == Orsum && ir_is_float(e) && ir_is_float(i->ty.elem) && s->ty.n > 1) {
+		fsum_tree(g, i, s);
+		return true;
+	}
 	const char *acc = ir_is_float(e) ? "double" : bits(e) > 32 ? "__int128" : "int64_t";
 	if (i->op == Oany || i->op == Oall) {
 		buf_printf(o, "\t{ int a = %d; for (int k = 0; k < %u; k++) a %s ", i->op == Oall, s->ty.n,
@@ -549,12 +611,52 @@ static bool reduce(CGen *g, const Inst *i)
 	return true;
 }
 
-/* The index in v's source of element kx of rdregion v (constant offset). */
+/* The width of the first region of rows (not one flat run) that v's
+ * inlined operands read, or 0. */
+static uint32_t rows_width(CGen *g, const Inst *v)
+{
+	for (int k = 0; k < ir_ops[v->op].nops; k++) {
+		const Inst *x = v->ops[k];
+		if (!x || !g->inl || !g->inl[x->id] || x->ty.n != v->ty.n)
+			continue;
+		if (x->op == Ordregion && x->ops[0]->ty.n > 1 && !region_shape(x->ty.n, &x->rg).flat)
+			return (uint32_t)x->rg.width;
+		uint32_t w = x->op == Ordregion ? 0 : rows_width(g, x);
+		if (w)
+			return w;
+	}
+	return 0;
+}
+
+/* True when rdregion v reads, element for element, what the loop's
+ * wrregion writes: the same variable and region. */
+static bool same_element(CGen *g, const Inst *v)
+{
+	const Inst *w = g->loop_wr;
+	const IrRegion *a = &v->rg, *b = w ? &w->rg : NULL;
+	return w && !w->has_roff && g->store[v->ops[0]->id] == g->store[w->id] &&
+	       v->ty.n == w->ops[1]->ty.n && a->offset == b->offset && a->width == b->width &&
+	       a->vstride == b->vstride && a->hstride == b->hstride;
+}
+
+/* The index in v's source of element kx of rdregion v (constant offset).
+ * Inside an element loop (kx "k"), an element the loop's wrregion writes
+ * is read at x, the write's own index: through k / width the C compiler
+ * sees two accesses of the array it cannot prove equal and keeps the loop
+ * scalar, branching on every element of a merge.  In a loop over rows and
+ * columns, a region of the loop's width is indexed by r and c rather than
+ * k / width and k % width, which it vectorizes as gathers if at all. */
 static char *region_at(CGen *g, const Inst *v, const char *kx)
 {
 	const IrRegion *rg = &v->rg;
-	if (region_shape(v->ty.n, rg).flat)
-		return STR("%d + (%s) * %d", rg->offset, kx, rg->hstride);
+	bool in_loop = !strcmp(kx, "k");
+	if (in_loop && same_element(g, v))
+		return "x";
+	RegionShape sh = region_shape(v->ty.n, rg);
+	if (sh.flat)
+		return STR("%d + (%s) * %d", rg->offset, kx, sh.step);
+	if (in_loop && g->loop_w == (uint32_t)rg->width)
+		return STR("%d + r * %d + c * %d", rg->offset, rg->vstride, rg->hstride);
 	return STR("%d + (%s) / %d * %d + (%s) %% %d * %d", rg->offset, kx, rg->width, rg->vstride,
 	           kx, rg->width, rg->hstride);
 }

@@ -201,7 +201,11 @@ const char c_prelude_text[] =
 "CMK_INL T cmk_at_cmpxchg_##N(T *p, T a, T b) { T e = b; __atomic_compare_exchange_n(p, &e, a, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return e; } \\\n"
 "CMK_INL T cmk_at_and_##N(T *p, T a, T b) { (void)b; return __atomic_fetch_and(p, a, __ATOMIC_SEQ_CST); } \\\n"
 "CMK_INL T cmk_at_or_##N(T *p, T a, T b) { (void)b; return __atomic_fetch_or(p, a, __ATOMIC_SEQ_CST); } \\\n"
-"CMK_INL T cmk_at_xor_##N(T *p, T a, T b) { (void)b; return __atomic_fetch_xor(p, a, __ATOMIC_SEQ_CST); }\n"
+"CMK_INL T cmk_at_xor_##N(T *p, T a, T b) { (void)b; return __atomic_fetch_xor(p, a, __ATOMIC_SEQ_CST); } \\\n"
+/* an atomic that changes nothing (mem.c, is_poll): a load, not a locked
+ * read-modify-write (on x86 a seq_cst load is a plain mov, the caches
+ * being coherent) */
+"CMK_INL T cmk_at_ld_##N(T *p, T a, T b) { (void)a; (void)b; return __atomic_load_n(p, __ATOMIC_SEQ_CST); }\n"
 "CMK_ATOMICS(i32, int32_t, int32_t, uint32_t) CMK_ATOMICS(u32, uint32_t, int32_t, uint32_t)\n"
 "CMK_ATOMICS(i64, int64_t, int64_t, uint64_t) CMK_ATOMICS(u64, uint64_t, int64_t, uint64_t)\n"
 "CMK_ATOMICS(i16, int16_t, int16_t, uint16_t) CMK_ATOMICS(u16, uint16_t, int16_t, uint16_t)\n"
