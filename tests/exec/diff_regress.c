@@ -194,7 +194,42 @@ TEST(media_edge)
 		h_eq_u8(h, "out", o, w, 64);
 }
 
+/* n (exact, 128 bits) clamped to [lo, hi]. */
+static __int128 clamp128(__int128 n, __int128 lo, __int128 hi)
+{
+	return n < lo ? lo : n > hi ? hi : n;
+}
+
+TEST(sat64_arith)
+{
+	static const uint64_t edge[8] = {
+		UINT64_MAX, UINT64_MAX - 2, 1ull << 63, (1ull << 63) - 1, 1ull << 32, 3, 0, 0xfffffffffffffff0ull,
+	};
+	uint64_t in[32], o[16 * 5 + 8], w[16 * 5 + 8];
+	for (int k = 0; k < 32; k++)
+		in[k] = k % 4 == 3 ? (uint64_t)h_rand(h) << 32 | h_rand(h) : edge[h_rand(h) % 8];
+	const __int128 U = (__int128)UINT64_MAX, SL = (__int128)INT64_MIN, SH = (__int128)INT64_MAX;
+	int32_t *w5 = (int32_t *)&w[16 * 5];
+	for (int k = 0; k < 16; k++) {
+		__int128 a = (__int128)in[k], b = (__int128)in[16 + k];
+		__int128 sa = (int64_t)in[k], sb = (int64_t)in[16 + k];
+		w[k] = (uint64_t)clamp128(a + b, 0, U);
+		unsigned __int128 ab = (unsigned __int128)in[k] * in[16 + k];   /* may pass 2^127 */
+		w[16 + k] = ab > UINT64_MAX ? UINT64_MAX : (uint64_t)ab;
+		w[32 + k] = (uint64_t)clamp128(sa + sb, SL, SH);
+		w[48 + k] = (uint64_t)clamp128(sa * sb, SL, SH);
+		/* the short converted to u64 first (C's conversions) */
+		__int128 hs = (__int128)(uint64_t)(int64_t)(int16_t)in[k];
+		w[64 + k] = (uint64_t)clamp128(hs + b, 0, U);
+		w5[k] = (int32_t)clamp128(sa + sb, INT32_MIN, INT32_MAX);
+	}
+	memset(o, 0, sizeof o);
+	if (H_RUN(h, F, "sat64_arith", WALK(1, 1), IN(in), OUT(o)))
+		h_eq_u32(h, "out", (const uint32_t *)o, (const uint32_t *)w, sizeof w / 4);
+}
+
 const HTest exec_diff_regress[] = {
 	T(merge_one_element), T(f64_halves_as_f32), T(layout_order), T(svm_scatter_absolute),
-	T(dw_aligned_f64), T(sat64), T(half_splat), T(half_nan_move), T(avg64), T(media_edge), {0},
+	T(dw_aligned_f64), T(sat64), T(half_splat), T(half_nan_move), T(avg64), T(media_edge),
+	T(sat64_arith), {0},
 };

@@ -770,13 +770,17 @@ static bool step(Sim *s, Warp *w, uint32_t group, int pc)
 }
 
 /* $PTXSIM_TRACE: every instruction on stderr, with the lanes that run it
+ * ($PTXSIM_LANE: the results of that lane, else of the first that runs)
  * and, after it, its first operand in the lowest of them. */
 static int trace = -1;
 
 static void trace_step(Sim *s, Warp *w, uint32_t group, int pc, bool before)
 {
 	const PsIns *in = &s->k->ins[pc];
-	int l = group ? __builtin_ctz(group) : 0;
+	static int want = -2;   /* $PTXSIM_LANE: the lane whose results show */
+	if (want == -2)
+		want = getenv("PTXSIM_LANE") ? atoi(getenv("PTXSIM_LANE")) & 31 : -1;
+	int l = want >= 0 ? want : group ? __builtin_ctz(group) : 0;
 	if (before) {
 		fprintf(stderr, "[%u.%u %08x] %5d: %s", s->cta[0], w->id, group, in->line, in->text);
 		return;

@@ -155,10 +155,21 @@ static char *plain(CGen *g, Op op, Elem e, char *a, char *b, char *c)
 
 /* The exact value of an arithmetic op in a wide type: int64_t for
  * integers up to 32 bits (*we = E_I64), __int128 for 64-bit ones
- * (*we = E_VOID), double for floats (*we = E_F64). */
-static char *exact(CGen *g, Op op, Elem e, char *a, char *b, char *c, Elem *we)
+ * (*we = E_VOID), double for floats (*we = E_F64).  A product of u64
+ * values may pass 2^127: it is formed unsigned and, when sat, capped at
+ * 2^64 (every destination saturates it alike). */
+static char *exact(CGen *g, Op op, Elem e, char *a, char *b, char *c, bool sat, Elem *we)
 {
 	const char *W;
+	if (e == E_U64 && (op == Omul || op == Omad)) {
+		const char *U = "unsigned __int128";
+		char *x = op == Omul ? STR("((%s)%s * (%s)%s)", U, a, U, b) :
+		                       STR("((%s)%s * (%s)%s + (%s)%s)", U, a, U, b, U, c);
+		*we = E_VOID;
+		if (sat)
+			return STR("((__int128)(%s > ((%s)1 << 64) ? ((%s)1 << 64) : %s))", x, U, U, x);
+		return STR("((__int128)%s)", x);
+	}
 	if (ir_is_float(e))
 		W = "double", *we = E_F64;
 	else if (bits(e) > 32 || op == Oshl || op == Omul || op == Omad)
@@ -258,7 +269,7 @@ static char *elem_expr(CGen *g, const Inst *i, const char *kx)
 		return conv_str(g, comp(s), d, false, x);
 	}
 	Elem we;
-	char *x = exact(g, i->op, s, a[0], a[1], a[2], &we);
+	char *x = exact(g, i->op, s, a[0], a[1], a[2], i->sat, &we);
 	return conv_str(g, we, d, i->sat, x);
 }
 

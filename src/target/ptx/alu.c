@@ -336,12 +336,73 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 	return true;
 }
 
+/* A saturating add, sub or mul of 64-bit values (S = i64 or u64): the
+ * exact result as 128 bits hi:lo (each operand extended by its sign or
+ * with zeros; the carry or borrow of the low halves by compare), clamped
+ * into D.  The differential tester found u64 sums that wrapped: 2^64 - 1 +
+ * 3 gave 2 where CM (and the CPU device) saturate to 2^64 - 1. */
+static void sat64(Px *p, Inst *i, Elem se, Elem de, const char *d, const char **a)
+{
+	bool sg = ir_is_signed(se);
+	const char *lo = px_tmp(p, RC_B64), *hi = px_tmp(p, RC_B64), *c = px_tmp(p, RC_PRED);
+	const char *ha = px_tmp(p, RC_B64), *hb = px_tmp(p, RC_B64), *t = px_tmp(p, RC_B64);
+	if (i->op == Omul) {
+		px_ins(p, "mul.lo.s64 %s, %s, %s", lo, a[0], a[1]);
+		px_ins(p, "mul.hi.%s64 %s, %s, %s", sg ? "s" : "u", hi, a[0], a[1]);
+	} else {
+		bool add = i->op == Oadd;
+		if (sg) {
+			px_ins(p, "shr.s64 %s, %s, 63", ha, a[0]);
+			px_ins(p, "shr.s64 %s, %s, 63", hb, a[1]);
+		} else {
+			px_ins(p, "mov.b64 %s, 0", ha);
+			px_ins(p, "mov.b64 %s, 0", hb);
+		}
+		px_ins(p, "%s.s64 %s, %s, %s", add ? "add" : "sub", lo, a[0], a[1]);
+		/* carry: the sum below an addend; borrow: a below b */
+		if (add)
+			px_ins(p, "setp.lt.u64 %s, %s, %s", c, lo, a[0]);
+		else
+			px_ins(p, "setp.lt.u64 %s, %s, %s", c, a[0], a[1]);
+		px_ins(p, "selp.b64 %s, 1, 0, %s", t, c);
+		px_ins(p, "%s.s64 %s, %s, %s", add ? "add" : "sub", hi, ha, hb);
+		px_ins(p, "%s.s64 %s, %s, %s", add ? "add" : "sub", hi, hi, t);
+	}
+	/* past the range: below it when hi is negative (never for a product
+	 * of u64s, whose hi is unsigned), else above */
+	const char *fits = px_tmp(p, RC_PRED), *neg = NULL;
+	if (sg || i->op != Omul) {
+		neg = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.lt.s64 %s, %s, 0", neg, hi);
+	}
+	long long below = de == E_U64 ? 0 : (long long)INT64_MIN;
+	long long above = de == E_U64 ? -1 : (long long)INT64_MAX;
+	if (de == E_U64)	/* 0 <= hi:lo < 2^64: hi is 0 */
+		px_ins(p, "setp.eq.s64 %s, %s, 0", fits, hi);
+	else {			/* an s64: hi is lo's sign */
+		px_ins(p, "shr.s64 %s, %s, 63", t, lo);
+		px_ins(p, "setp.eq.s64 %s, %s, %s", fits, hi, t);
+	}
+	if (neg)
+		px_ins(p, "selp.b64 %s, %lld, %lld, %s", t, below, above, neg);
+	else
+		px_ins(p, "mov.b64 %s, %lld", t, above);
+	px_ins(p, "selp.b64 %s, %s, %s, %s", lo, lo, t, fits);
+	from_s64(p, de, d, lo, true, de == E_U64);
+}
+
 /* Exact integer computation in s64, then into D (clamped when sat).  A
  * product of unsigned 32-bit values (below 2^64) is exact as a u64, and a
- * u64 source is taken as unsigned; a saturating sum of 64-bit values that
- * overflows 64 bits is not exact (it wraps first). */
+ * u64 source is taken as unsigned; a saturating sum, difference or product
+ * of 64-bit values takes sat64; a saturating mad of them is not exact (it
+ * wraps first). */
 static bool arith_wide(Px *p, Inst *i, Elem se, Elem de, const char *d, const char **a)
 {
+	if (i->sat && px_class(se) == RC_B64 && !ir_is_float(se) &&
+	    (i->op == Oadd || i->op == Osub || i->op == Omul)) {
+		sat64(p, i, se, de, d, a);
+		return true;
+	}
 	bool uns = se == E_U64 ||
 	           (!ir_is_signed(se) && (i->op == Omul || i->op == Omad));
 	const char *w[3] = {0};
