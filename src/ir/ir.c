@@ -260,6 +260,15 @@ void ir_apply_forwards(Func *f)
 	}
 }
 
+bool ir_writes_memory(const Inst *i)
+{
+	if (ir_ops[i->op].flags & IRF_BARRIER)
+		return true;
+	if (!(ir_ops[i->op].flags & IRF_MEM))
+		return false;
+	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
+}
+
 Inst *ir_roff(const Inst *i)
 {
 	return i->has_roff ? i->ops[ir_ops[i->op].nops] : NULL;

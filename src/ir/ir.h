@@ -492,6 +492,9 @@ Inst *ir_resolve(Inst *v);
 void ir_resolve_ops(Inst *i);
 void ir_apply_forwards(Func *f);
 Inst *ir_roff(const Inst *i);         /* runtime offset or NULL */
+/* Whether i may write memory (stores, atomics) or order it (barriers,
+ * fences): a load may not move across it. */
+bool ir_writes_memory(const Inst *i);
 Inst *ir_mask(const Inst *i);         /* trailing mask or NULL */
 int ir_nsrc(const Inst *i);           /* Oatomic: sources of its op */
 bool ir_const_is_splat(const Inst *i);

@@ -42,23 +42,13 @@ static bool surface_load(const Px *p, const Inst *l)
 	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1;
 }
 
-/* Whether an instruction may write memory or order it. */
-static bool writes(const Inst *i)
-{
-	if (ir_ops[i->op].flags & IRF_BARRIER)
-		return true;
-	if (!(ir_ops[i->op].flags & IRF_MEM))
-		return false;
-	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
-}
-
 /* Whether L1 .. w2 (one block, in order) is free of writes. */
 static bool quiet_between(const Inst *l1, const Inst *w2)
 {
 	if (l1->block != w2->block)
 		return false;
 	for (const Inst *i = l1; i && i != w2; i = i->next)
-		if (writes(i))
+		if (ir_writes_memory(i))
 			return false;
 	return true;
 }

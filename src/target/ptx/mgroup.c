@@ -50,16 +50,6 @@ static bool groupable(const Inst *i)
 	return n >= 2 && n <= 64;
 }
 
-/* Whether an instruction may write memory or order it. */
-static bool writes(const Inst *i)
-{
-	if (ir_ops[i->op].flags & IRF_BARRIER)
-		return true;
-	if (!(ir_ops[i->op].flags & IRF_MEM))
-		return false;
-	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
-}
-
 /* The box of access i relative to its roots: bytes [x0, x1), rows [y0, y1). */
 static void box_of(const Inst *i, int64_t cx, int64_t cy, int64_t *b)
 {
@@ -112,7 +102,7 @@ static void group_from(Px *p, Inst *i)
 		if (tmp[k]->op != Omload)
 			g->mhoist = false;
 	for (Inst *j = i; g->mhoist && j != tmp[n - 1]; j = j->next)
-		if (writes(j))
+		if (ir_writes_memory(j))
 			g->mhoist = false;
 }
 
