@@ -42,12 +42,12 @@ static bool surface_load(const Px *p, const Inst *l)
 	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1;
 }
 
-/* Whether L1 .. w2 (one block, in order) is free of writes. */
-static bool quiet_between(const Inst *l1, const Inst *w2)
+/* Whether load l .. w2 (one block, in order) is free of writes. */
+static bool quiet_between(const Inst *l, const Inst *w2)
 {
-	if (l1->block != w2->block)
+	if (l->block != w2->block)
 		return false;
-	for (const Inst *i = l1; i && i != w2; i = i->next)
+	for (const Inst *i = l; i && i != w2; i = i->next)
 		if (ir_writes_memory(i))
 			return false;
 	return true;
@@ -69,7 +69,8 @@ static void try_pair(Px *p, Inst *w2)
 	const Layout *lw = p->val[w2->id].lay, *ld = px_read_layout(p, w1, 0);
 	if (v1->blead || v2->blead || (lw && !lw->canon) || (ld && !ld->canon))
 		return;
-	if (!p->depth[w2->block->id] || !quiet_between(l1, w2))
+	/* both loads move down to w2 (either may come first) */
+	if (!p->depth[w2->block->id] || !quiet_between(l1, w2) || !quiet_between(l2, w2))
 		return;
 	p->val[w2->id].pair = l1;
 	p->val[w1->id].skip = p->val[l1->id].skip = p->val[l2->id].skip = true;
