@@ -181,9 +181,15 @@ static int released_handles(cmetal_device *dev)
 	          "not a live task", NULL);
 	check_err("lifetime_released_event", cmetal_event_wait(e), CM_INVALID_HANDLE,
 	          "not a live event", NULL);
-	/* the new buffer may take the old one's slot; the old handle stays dead */
+	/* a new buffer takes the slot of the handle released last (the low
+	 * 32 bits of a handle, handle.c); the old handle stays dead */
+	MUST(cmetal_buffer_create(dev, 16, &b));
+	MUST(cmetal_buffer_release(b));
 	MUST(cmetal_buffer_create(dev, 32, &b2));
 	size_t n = 0;
+	check("lifetime_released_slot_reused",
+	      (uint32_t)(uintptr_t)b == (uint32_t)(uintptr_t)b2 && b != b2,
+	      "the new buffer did not take the released handle's slot");
 	check_err("lifetime_released_handle_not_aliased", cmetal_buffer_size(b, &n),
 	          CM_INVALID_HANDLE, "not a live buffer", NULL);
 	MUST(cmetal_buffer_size(b2, &n));
