@@ -231,7 +231,7 @@ void ir_replace_uses(Func *f, Inst *old, Inst *with)
 
 void ir_forward(Inst *old, Inst *with)
 {
-	ASSERT(old != with);
+	ASSERT(old != with && ir_resolve(with) != old);   /* no cycle of forwards */
 	old->fwd = with;
 	if (!with->name)          /* -g: the variable lives on in the value */
 		with->name = old->name;

@@ -68,7 +68,10 @@ static bool cse_block(Block *b, Arena *ar)
 	bool any = false;
 	for (Inst *i = b->first; i; i = i->next) {
 		ir_resolve_ops(i);
-		if (!candidate(i))
+		/* a value an earlier run forwarded stays in the block until dce:
+		 * it is no instance (taking it as one made a cycle of forwards
+		 * with its replacement, and ir_resolve looped for ever) */
+		if (i->fwd || !candidate(i))
 			continue;
 		uint32_t k = (uint32_t)hash_of(i) & (cap - 1);
 		while (tab[k] && !same(tab[k], i))

@@ -34,15 +34,37 @@ const SrcFile *src_get(uint32_t file)
 
 void src_reset(void) { vec_free(&files); }
 
-static void emit_line(Buf *out, const SrcFile *f, Loc loc, int len)
+/* The start of line `line` of f (or its end): found from the line printed
+ * last, forwards or backwards, so the many diagnostics of a long file (a
+ * warning per redefined macro) cost their distance, not the file's length
+ * each (4 MB with 4,900 warnings took 7 s). */
+static const char *line_start(SrcFile *f, int64_t line)
 {
-	int64_t line = (int64_t)loc.line - f->line_shift;
-	if (!f || !f->text || loc.line == 0 || line < 1)
-		return;
 	const char *p = f->text, *end = f->text + f->len;
-	for (int64_t l = 1; l < line && p < end; p++)
+	int64_t l = 1;
+	if (f->seen_line >= 1 && f->seen_off <= f->len) {
+		p = f->text + f->seen_off;
+		l = f->seen_line;
+		for (; l > line && p > f->text; l--)      /* back to the start of line l - 1 */
+			for (p--; p > f->text && p[-1] != '\n'; p--)
+				;
+	}
+	for (; l < line && p < end; p++)
 		if (*p == '\n')
 			l++;
+	if (l == line) {
+		f->seen_line = l;
+		f->seen_off = (size_t)(p - f->text);
+	}
+	return p;
+}
+
+static void emit_line(Buf *out, SrcFile *f, Loc loc, int len)
+{
+	if (!f || !f->text || loc.line == 0 || (int64_t)loc.line - f->line_shift < 1)
+		return;
+	int64_t line = (int64_t)loc.line - f->line_shift;
+	const char *p = line_start(f, line), *end = f->text + f->len;
 	const char *eol = p;
 	while (eol < end && *eol != '\n')
 		eol++;
@@ -78,7 +100,7 @@ void diag_vat(DiagLevel lv, Loc loc, int len, const char *fmt, va_list ap)
 		d->warnings++;
 	suppress_notes = false;
 	Buf out = {0};
-	const SrcFile *f = src_get(loc.file);
+	SrcFile *f = (int)loc.file < files.len ? &files.data[loc.file] : NULL;
 	if (f && loc.file)
 		buf_printf(&out, "%s:%u:%u: ", f->name, loc.line, loc.col);
 	buf_printf(&out, "%s: ", names[lv]);

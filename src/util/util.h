@@ -151,6 +151,8 @@ typedef struct {
 	const char *text;     /* whole contents, NUL-terminated */
 	size_t len;
 	int64_t line_shift;   /* line N of the text is reported as N + line_shift (#line) */
+	int64_t seen_line;    /* diag.c: the line it last printed (0: none), which starts */
+	size_t seen_off;      /* at text[seen_off] */
 } SrcFile;
 
 int src_add(const char *name, const char *text, size_t len); /* returns id */

@@ -4,11 +4,15 @@
  * releasing only drops the user's reference; a released or garbage handle
  * is CM_INVALID_HANDLE, also after its slot is reused; a device with live
  * objects refuses to close.  Run under make test-asan, a use after free
- * would be reported.  Usage: test_lifetimes TMPDIR */
+ * would be reported; in other builds the reference counts (read through
+ * rt_object_of while the user's handle is live) show who holds what, so a
+ * holder that kept a raw pointer fails here too.  Usage: test_lifetimes TMPDIR */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
+#include "rt/rt.h"
 
 static const char src[] =
 	"#include <cm/cm.h>\n"
@@ -21,6 +25,23 @@ static const char src[] =
 	"{ vector<int, 8> x = v; cm_svm_block_write(p, x); }\n";
 
 static const uint32_t one[3] = {1, 1, 1};
+
+/* The reference count of the object behind live handle h (0 if dead). */
+static int refs_of(const void *h)
+{
+	RtObj *o = rt_object_of(h);
+	return o ? atomic_load(&o->refs) : 0;
+}
+
+/* h (live) is held by something besides its handle: refs >= want. */
+static void check_held(const char *name, const void *h, int want)
+{
+	char why[128];
+	int n = refs_of(h);
+	snprintf(why, sizeof why, "%d references (want at least %d: the handle and its holders)",
+	         n, want);
+	check(name, n >= want, why);
+}
 
 static int all_equal(const int *v, int n, int want)
 {
@@ -53,11 +74,24 @@ static int task_holds_everything(cmetal_device *dev)
 	MUST(cmetal_task_add_groups(t, kf, two, one));
 	MUST(cmetal_task_add_sync(t));
 	MUST(cmetal_task_add_groups(t, kc, two, one));
+	/* the task holds the kernels, the kernels their program and a: each
+	 * count is the handle's plus at least one holder */
+	check_held("lifetime_task_holds_kernel_ref", kf, 2);
+	check_held("lifetime_kernel_holds_program_ref", p, 3);
+	/* the entries captured a: rebinding the kernels to z leaves the
+	 * task's own references */
+	cmetal_buffer *z;
+	MUST(cmetal_buffer_create(dev, 64, &z));
+	MUST(cmetal_kernel_set_arg_buffer(kf, 0, z));
+	MUST(cmetal_kernel_set_arg_buffer(kc, 0, z));
+	MUST(cmetal_buffer_release(z));
+	MUST(cmetal_kernel_release(kf));
+	MUST(cmetal_kernel_release(kc));
+	check_held("lifetime_task_holds_buffer_ref", a, 2);
+	check_held("lifetime_task_holds_program_ref", p, 2);
 	/* the user lets go of a (only the task has it), the kernels and the
 	 * program; b stays to read the result */
 	MUST(cmetal_buffer_release(a));
-	MUST(cmetal_kernel_release(kf));
-	MUST(cmetal_kernel_release(kc));
 	MUST(cmetal_program_release(p));
 	cm_status s = cmetal_task_run(t, NULL);
 	check("lifetime_task_runs_after_releases", s == CM_SUCCESS, cmetal_last_error());
@@ -85,12 +119,14 @@ static int kernel_holds_memory(cmetal_device *dev)
 	MUST(cmetal_buffer_create(dev, 64, &a));
 	MUST(cmetal_kernel_set_arg_buffer(k, 0, a));
 	MUST(cmetal_kernel_set_arg(k, 1, sizeof v, &v));
+	check_held("lifetime_kernel_holds_buffer_ref", a, 2);
 	MUST(cmetal_buffer_release(a));
 	check("lifetime_kernel_holds_buffer", cmetal_launch_groups(k, one, one, NULL) == CM_SUCCESS,
 	      cmetal_last_error());
 	MUST(cmetal_svm_alloc(dev, 64, &m));
 	MUST(cmetal_kernel_set_arg_svm(ks, 0, m, 0));
 	MUST(cmetal_kernel_set_arg(ks, 1, sizeof v, &v));
+	check_held("lifetime_kernel_holds_svm_ref", m, 2);
 	MUST(cmetal_svm_free(m));
 	check("lifetime_kernel_holds_svm", cmetal_launch_groups(ks, one, one, NULL) == CM_SUCCESS,
 	      cmetal_last_error());
@@ -145,9 +181,15 @@ static int released_handles(cmetal_device *dev)
 	          "not a live task", NULL);
 	check_err("lifetime_released_event", cmetal_event_wait(e), CM_INVALID_HANDLE,
 	          "not a live event", NULL);
-	/* the new buffer may take the old one's slot; the old handle stays dead */
+	/* a new buffer takes the slot of the handle released last (the low
+	 * 32 bits of a handle, handle.c); the old handle stays dead */
+	MUST(cmetal_buffer_create(dev, 16, &b));
+	MUST(cmetal_buffer_release(b));
 	MUST(cmetal_buffer_create(dev, 32, &b2));
 	size_t n = 0;
+	check("lifetime_released_slot_reused",
+	      (uint32_t)(uintptr_t)b == (uint32_t)(uintptr_t)b2 && b != b2,
+	      "the new buffer did not take the released handle's slot");
 	check_err("lifetime_released_handle_not_aliased", cmetal_buffer_size(b, &n),
 	          CM_INVALID_HANDLE, "not a live buffer", NULL);
 	MUST(cmetal_buffer_size(b2, &n));

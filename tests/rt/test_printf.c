@@ -205,6 +205,12 @@ static void cpu_matches_cuda(const char *work)
 	snprintf(cmd, sizeof cmd, "%s -O1 -Wformat -Werror=format -shared -fPIC -o '%s' '%s' -lm",
 	         cc, so, cpath);
 	check("printf_cpu_c_is_format_clean", system(cmd) == 0, cmd);
+	/* clang's -Wformat is stricter than gcc's (h and hh want a short or
+	 * char argument): the C must pass it too when clang is there */
+	if (system("command -v clang >/dev/null 2>&1") == 0) {
+		snprintf(cmd, sizeof cmd, "clang -O1 -Wformat -Werror=format -fsyntax-only '%s'", cpath);
+		check("printf_cpu_c_is_format_clean_clang", system(cmd) == 0, cmd);
+	}
 	cmetal_device *dev;
 	cmetal_program *p;
 	cmetal_kernel *k;

@@ -493,12 +493,17 @@ static int printf_conv_ok(const FmtConv *fc, Inst *const *ops, uint32_t n, uint3
 	return -1;
 }
 
-/* The C type a printable conversion reads, as a cast. */
+/* The C type a printable conversion reads, as a cast (h and hh take a
+ * short or char, which -Wformat of clang asks for; printf converts the
+ * promoted int to it anyway). */
 static const char *printf_cast(const FmtConv *fc)
 {
+	static const char *const ints[3] = {"(int)", "(short)", "(signed char)"};
+	static const char *const uints[3] = {"(unsigned)", "(unsigned short)", "(unsigned char)"};
+	int h = fc->nh < 0 ? 0 : fc->nh > 2 ? 2 : fc->nh;
 	switch (fc->kind) {
-	case FMT_INT: return fc->wide ? "(long long)" : "(int)";
-	case FMT_UINT: return fc->wide ? "(unsigned long long)" : "(unsigned)";
+	case FMT_INT: return fc->wide ? "(long long)" : ints[h];
+	case FMT_UINT: return fc->wide ? "(unsigned long long)" : uints[h];
 	case FMT_FLOAT: return "(double)";
 	default: return "(int)";
 	}
