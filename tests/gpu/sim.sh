@@ -5,13 +5,13 @@
 # a GPU.  Runs them as cmetal builds them by default ("sim/NAME"), with
 # -fbounds-check ("sim-checked/NAME"), without warp packing
 # ("sim-nopack/NAME") and with every value in the canonical layout
-# ("sim-canonical/NAME"), all with one seed, and compares the bytes of
-# every output of every run with the default run's and with the CPU
-# device's ("sim-same/VARIANT"): the layouts and the packing must not
-# change a result, and the two devices must agree.  Prints "ok ..." /
-# "FAIL ..." lines; a test
-# listed below as unsupported in a variant prints "skip ..." with the
-# reason instead of failing.  Run by tests/gpu/run.sh, which passes the
+# ("sim-canonical/NAME"), all with one seed (the CPU device's exec suite
+# varies its seeds), and compares the bytes of every output of every run
+# with the default run's and with the CPU device's ("sim-same/VARIANT"):
+# the layouts and the packing must not change a result, and the two
+# devices must agree.  Prints "ok ..." / "FAIL ..." lines; a test listed
+# below as unsupported in a variant prints "skip ..." with the reason
+# instead of failing.  Run by tests/gpu/run.sh, which passes the
 # directory of the fake libcuda.so.1 it built; alone:
 #   tests/gpu/sim.sh [BUILD [FAKE_DIR]] [-- TEST...]
 BUILD=${1:-build}
