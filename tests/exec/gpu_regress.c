@@ -408,7 +408,7 @@ static uint64_t r_elem(const uint8_t *a, uint64_t n, uint32_t o, int k, int s)
 /* lane_limits' expected output of thread t and its stores (see the
  * kernel in gpu_regress.cm). */
 static void r_lane_limits(const uint8_t *a, uint32_t o1, uint32_t o2, uint32_t t,
-                          int32_t *out, uint8_t *st)
+                          int32_t *out, uint8_t *st, uint8_t *st2)
 {
 	uint32_t b = t * 48;
 	int32_t *w = out + t * 256;
@@ -438,21 +438,21 @@ static void r_lane_limits(const uint8_t *a, uint32_t o1, uint32_t o2, uint32_t t
 	for (int k = 0; k < 24; k++)
 		w[208 + k] = s[k] = (uint16_t)r_elem(a, 1008, o2 + b + 32, k, 2);
 	for (int k = 0; k < 64; k++) {
-		uint64_t at = (uint64_t)(uint32_t)(o2 + b) + (uint64_t)k;
+		uint64_t at = (uint64_t)(uint32_t)(o2 + t * 64) + (uint64_t)k;
 		if (at < 1008)
 			st[at] = k < 48 ? (uint8_t)(c[k] + 1) : 7;
 	}
 	for (int k = 0; k < 8; k++) {
 		uint64_t at = (uint64_t)(uint32_t)(o1 + b + 64) + 2 * (uint64_t)k;
 		if (at + 2 <= 1008)
-			memcpy(st + at, &s[k], 2);
+			memcpy(st2 + at, &s[k], 2);
 	}
 }
 
 TEST(lane_limits)
 {
 	enum { N = 8 };
-	static uint8_t a[1008], st[1008], sw[1008];
+	static uint8_t a[1008], st[1008], sw[1008], st2[1008], sw2[1008];
 	static int32_t o[N * 256], w[N * 256];	/* 232 of each 256 written */
 	for (int i = 0; i < 1008; i++)
 		a[i] = (uint8_t)h_rand(h);
@@ -465,15 +465,16 @@ TEST(lane_limits)
 		memset(o, 0x55, sizeof o);
 		memset(w, 0x55, sizeof w);
 		for (int i = 0; i < 1008; i++)
-			st[i] = sw[i] = (uint8_t)h_rand(h);
+			st[i] = sw[i] = (uint8_t)h_rand(h), st2[i] = sw2[i] = (uint8_t)h_rand(h);
 		for (uint32_t t = 0; t < N; t++)
-			r_lane_limits(a, o1, o2, t, w, sw);
+			r_lane_limits(a, o1, o2, t, w, sw, sw2);
 		HShape sh = GROUPS(2, N / 2);
 		sh.options = "-fno-bounds-check"; /* reads and writes outside on purpose */
-		if (!H_RUN(h, F, "lane_limits", sh, IN(a), INOUT(o), INOUT(st), U32(o1), U32(o2),
-		           I32(1)))
+		if (!H_RUN(h, F, "lane_limits", sh, IN(a), INOUT(o), INOUT(st), INOUT(st2), U32(o1),
+		           U32(o2), I32(1)))
 			return;
-		if (!h_eq_i32(h, "out", o, w, N * 256) || !h_eq_u8(h, "stored", st, sw, 1008))
+		if (!h_eq_i32(h, "out", o, w, N * 256) || !h_eq_u8(h, "stored", st, sw, 1008) ||
+		    !h_eq_u8(h, "stored2", st2, sw2, 1008))
 			h_fail(h, "offsets 0x%x 0x%x", o1, o2);
 	}
 }
