@@ -5,23 +5,46 @@
 # failures as they come, one progress line per suite when it ends
 # ("[suite] NAME: N ok, N FAIL (S s)"), and at the end "N passed, N failed".
 # Exit status is non-zero on any failure.
+#
+# TEST_JOBS=N runs up to N suites at once (default 1, one after another):
+# for a many-core machine such as the GPU machine, where the suites that
+# launch kernels spend most of their time waiting on the driver.  The
+# failures and progress lines then come at the end, in suite order.
 BUILD=${1:-build}
 export BUILD
 cd "$(dirname "$0")/.." || exit 1
-log=$(mktemp)
-one=$(mktemp)
-trap 'rm -f "$log" "$one"' EXIT
-for suite in tests/*/run.sh; do
-	[ -x "$suite" ] || continue
-	name=${suite#tests/}
-	name=${name%/run.sh}
-	t0=$(date +%s)
-	"$suite" "$BUILD" 2>&1 | tee "$one" | grep -v '^ok ' || true
-	cat "$one" >>"$log"
-	echo "[suite] $name: $(grep -c '^ok ' "$one") ok, $(grep -c '^FAIL ' "$one") FAIL" \
-	     "($(( $(date +%s) - t0 )) s)"
-done
-pass=$(grep -c '^ok ' "$log")
-fail=$(grep -c '^FAIL ' "$log")
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+jobs=${TEST_JOBS:-1}
+
+# one_suite SUITE: its output into $dir/NAME.out, its progress line into
+# $dir/NAME.line
+one_suite='
+	name=${1#tests/}; name=${name%/run.sh}; t0=$(date +%s)
+	"$1" "$BUILD" >"$dir/$name.out" 2>&1
+	echo "[suite] $name: $(grep -c "^ok " "$dir/$name.out") ok, $(grep -c "^FAIL " "$dir/$name.out") FAIL ($(( $(date +%s) - t0 )) s)" >"$dir/$name.line"'
+
+suites=$(for s in tests/*/run.sh; do [ -x "$s" ] && echo "$s"; done)
+if [ "$jobs" -le 1 ]; then
+	for suite in $suites; do
+		name=${suite#tests/}
+		name=${name%/run.sh}
+		t0=$(date +%s)
+		"$suite" "$BUILD" 2>&1 | tee "$dir/$name.out" | grep -v '^ok ' || true
+		echo "[suite] $name: $(grep -c '^ok ' "$dir/$name.out") ok," \
+		     "$(grep -c '^FAIL ' "$dir/$name.out") FAIL ($(( $(date +%s) - t0 )) s)"
+	done
+else
+	export dir
+	echo "$suites" | xargs -P "$jobs" -n 1 sh -c "$one_suite" sh
+	for line in "$dir"/*.line; do
+		name=$(basename "$line" .line)
+		grep -v '^ok ' "$dir/$name.out" || true
+		cat "$line"
+	done
+fi
+cat "$dir"/*.out >"$dir/all"
+pass=$(grep -c '^ok ' "$dir/all")
+fail=$(grep -c '^FAIL ' "$dir/all")
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -37,7 +37,7 @@ say "build: ok in $(( $(date +%s) - t0 ))s"
 
 # 2. every test, execution tests on the GPU
 t0=$(date +%s)
-CMETAL_DEVICE=cuda timeout 330 make test BUILD=$B >"$OUT/test.log" 2>&1
+CMETAL_DEVICE=cuda TEST_JOBS=8 timeout 330 make test BUILD=$B >"$OUT/test.log" 2>&1
 rc=$?
 say "make test (CMETAL_DEVICE=cuda): rc=$rc in $(( $(date +%s) - t0 ))s: $(grep -E '^[0-9]+ passed' "$OUT/test.log" | tail -n 1)"
 [ $rc -eq 124 ] && say "  (timed out after 330s)"
