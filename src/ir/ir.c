@@ -269,6 +269,48 @@ bool ir_writes_memory(const Inst *i)
 	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
 }
 
+/* A 32-bit integer constant (unsigned values zero-extended). */
+static bool const_u32(const Inst *v, int64_t *k)
+{
+	if (!v || v->op != Oconst || v->ty.n != 1 || !ir_is_int(v->ty.elem) ||
+	    ir_elem_bytes[v->ty.elem] != 4)
+		return false;
+	*k = ir_const_at(v, 0).i;
+	if (!ir_is_signed(v->ty.elem))
+		*k = (int64_t)(uint32_t)*k;
+	return true;
+}
+
+void ir_affine(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c)
+{
+	int64_t k;
+	*root = v, *scale = 1, *c = 0;
+	for (int depth = 0; depth < 16; depth++) {
+		const Inst *x = *root, *a = x->nops > 0 ? x->ops[0] : NULL;
+		const Inst *b = x->nops > 1 ? x->ops[1] : NULL;
+		if (x->ty.n != 1 || ir_elem_bytes[x->ty.elem] != 4 || ir_is_float(x->ty.elem))
+			return;
+		if (x->op == Oconv && a && a->ty.n == 1 && ir_elem_bytes[a->ty.elem] == 4 &&
+		    !ir_is_float(a->ty.elem) && !x->sat) {
+			*root = a;
+		} else if (x->op == Oadd && !x->sat && const_u32(b, &k)) {
+			*root = a, *c += k * *scale;
+		} else if (x->op == Oadd && !x->sat && const_u32(a, &k)) {
+			*root = b, *c += k * *scale;
+		} else if (x->op == Osub && !x->sat && const_u32(b, &k)) {
+			*root = a, *c -= k * *scale;
+		} else if (x->op == Omul && !x->sat && const_u32(b, &k) && k > 0 && k <= 4096) {
+			*root = a, *scale *= (uint32_t)k;
+		} else if (x->op == Oshl && const_u32(b, &k) && k >= 0 && k <= 12) {
+			*root = a, *scale <<= k;
+		} else {
+			return;
+		}
+		if (*c > IR_AFFINE_SPAN || *c < -IR_AFFINE_SPAN || *scale > (1u << 20))
+			return;
+	}
+}
+
 Inst *ir_roff(const Inst *i)
 {
 	return i->has_roff ? i->ops[ir_ops[i->op].nops] : NULL;

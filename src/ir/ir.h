@@ -496,6 +496,15 @@ Inst *ir_roff(const Inst *i);         /* runtime offset or NULL */
  * fences): a load may not move across it. */
 bool ir_writes_memory(const Inst *i);
 Inst *ir_mask(const Inst *i);         /* trailing mask or NULL */
+/* A 32-bit integer offset v as root * scale + c (mod 2^32), following
+ * adds and subtracts of constants, multiplies and left shifts by
+ * constants and conversions between 32-bit integers; |c| stays within
+ * IR_AFFINE_SPAN (scale 1, c 0: v itself).  Two offsets of one root and
+ * scale differ by a known constant: block accesses checked once per
+ * group (PTX), loads moved past stores they cannot touch (opt early.c). */
+#define IR_AFFINE_SPAN (1 << 24)
+void ir_affine(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c);
+
 int ir_nsrc(const Inst *i);           /* Oatomic: sources of its op */
 bool ir_const_is_splat(const Inst *i);
 IrScalar ir_const_at(const Inst *i, uint32_t k); /* element k of a const */

@@ -38,6 +38,9 @@ bool opt_region(Func *f);
 bool opt_sr(Func *f);
 /* licm.c — loop-invariant values to loop preheaders (-O2, -fno-licm). */
 bool opt_licm(Func *f);
+/* early.c — surface reads moved up over code that cannot change what they
+ * read (-O2, -fno-early-loads). */
+bool opt_early(Func *f);
 
 /* Shared by the passes (fold.c): a constant's element k as int / double. */
 bool opt_const_int(const Inst *i, int64_t *v);   /* splat integer */

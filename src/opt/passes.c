@@ -18,6 +18,7 @@ const Pass opt_passes[] = {
 	{"fold2", opt_fold, 1, NULL},      /* what region and sr exposed */
 	{"licm", opt_licm, 2, "licm"},     /* loop invariants to preheaders */
 	{"cse2", opt_cse, 2, "licm"},      /* what licm brought together */
+	{"early", opt_early, 2, "early-loads"}, /* surface reads issued early */
 	{"dce", opt_dce, 1, NULL},         /* dead code, dead vector elements */
 };
 const int opt_npasses = sizeof opt_passes / sizeof opt_passes[0];

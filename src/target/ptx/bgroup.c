@@ -28,7 +28,7 @@
 #include "target/ptx/ptx.h"
 
 /* The largest distance between a group's members kept in one group. */
-#define SPAN_MAX (1 << 24)
+#define SPAN_MAX IR_AFFINE_SPAN
 
 static bool is_const_int(const Inst *v, int64_t *k)
 {
@@ -39,40 +39,6 @@ static bool is_const_int(const Inst *v, int64_t *k)
 	if (!ir_is_signed(v->ty.elem))
 		*k = (int64_t)(uint32_t)*k;
 	return true;
-}
-
-/* Writes v as root * scale + c (mod 2^32), following adds and subtracts of
- * constants, multiplies and left shifts by constants, and conversions
- * between 32-bit integers. */
-void px_decompose(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c)
-{
-	int64_t k;
-	*root = v, *scale = 1, *c = 0;
-	for (int depth = 0; depth < 16; depth++) {
-		const Inst *x = *root, *a = x->nops > 0 ? x->ops[0] : NULL;
-		const Inst *b = x->nops > 1 ? x->ops[1] : NULL;
-		if (x->ty.n != 1 || ir_elem_bytes[x->ty.elem] != 4 || ir_is_float(x->ty.elem))
-			return;
-		if (x->op == Oconv && a && a->ty.n == 1 && ir_elem_bytes[a->ty.elem] == 4 &&
-		    !ir_is_float(a->ty.elem) && !x->sat) {
-			*root = a;
-		} else if (x->op == Oadd && is_const_int(b, &k)) {
-			*root = a, *c += k * *scale;
-		} else if (x->op == Oadd && is_const_int(a, &k)) {
-			*root = b, *c += k * *scale;
-		} else if (x->op == Osub && is_const_int(b, &k)) {
-			*root = a, *c -= k * *scale;
-		} else if (x->op == Omul && is_const_int(b, &k) && k > 0 && k <= 4096) {
-			*root = a, *scale *= (uint32_t)k;
-		} else if (x->op == Oshl && is_const_int(b, &k) && k >= 0 && k <= 12) {
-			*root = a, *scale <<= k;
-		} else {
-			return;
-		}
-		/* keep c within the window a group can use */
-		if (*c > SPAN_MAX || *c < -SPAN_MAX || *scale > (1u << 20))
-			return;
-	}
 }
 
 /* A block access that can join a group: 32-bit offset, checked buffer
@@ -105,7 +71,7 @@ static void group_from(Px *p, Inst *i)
 	const Inst *root;
 	uint32_t scale;
 	int64_t c;
-	px_decompose(i->ops[1], &root, &scale, &c);
+	ir_affine(i->ops[1], &root, &scale, &c);
 	int64_t lo = c, hi = c;
 	uint32_t n = 0;
 	for (Inst *j = i; j; j = j->next) {
@@ -114,7 +80,7 @@ static void group_from(Px *p, Inst *i)
 		int64_t cj;
 		if (!groupable(p, j) || !same_group(i, j) || p->val[j->id].blead)
 			continue;
-		px_decompose(j->ops[1], &rj, &sj, &cj);
+		ir_affine(j->ops[1], &rj, &sj, &cj);
 		const Inst *vj = j->op == Obstore ? j->ops[2] : j;
 		int64_t end = cj + (int64_t)SLOTS(vj->ty.n) * 32 * ir_elem_bytes[vj->ty.elem];
 		if (rj != root || sj != scale || (cj < lo ? hi - cj : end - lo) > SPAN_MAX)

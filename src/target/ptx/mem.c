@@ -1196,9 +1196,9 @@ static void media_hoisted(Px *p, Inst *lead, const Where *w)
 		const Inst *r;
 		uint32_t sc;
 		int64_t c;
-		px_decompose(g->mm[k]->ops[1], &r, &sc, &c);
+		ir_affine(g->mm[k]->ops[1], &r, &sc, &c);
 		xs[k] = corner(p, g->mxr, g->mxs, c);
-		px_decompose(g->mm[k]->ops[2], &r, &sc, &c);
+		ir_affine(g->mm[k]->ops[2], &r, &sc, &c);
 		ys[k] = corner(p, g->myr, g->mys, c);
 	}
 	const char *edge = px_label(p), *done = px_label(p);

@@ -1,7 +1,7 @@
 /* mgroup.c — groups of 2D media accesses of one surface at one runtime
  * position plus constants, tested once.
  *
- * requires: nothing but the IR (px_decompose, bgroup.c).
+ * requires: nothing but the IR (ir_affine, bgroup.c).
  * changes: fills PxVal.mlead (members) and .mxr .. .my1 (leaders).
  *
  * A media block of several registers tests, uniformly, whether it lies
@@ -10,7 +10,7 @@
  * reads a tile as several blocks, or the same rows at byte offsets -4, 0
  * and +4 (bench/cm/linear.cm's linear_words: 18 blocks a tile), pays that
  * per block.  Decomposed, each block's x and y are xr * xs + cx and
- * yr * ys + cy for one root value and scale each (px_decompose); the media
+ * yr * ys + cy for one root value and scale each (ir_affine); the media
  * accesses of a basic block with the same surface and the same roots and
  * scales form a group whose first member (the leader) tests once whether
  * the box that holds every member's block is inside.  When every member
@@ -64,8 +64,8 @@ static void group_from(Px *p, Inst *i)
 {
 	PxVal *g = &p->val[i->id];
 	int64_t cx, cy, b[4];
-	px_decompose(i->ops[1], &g->mxr, &g->mxs, &cx);
-	px_decompose(i->ops[2], &g->myr, &g->mys, &cy);
+	ir_affine(i->ops[1], &g->mxr, &g->mxs, &cx);
+	ir_affine(i->ops[2], &g->myr, &g->mys, &cy);
 	box_of(i, cx, cy, b);
 	g->mx0 = b[0], g->mx1 = b[1], g->my0 = b[2], g->my1 = b[3];
 	Inst *tmp[256];
@@ -76,8 +76,8 @@ static void group_from(Px *p, Inst *i)
 		uint32_t xs, ys;
 		if (!groupable(j) || j->ops[0] != i->ops[0] || p->val[j->id].mlead)
 			continue;
-		px_decompose(j->ops[1], &xr, &xs, &cx);
-		px_decompose(j->ops[2], &yr, &ys, &cy);
+		ir_affine(j->ops[1], &xr, &xs, &cx);
+		ir_affine(j->ops[2], &yr, &ys, &cy);
 		if (xr != g->mxr || xs != g->mxs || yr != g->myr || ys != g->mys)
 			continue;
 		box_of(j, cx, cy, b);

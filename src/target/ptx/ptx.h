@@ -210,8 +210,6 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 void px_assign(Px *p);
 /* bgroup.c: block accesses checked once per group (PxVal.blead ...) */
 void px_block_groups(Px *p);
-/* v as root * scale + c (mod 2^32), c within 2^24 (scale 1, c 0: itself) */
-void px_decompose(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c);
 /* mgroup.c: media accesses of one surface checked once per group
  * (PxVal.mlead ...) */
 void px_media_groups(Px *p);
