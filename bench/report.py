@@ -8,7 +8,10 @@ usage: bench/report.py [-o DIR] FILE.csv|DIR ...
   prints: '# key: value' comment lines (device, driver, date, host-cpu, note)
   and rows  workload,size,device,impl,time_ms,throughput,unit,checked.
   A later file's row replaces an earlier one with the same
-  (workload, size, device, impl).
+  (workload, size, device, impl).  A file with a '# compare: LABEL' line
+  (an earlier compiler, or the same one with other options) stays out of
+  the tables: its rows are set beside the current rows of the same key in
+  a 'Compiler A/B' section, so one compiler change is read as a ratio.
 
 RESULTS.md has, per workload, size and device: time, throughput, the ratio
 to each other implementation measured there (time(X) / time(impl): above 1
@@ -38,7 +41,7 @@ def read_csv(path):
             if line.startswith("#"):
                 key, _, val = line[1:].strip().partition(":")
                 if val and key.strip() in ("device", "driver", "date",
-                                           "host-cpu", "note"):
+                                           "host-cpu", "note", "compare"):
                     meta.setdefault(key.strip(), val.strip())
             elif line.strip():
                 lines.append(line)
@@ -70,9 +73,36 @@ def collect(args):
         if not rows:
             continue
         runs.append((path, meta, rows))
+        if "compare" in meta:
+            continue
         for r in rows:
             merged[(r["workload"], r["size"], r["device"], r["impl"])] = r
     return runs, list(merged.values())
+
+
+def ab_section(runs, rows):
+    """Rows of the '# compare:' files beside the current rows."""
+    now = {(r["workload"], r["size"], r["device"], r["impl"]): r for r in rows}
+    out = []
+    for path, meta, ab in runs:
+        if "compare" not in meta:
+            continue
+        out += ["", "**%s** (%s, %s) against the current rows: speedup = its "
+                "time / the current time." % (meta["compare"], os.path.basename(path),
+                                              meta.get("date", "?")), "",
+                "| workload | size | device | impl | current (ms) | it (ms) | speedup |",
+                "|---|---|---|---|---|---|---|"]
+        for r in sorted(ab, key=lambda r: (workload_key(r["workload"]), r["size"],
+                                           r["impl"])):
+            c = now.get((r["workload"], r["size"], r["device"], r["impl"]))
+            if not c or c["time_ms"] <= 0:
+                continue
+            out.append("| %s | %s | %s | %s | %s | %s | %.2fx |" % (
+                r["workload"], r["size"], r["device"], r["impl"], fmt(c["time_ms"]),
+                fmt(r["time_ms"]), r["time_ms"] / c["time_ms"]))
+    if out:
+        out = ["", "## Compiler A/B"] + out
+    return out
 
 
 def device_refs(rows):
@@ -177,8 +207,9 @@ def write_md(path, runs, rows, charts, chart_note):
            "|---|---|---|---|---|"]
     for p, meta, _ in runs:
         out.append("| %s | %s | %s | %s | %s |" % (
-            os.path.basename(p), meta.get("device", "?"),
-            meta.get("driver", "?"), meta.get("date", "?"),
+            os.path.basename(p) + (" (A/B: %s)" % meta["compare"]
+                                   if "compare" in meta else ""),
+            meta.get("device", "?"), meta.get("driver", "?"), meta.get("date", "?"),
             meta.get("host-cpu", "?")))
     out += ["", "## Device reference rates", "",
             "| device | copy bandwidth | FP32 FMA peak | FP64 FMA peak |",
@@ -200,6 +231,7 @@ def write_md(path, runs, rows, charts, chart_note):
     for w, size, dev, what, got, met in targets:
         out.append("| %s | %s | %s | %s | %s | %s |" % (
             w, size, dev, what, got, "met" if met else "**missed**"))
+    out += ab_section(runs, rows)
     groups = {}
     for r in rows:
         if r["workload"] in ("copy", "peak"):

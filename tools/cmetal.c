@@ -38,6 +38,8 @@ static void usage(FILE *f)
 	      "  -O0, -O1, -O2      optimization level (default -O2)\n"
 	      "  -fno-licm          -O2 without loop-invariant code motion (for A/B\n"
 	      "                     runs; -flicm turns it back on)\n"
+	      "  -fno-early-loads   -O2 without issuing surface reads early, above\n"
+	      "                     loops and branches (-fearly-loads: back on)\n"
 	      "  -g                 emit line information (.loc in PTX, #line in C)\n"
 	      "  -ffp-contract=MODE fast: a*b+c may become one fma; off (default): every\n"
 	      "                     operation rounds, the same on both devices\n"
