@@ -31,7 +31,8 @@
  * atomic, barrier or fence may lie between its members; writes at the last
  * member, so no SLM access may lie between them.  Masked accesses (SIMD
  * control flow), 1- and 2-byte elements, the checking mode and cluster SLM
- * are left alone.
+ * are left alone (CM gathers only elements of 1, 2 and 4 bytes; 4 is
+ * the one a vector access serves without repacking).
  *
  * Bounds keep CM's semantics (outside the buffer: reads give 0, writes
  * are dropped).  When range.c bounds R and the global offset so that every
@@ -200,6 +201,13 @@ static bool same_root(const Inst *root, const Inst *r, int64_t *d)
 	*d = 0;
 	if (r == root)
 		return true;
+	/* X + C and X + C' (folding moved the constant into a vector) */
+	if (root->op == Oadd && r->op == Oadd && r->ty.n == root->ty.n) {
+		for (int k = 0; k < 2; k++)
+			if (root->ops[k] == r->ops[k])
+				return same_root(root->ops[1 - k], r->ops[1 - k], d);
+		return false;
+	}
 	if (root->op != Oconst || r->op != Oconst || r->ty.n != root->ty.n ||
 	    ir_is_float(r->ty.elem) || px_class(r->ty.elem) != RC_B32)
 		return false;
@@ -220,7 +228,7 @@ static bool candidate(Px *p, const Inst *i)
 		return false;
 	const Inst *v = data(i);
 	int eb = ir_elem_bytes[v->ty.elem];
-	return v->ty.n > 1 && v->ty.elem != E_I1 && (eb == 4 || eb == 8) &&
+	return v->ty.n > 1 && v->ty.elem != E_I1 && eb == 4 &&
 	       px_class(i->ops[2]->ty.elem) == RC_B32 && px_class(i->ops[1]->ty.elem) == RC_B32 &&
 	       !p->val[i->id].svseen;
 }
@@ -314,12 +322,12 @@ static void decide(Px *p, PxSv *g)
 	for (uint32_t k = 1; k < n && bcast; k++)
 		bcast = t[k] == t[0];
 	free(t);
-	if (al < 8 || (al < 16 && m % 8)) {
-		g->note = arena_printf(p->arena, "alignment unknown (a lane's %lld B are known "
-		                       "aligned to %u B only)", (long long)m, al);
-	} else if (ov > 0 && !bcast && (is_store(i) || !p->o->slm_vec_overlap)) {
+	if (ov > 0 && !bcast && (is_store(i) || !p->o->slm_vec_overlap)) {
 		g->note = arena_printf(p->arena, "overlap: lane ranges overlap by %lld B%s",
 		                       (long long)ov, is_store(i) ? " (writes)" : "");
+	} else if (al < 8 || (al < 16 && m % 8)) {
+		g->note = arena_printf(p->arena, "alignment unknown (a lane's %lld B are known "
+		                       "aligned to %u B only)", (long long)m, al);
 	} else {
 		g->chunk = al >= 16 && m >= 16 ? 16 : 8;
 		g->unchecked = inside(p, g, (int)eb, (int)scale);
@@ -357,7 +365,7 @@ static void record(Px *p, const PxSv *g)
 static void group_from(Px *p, Inst *i)
 {
 	bool st = is_store(i);
-	int64_t c[SV_MAX][2];
+	int64_t c[SV_MAX][4];   /* c_j from i's root; member; its own root, c */
 	uint32_t nc = 0;
 	const Inst *root;
 	int64_t ci;
@@ -366,10 +374,9 @@ static void group_from(Px *p, Inst *i)
 		return;
 	for (Inst *j = i; j && nc < SV_MAX; j = j->next) {
 		const Inst *rj;
-		int64_t cj;
+		int64_t cj, d = 0;
 		bool joins = candidate(p, j) && same_kind(i, j);
 		if (joins) {
-			int64_t d;
 			split(j->ops[2], &rj, &cj);
 			joins = same_root(root, rj, &d);
 			cj += d;
@@ -378,6 +385,7 @@ static void group_from(Px *p, Inst *i)
 		}
 		if (joins) {
 			c[nc][0] = cj, c[nc][1] = (int64_t)(uintptr_t)j;
+			c[nc][2] = (int64_t)(uintptr_t)rj, c[nc][3] = cj - d;
 			nc++;
 		} else if (blocks(j, st)) {
 			break;
@@ -404,9 +412,16 @@ static void group_from(Px *p, Inst *i)
 			e++;
 		if (e - k >= 2) {
 			g.nm = 0;
-			g.c0 = c[k][0];
 			for (uint32_t x = k; x < e; x++)
 				g.m[g.nm++] = (Inst *)(uintptr_t)c[x][1];
+			/* the first member's own root, when a read may use it
+			 * (c_0 >= 0 then, for the bounds proof), else i's */
+			const Inst *r0 = (const Inst *)(uintptr_t)c[k][2], *first = g.m[0];
+			for (uint32_t x = 1; x < g.nm; x++)
+				first = g.m[x]->id < first->id ? g.m[x] : first;
+			bool own = st || before(r0, first);
+			g.root = own ? r0 : root;
+			g.c0 = own ? c[k][3] : c[k][0];
 			record(p, &g);
 			runs = true;
 		}
