@@ -59,6 +59,10 @@ static void usage(FILE *f)
 	      "  -fno-warp-packing  PTX: one CM thread per warp even when the kernel's\n"
 	      "                     widest vector is 16 elements or fewer (by default\n"
 	      "                     32/W such CM threads share a warp)\n"
+	      "  -fno-slm-vectorize PTX: SLM gathers and scatters that give each lane\n"
+	      "                     contiguous, aligned, non-overlapping bytes stay one\n"
+	      "                     ld/st.shared per element (by default they merge\n"
+	      "                     into ld/st.shared.v2/v4; -S notes each decision)\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
 	      "  -U NAME            undefine a macro\n"
 	      "  -I DIR             add DIR to the include search path\n"
@@ -171,6 +175,10 @@ static bool flag_option(const char *a, DriverOptions *o)
 		;   /* the floating-point contract (docs/floating-point.md) */
 	else if (!strcmp(a, "-fno-warp-packing") || !strcmp(a, "-fwarp-packing"))
 		o->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
+	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
+		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
+	else if (!strcmp(a, "-fslm-vectorize-overlap"))
+		o->slm_vec_overlap = true;   /* measurements only (docs/analyzer.md) */
 	else if (!strcmp(a, "-fcluster-slm"))
 		o->cluster_slm = true;
 	else if (!strncmp(a, "-fno-", 5) && opt_flag_mask(a + 5))

@@ -156,7 +156,8 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .debug = o->debug || o->report == 2, .march = o->march, .fp = o->fp,
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
-	                     .no_pack = o->no_pack,
+	                     .no_pack = o->no_pack, .no_slm_vec = o->no_slm_vec,
+	                     .slm_vec_overlap = o->slm_vec_overlap,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;
 	const char *target = o->report ? "ptx" : !strcmp(o->target, "cpu") ? "c" : o->target;

@@ -23,6 +23,8 @@ typedef struct {
 	bool cluster_slm;         /* -fcluster-slm (PTX: groups over clusters) */
 	bool ptx_canonical;       /* -fptx-layout=canonical */
 	bool no_pack;             /* -fno-warp-packing */
+	bool no_slm_vec;          /* -fno-slm-vectorize */
+	bool slm_vec_overlap;     /* -fslm-vectorize-overlap (measurements) */
 	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	bool verbose;             /* -v: print the commands run */

@@ -61,6 +61,7 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 	EmitOptions eo = {.debug = o->debug, .fp = o->fp, .march = o->march,
 	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
 	                  .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
+	                  .no_slm_vec = o->no_slm_vec, .slm_vec_overlap = o->slm_vec_overlap,
 	                  .thread_args = o->thread_args};
 	return t->emit(m, &eo, out) && !diag_state.errors;
 }

@@ -33,6 +33,11 @@ typedef struct {
 	                         (-fptx-layout=canonical), for A/B runs */
 	bool no_pack;         /* PTX: one CM thread per warp even for narrow
 	                         kernels (-fno-warp-packing; ptx/pack.c) */
+	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
+	                         gathers and scatters (-fno-slm-vectorize;
+	                         ptx/slmvec.c) */
+	bool slm_vec_overlap; /* PTX: merge overlapping SLM reads too
+	                         (-fslm-vectorize-overlap, for measurements) */
 	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
 	                         arguments are read per walker thread from a
 	                         table (rt/cuda_abi.h "Per-thread arguments");
@@ -82,6 +87,8 @@ typedef struct {
 	bool cluster_slm;     /* -fcluster-slm: EmitOptions.cluster_slm */
 	bool ptx_canonical;   /* -fptx-layout=canonical */
 	bool no_pack;         /* -fno-warp-packing: EmitOptions.no_pack */
+	bool no_slm_vec;      /* -fno-slm-vectorize: EmitOptions.no_slm_vec */
+	bool slm_vec_overlap; /* -fslm-vectorize-overlap */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;

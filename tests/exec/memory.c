@@ -222,11 +222,48 @@ TEST(offset_wrap)
 		h_eq_u32(h, "out", o, w, 32);
 }
 
+/* slmvec (memory.cm): merged SLM gathers/scatters, in range and partly
+ * outside (reads 0, writes dropped), and a refused overlapping read. */
+static void slmvec_case(H *h, uint32_t k, uint32_t wk, const char *options)
+{
+	float a[256], o[416], w[416], slm[256];
+	h_fill_f32(h, a, 256, -100.0f, 100.0f);
+	for (int i = 0; i < 256; i++)
+		slm[i] = a[i];
+	for (int j = 0; j < 4; j++)
+		for (int l = 0; l < 32; l++) {
+			uint32_t idx = l * 4 + k * 4 + (uint32_t)j;
+			w[j * 32 + l] = idx < 256 ? a[idx] : 0.0f;
+		}
+	for (int l = 0; l < 32; l++)
+		w[128 + l] = a[2 * l] + a[2 * l + 1] * 2 + a[2 * l + 2] * 3 + a[2 * l + 3] * 4;
+	static const int from[4] = {3, 2, 1, 0};   /* x3 at +0, x2 at +1, x1 at +2, x0 at +3 */
+	for (int j = 0; j < 4; j++)
+		for (int l = 0; l < 32; l++) {
+			uint32_t idx = l * 4 + wk * 4 + (uint32_t)j;
+			if (idx < 256)
+				slm[idx] = w[from[j] * 32 + l];
+		}
+	for (int i = 0; i < 256; i++)
+		w[160 + i] = slm[i];
+	HShape s = WALK(1, 1);
+	s.options = options;
+	if (H_RUN(h, F, "slmvec", s, IN(a), OUT(o), U32(k), U32(wk)))
+		h_near_f32(h, "out", o, w, 416, 1e-6f);
+}
+
+TEST(slmvec)
+{
+	slmvec_case(h, (uint32_t)h_range(h, 0, 32), (uint32_t)h_range(h, 0, 32), NULL);
+	slmvec_case(h, 40, 36, "-fno-bounds-check");   /* partly outside */
+	slmvec_case(h, 3, 5, "-fno-slm-vectorize");
+}
+
 const HTest exec_memory[] = {
 	T(offset_wrap), T(legacy_atomic), T(svm_gather4), T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
 	T(atomic_ADD), T(atomic_SUB), T(atomic_INC), T(atomic_DEC), T(atomic_PREDEC),
 	T(atomic_MIN), T(atomic_MAX), T(atomic_XCHG), T(atomic_CMPXCHG), T(atomic_AND),
 	T(atomic_OR), T(atomic_XOR), T(atomic_MINSINT), T(atomic_MAXSINT),
 	T(atomic_FMAX), T(atomic_FMIN), T(atomic_FADD), T(atomic_FSUB), T(atomic_FCMPWR),
-	T(svm), T(slm), {0},
+	T(svm), T(slm), T(slmvec), {0},
 };

@@ -9,10 +9,16 @@
  *      counted in its PTX (and SASS, counted by run_all.sh with cuobjdump);
  *   5. warp packing: a SIMD8 and a SIMD16 kernel (pack.cm) built packed
  *      (default) and with -fno-warp-packing, the same outputs, and the
- *      speedup (targets: 3x for SIMD8, 1.7x for SIMD16).
+ *      speedup (targets: 3x for SIMD8, 1.7x for SIMD16);
+ *   6. SLM access vectorization (slm.cm, ptx/slmvec.c): a GEMM-style tile
+ *      read built by default (ld.shared.v4) and with -fno-slm-vectorize
+ *      (target 1.15x), and a stencil read whose overlapping lanes the pass
+ *      refuses, against the same built with -fslm-vectorize-overlap (the
+ *      refusal is right when the forced build is not faster).
  * The kernels are tests/gpu/bench.cm and strided.cm.  Results are checked
  * before they are timed.  Output: "key: value" lines.  $BENCH_MB sets the
- * copy size (default 1024 MB).
+ * copy size (default 1024 MB); BENCH_ONLY=slm runs only 6 (BENCH_SLM_GROUPS
+ * and BENCH_SLM_ITERS shrink it, e.g. for the simulator).
  * Usage: bench SRC_DIR [WORK_DIR]   (WORK_DIR receives strided.ptx) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,6 +323,76 @@ static void packing(cmetal_device *dev, const char *dir)
 	cmetal_program_release(un);
 }
 
+/* Median microseconds of kernel name of p over groups x 4 CM threads (4096
+ * floats of in per group), its output into back. */
+static double time_slm(cmetal_device *dev, cmetal_program *p, const char *name,
+                       uint32_t groups, int iters, const float *in, float *back)
+{
+	size_t bytes = (size_t)groups * 4096 * 4;
+	cmetal_kernel *k;
+	cmetal_buffer *a, *o;
+	MUSTB(cmetal_kernel_create(p, name, &k));
+	MUSTB(cmetal_buffer_create(dev, bytes, &a));
+	MUSTB(cmetal_buffer_create(dev, bytes, &o));
+	MUSTB(cmetal_buffer_write(a, 0, bytes, in));
+	MUSTB(cmetal_kernel_set_arg_buffer(k, 0, a));
+	MUSTB(cmetal_kernel_set_arg_buffer(k, 1, o));
+	MUSTB(cmetal_kernel_set_arg(k, 2, sizeof iters, &iters));
+	cmetal_task *t;
+	MUSTB(cmetal_task_create(dev, &t));
+	MUSTB(cmetal_task_add_groups(t, k, (uint32_t[3]){groups, 1, 1}, (uint32_t[3]){4, 1, 1}));
+	MUSTB(cmetal_task_run(t, NULL));
+	MUSTB(cmetal_buffer_read(o, 0, bytes, back));
+	double us = time_task(t, 20);
+	cmetal_task_release(t);
+	cmetal_buffer_release(a);
+	cmetal_buffer_release(o);
+	cmetal_kernel_release(k);
+	return us;
+}
+
+/* 6: SLM reads merged into ld.shared.v4, and an overlapping one refused. */
+static void slm_vectorize(cmetal_device *dev, const char *dir)
+{
+	const char *ge = getenv("BENCH_SLM_GROUPS"), *ie = getenv("BENCH_SLM_ITERS");
+	uint32_t groups = ge ? (uint32_t)atoi(ge) : 2048;
+	int iters = ie ? atoi(ie) : 512;
+	cmetal_program *vec = build(dev, dir, "slm.cm", "");
+	cmetal_program *sca = build(dev, dir, "slm.cm", "-fno-slm-vectorize");
+	cmetal_program *ovl = build(dev, dir, "slm.cm", "-fslm-vectorize-overlap");
+	size_t n = (size_t)groups * 4096;
+	float *in = malloc(sizeof(float) * n), *x = malloc(sizeof(float) * n);
+	float *y = malloc(sizeof(float) * n), *z = malloc(sizeof(float) * n);
+	for (size_t i = 0; i < n; i++)
+		in[i] = (float)(i % 997) * 0.001f;
+	/* the tile: vectorized against scalar */
+	double tv = time_slm(dev, vec, "slm_tile", groups, iters, in, x);
+	double ts = time_slm(dev, sca, "slm_tile", groups, iters, in, y);
+	bool same = !memcmp(x, y, sizeof(float) * n);
+	printf("slm_tile_correct: %s\n", same ? "yes (v4 == scalar)" : "NO");
+	printf("slm_tile_us: v4 %.1f, scalar %.1f\n", tv, ts);
+	printf("slm_tile_speedup: %.2f (target 1.15: %s)\n", ts / tv,
+	       same && ts / tv >= 1.15 ? "ok" : "BELOW");
+	/* the stencil: refused (the default) against forced and scalar */
+	double rr = time_slm(dev, vec, "slm_stencil", groups, iters, in, x);
+	double rf = time_slm(dev, ovl, "slm_stencil", groups, iters, in, y);
+	time_slm(dev, sca, "slm_stencil", groups, 1, in, z);   /* warm the scalar build */
+	double rs = time_slm(dev, sca, "slm_stencil", groups, iters, in, z);
+	same = !memcmp(x, y, sizeof(float) * n) && !memcmp(x, z, sizeof(float) * n);
+	printf("slm_stencil_correct: %s\n", same ? "yes (refused == forced v2 == scalar)" : "NO");
+	printf("slm_stencil_us: refused %.1f, forced v2 %.1f, -fno-slm-vectorize %.1f\n", rr, rf,
+	       rs);
+	printf("slm_stencil_forced_speedup: %.2f (refusing was right when <= 1.00: %s)\n",
+	       rr / rf, rr / rf <= 1.0 ? "yes" : "NO");
+	free(in);
+	free(x);
+	free(y);
+	free(z);
+	cmetal_program_release(vec);
+	cmetal_program_release(sca);
+	cmetal_program_release(ovl);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : "tests/gpu";
@@ -329,6 +405,12 @@ int main(int argc, char **argv)
 	printf("device: %s\n", name);
 	printf("driver_version: %d.%d\n", c->cu->version / 1000, c->cu->version % 1000 / 10);
 	printf("date: %s", ctime(&now));
+	const char *only = getenv("BENCH_ONLY");
+	if (only && !strcmp(only, "slm")) {
+		slm_vectorize(dev, dir);
+		cmetal_device_close(dev);
+		return 0;
+	}
 	char opts[64];
 	snprintf(opts, sizeof opts, "-DSTEPS=%d", STEPS);
 	double t0 = now_us();
@@ -341,6 +423,7 @@ int main(int argc, char **argv)
 	cmetal_program_release(p);
 	strided(dev, dir, argc > 2 ? argv[2] : NULL);
 	packing(dev, dir);
+	slm_vectorize(dev, dir);
 	cmetal_device_close(dev);
 	return 0;
 }

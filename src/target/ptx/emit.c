@@ -682,6 +682,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_block_groups(p);
 	px_media_groups(p);
 	px_block_pairs(p);
+	px_slm_vectorize(p);
 	px_slm_order(p);
 	px_prologue(p);
 	size_t entry_at = p->body.len;   /* blimit.c's values go here */

@@ -687,7 +687,7 @@ static bool block(Px *p, Inst *i)
 }
 
 /* gather / scatter: element k at base + (goff + offs[k]) * scale. */
-static bool scattered(Px *p, Inst *i)
+bool px_scattered(Px *p, Inst *i)
 {
 	bool st = i->op == Oscatter;
 	Inst *val = st ? i->ops[3] : i, *offs = i->ops[2], *mask = ir_mask(i);
@@ -716,6 +716,13 @@ static bool scattered(Px *p, Inst *i)
 	}
 	px_fault_end(p, fails, st ? CUDA_FAULT_SCATTER : CUDA_FAULT_GATHER, i);
 	return true;
+}
+
+const char *px_slm_limit(Px *p, Inst *i, int bytes, int unit, const char **base)
+{
+	Where w = where(p, i, i->ops[0]);
+	*base = w.base;
+	return bytes ? limit32(p, &w, bytes, unit) : NULL;
 }
 
 /* gather4 / scatter4: output element j * N + k is channel ch[j] of
@@ -1481,7 +1488,7 @@ bool px_mem(Px *p, Inst *i)
 {
 	switch (i->op) {
 	case Obload: case Obstore: return block(p, i);
-	case Ogather: case Oscatter: return scattered(p, i);
+	case Ogather: case Oscatter: return px_slm_vector(p, i) || px_scattered(p, i);
 	case Ogather4: case Oscatter4: return scatter4(p, i);
 	case Omload: case Omstore: return media(p, i);
 	case Oatomic: return atomic(p, i);

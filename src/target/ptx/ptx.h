@@ -69,6 +69,11 @@ typedef struct {
 	const Inst *pair;     /* (a wrregion) its first load: the pair's load
 	                         is emitted here (bpair.c) */
 	bool skip;            /* emits nothing: part of a pair */
+	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
+	const Inst *svlead;   /* (a member of a merged group) where the group's
+	                         vector accesses are emitted (slmvec.c) */
+	struct PxSv *sv;      /* (there, or at a refused group's first member)
+	                         the group and its -S note */
 } PxVal;
 
 /* The state of emitting one kernel. */
@@ -241,6 +246,19 @@ const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta);
 void px_block_pairs(Px *p);
 /* mem.c: the load of a pair, at its second wrregion w */
 bool px_pair_load(Px *p, Inst *w);
+/* mem.c: a gather or scatter, each element on its own */
+bool px_scattered(Px *p, Inst *i);
+/* mem.c: the shared address of SLM access i's buffer in *base, and the
+ * number of indices idx with idx * unit + bytes inside it (b32; bytes 0:
+ * none, NULL) */
+const char *px_slm_limit(Px *p, Inst *i, int bytes, int unit, const char **base);
+
+/* slmvec.c: SLM gathers/scatters of contiguous per-lane bytes as
+ * ld/st.shared.v2/v4 (PxVal.svlead, .sv) */
+void px_slm_vectorize(Px *p);
+/* Emits i's group (or nothing, for a member emitted with it) and true; or
+ * notes why i's group was refused and false: i takes the plain path. */
+bool px_slm_vector(Px *p, Inst *i);
 
 /* pack.c: narrow CM threads packed 32/W to a warp, each on W lanes */
 void px_pack_decide(Px *p);            /* sets lanes and pack_note */
