@@ -1,8 +1,9 @@
 /* ir.c — CMIR construction and editing: the opcode and type tables, new
  * kernels, blocks and instructions, the builder cursor, use replacement,
  * and the small analyses every pass needs (predecessors, reverse
- * postorder, dominators, use counts).  Everything lives in the module's
- * arena; nothing is freed. */
+ * postorder, dominators, use counts).  A kernel's name and parameters
+ * live in the module's arena, its blocks and instructions in its own
+ * (ir_func_release frees them once the kernel is emitted). */
 #include <stdio.h>
 #include <string.h>
 
@@ -109,15 +110,23 @@ Func *ir_func_new(Module *m, const char *name, Loc loc)
 	Func *f = NEW(m->arena, Func);
 	f->name = intern_cstr(name);
 	f->mod = m;
+	f->arena = arena_child(m->arena);
 	f->loc = loc;
 	m->funcs = (Func **)grow(m->arena, (void **)m->funcs, m->nfuncs, &m->capfuncs);
 	m->funcs[m->nfuncs++] = f;
 	return f;
 }
 
+void ir_func_release(Func *f)
+{
+	arena_reset(f->arena);
+	f->blocks = NULL;
+	f->nblocks = f->capblocks = 0;
+}
+
 IrParam *ir_param_add(Func *f, const char *name, uint32_t kind, IrType ty)
 {
-	Arena *a = f->mod->arena;
+	Arena *a = f->mod->arena;   /* the metadata outlives the body */
 	IrParam *np = NEWN(a, IrParam, f->nparams + 1);
 	if (f->nparams)
 		memcpy(np, f->params, sizeof(IrParam) * f->nparams);
@@ -132,10 +141,10 @@ IrParam *ir_param_add(Func *f, const char *name, uint32_t kind, IrType ty)
 
 Block *ir_block_new(Func *f)
 {
-	Block *b = NEW(f->mod->arena, Block);
+	Block *b = NEW(f->arena, Block);
 	b->id = f->nextblk++;
 	b->func = f;
-	f->blocks = (Block **)grow(f->mod->arena, (void **)f->blocks, f->nblocks,
+	f->blocks = (Block **)grow(f->arena, (void **)f->blocks, f->nblocks,
 	                           &f->capblocks);
 	f->blocks[f->nblocks++] = b;
 	return b;
@@ -155,14 +164,14 @@ Block *ir_block_new_before(Func *f, Block *pos)
 
 Inst *ir_inst_new(Func *f, Op op, IrType ty, uint32_t nops, Loc loc)
 {
-	Inst *i = NEW(f->mod->arena, Inst);
+	Inst *i = NEW(f->arena, Inst);
 	i->op = op;
 	i->ty = ty;
 	i->id = f->nextid++;
 	i->loc = loc;
 	i->nops = nops;
 	if (nops)
-		i->ops = NEWN(f->mod->arena, Inst *, nops);
+		i->ops = NEWN(f->arena, Inst *, nops);
 	return i;
 }
 
@@ -373,7 +382,7 @@ static void rpo_visit(Arena *a, Block *b, uint32_t nblocks, Block **post, uint32
  * unreachable blocks get rpo UINT32_MAX. */
 void ir_preds(Func *f)
 {
-	Arena *a = f->mod->arena;
+	Arena *a = f->arena;
 	for (uint32_t i = 0; i < f->nblocks; i++) {
 		f->blocks[i]->npreds = 0;
 		f->blocks[i]->rpo = 0;
@@ -507,7 +516,7 @@ static Inst *konst(IrBuilder *B, IrType ty, uint32_t n)
 {
 	Inst *i = add(B, Oconst, ty, 0);
 	i->c.n = n;
-	i->c.v = NEWN(B->f->mod->arena, IrScalar, n);
+	i->c.v = NEWN(B->f->arena, IrScalar, n);
 	return i;
 }
 
@@ -584,7 +593,7 @@ Inst *irb_conv(IrBuilder *B, IrType ty, Inst *src, bool sat)
 Inst *irb_phi(IrBuilder *B, IrType ty, uint32_t n)
 {
 	Inst *i = ir_inst_new(B->f, Ophi, ty, n, B->loc);
-	i->phiblk = NEWN(B->f->mod->arena, Block *, n ? n : 1);
+	i->phiblk = NEWN(B->f->arena, Block *, n ? n : 1);
 	/* phis go before every non-phi instruction of the block */
 	Inst *pos = B->b->first;
 	while (pos && pos->op == Ophi)

@@ -437,6 +437,8 @@ typedef struct {
 struct Func {
 	const char *name;     /* interned */
 	Module *mod;
+	Arena *arena;         /* blocks and instructions (the name and params
+	                         are the module's): ir_func_release frees them */
 	Loc loc;
 	IrParam *params;
 	uint32_t nparams;
@@ -473,6 +475,9 @@ uint32_t ir_elem_to_cmk(Elem e);
 Module *ir_module_new(Arena *a);
 Func *ir_func_new(Module *m, const char *name, Loc loc);
 IrParam *ir_param_add(Func *f, const char *name, uint32_t kind, IrType ty);
+/* Frees f's body once it is emitted; its name, params and the fields the
+ * targets' metadata read (slm_size, uses_barrier, ...) stay. */
+void ir_func_release(Func *f);
 Block *ir_block_new(Func *f);         /* appended to f's layout */
 Block *ir_block_new_before(Func *f, Block *pos);  /* placed right before pos */
 
@@ -552,6 +557,7 @@ Module *ir_parse(Arena *a, const char *path, const char *text);
  * SSA dominance; reports errors (naming `after`, the last pass) and returns
  * false if any.  ir_verify_enabled(): CMETAL_VERIFY=1 or a debug build. */
 bool ir_verify(Module *m, const char *after);
+bool ir_verify_func(Func *f, const char *after);   /* one kernel of the module */
 bool ir_verify_enabled(void);
 
 /* ---- lower.c (the lowering engineer's) ------------------------------------ */
@@ -563,5 +569,12 @@ typedef struct {
 /* Lowers a checked translation unit to CMIR: one Func per kernel, every
  * call inlined.  NULL (with diagnostics) on errors. */
 Module *ir_lower(Arena *a, Node *unit, const IrLowerOptions *o);
+/* The same into m (ir_module_new), handing each kernel to each(f, ctx)
+ * as soon as it is lowered (so that it can be optimized, emitted and
+ * released before the next is lowered; after an error, the kernels
+ * lowered to report more are released unseen); false (with diagnostics)
+ * on errors, in lowering or from each. */
+bool ir_lower_each(Module *m, Node *unit, const IrLowerOptions *o,
+                   bool (*each)(Func *f, void *ctx), void *ctx);
 
 #endif

@@ -40,7 +40,7 @@ static LB *lb(Block *b) { return (LB *)b->aux; }
 Block *lw_block(L *l)
 {
 	Block *b = ir_block_new(l->f);
-	b->aux = NEW(l->a, LB);
+	b->aux = NEW(l->f->arena, LB);
 	return b;
 }
 
@@ -55,7 +55,7 @@ static void add_pred(L *l, Block *to, Block *from)
 		die("predecessor added to a sealed block b%u", to->id);
 	if (x->npreds == x->cap) {
 		uint32_t nc = x->cap ? x->cap * 2 : 4;
-		Block **np = NEWN(l->a, Block *, nc);
+		Block **np = NEWN(l->f->arena, Block *, nc);
 		if (x->npreds)
 			memcpy(np, x->preds, sizeof(Block *) * x->npreds);
 		x->preds = np;
@@ -83,7 +83,7 @@ void lw_cbr(L *l, Inst *cond, Block *t, Block *f)
 
 Var *lw_var(L *l, IrType ty, const char *name)
 {
-	Var *v = NEW(l->a, Var);
+	Var *v = NEW(l->f->arena, Var);
 	v->ty = ty;
 	v->name = name;
 	return v;
@@ -125,7 +125,7 @@ static void def_set(L *l, Var *v, Block *b, Inst *val)
 			hi = id + 1 + (id + 1 - lo) + 8;
 		}
 		uint32_t nn = hi - lo;
-		Inst **nd = NEWN(l->a, Inst *, nn);
+		Inst **nd = NEWN(l->f->arena, Inst *, nn);
 		if (v->ndefs)
 			memcpy(nd + (v->defs_base - lo), v->defs, sizeof(Inst *) * v->ndefs);
 		v->defs = nd;
@@ -163,7 +163,7 @@ static Inst *zero_in(L *l, Block *b, IrType ty)
 {
 	Inst *i = ir_inst_new(l->f, Oconst, ty, 0, l->B.loc);
 	i->c.n = 1;
-	i->c.v = NEWN(l->a, IrScalar, 1);
+	i->c.v = NEWN(l->f->arena, IrScalar, 1);
 	Inst *pos = first_non_phi(b);
 	if (pos)
 		ir_insert_before(pos, i);
@@ -177,8 +177,8 @@ static void phi_init(L *l, Inst *phi, Block *b)
 {
 	LB *x = lb(b);
 	phi->nops = x->npreds;
-	phi->ops = NEWN(l->a, Inst *, x->npreds ? x->npreds : 1);
-	phi->phiblk = NEWN(l->a, Block *, x->npreds ? x->npreds : 1);
+	phi->ops = NEWN(l->f->arena, Inst *, x->npreds ? x->npreds : 1);
+	phi->phiblk = NEWN(l->f->arena, Block *, x->npreds ? x->npreds : 1);
 	for (uint32_t k = 0; k < x->npreds; k++)
 		phi->phiblk[k] = x->preds[k];
 }
@@ -228,7 +228,7 @@ static Inst *read_in(L *l, Var *v, Block *b)
 			name_value(l, v, val);
 			if (x->ninc == x->capinc) {
 				uint32_t nc = x->capinc ? x->capinc * 2 : 4;
-				void *np = arena_alloc(l->a, sizeof(*x->inc) * nc);
+				void *np = arena_alloc(l->f->arena, sizeof(*x->inc) * nc);
 				if (x->ninc)
 					memcpy(np, x->inc, sizeof(*x->inc) * x->ninc);
 				x->inc = np;
@@ -566,7 +566,7 @@ static void stmt_switch(L *l, Node *n)
 	if (v->ty.elem == E_I1)
 		v = lw_conv_elem(l, v, E_I32, false);
 	NodeList cases = {0};
-	collect_cases(n->body, &cases, l->a);
+	collect_cases(n->body, &cases, l->f->arena);
 	Block *exit = lw_block(l), *dflt = exit;
 	for (int i = 0; i < cases.len; i++) {
 		Node *c = cases.data[i];
@@ -874,7 +874,7 @@ Inst *lw_call(L *l, Node *call)
 static void mark(L *l, bool *live)
 {
 	Func *f = l->f;
-	Block **work = NEWN(l->a, Block *, f->nblocks + 1);
+	Block **work = NEWN(l->f->arena, Block *, f->nblocks + 1);
 	int n = 0;
 	work[n++] = f->blocks[0];
 	live[f->blocks[0]->id] = true;
@@ -893,7 +893,7 @@ static void mark(L *l, bool *live)
 static void drop_dead(L *l)
 {
 	Func *f = l->f;
-	bool *live = NEWN(l->a, bool, f->nextblk + 1);
+	bool *live = NEWN(l->f->arena, bool, f->nextblk + 1);
 	mark(l, live);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->nblocks; i++) {
@@ -1099,21 +1099,32 @@ static void lower_kernel(L *l, Node *fn)
 		f->blocks[i]->aux = NULL;
 }
 
-Module *ir_lower(Arena *a, Node *unit, const IrLowerOptions *o)
+bool ir_lower_each(Module *m, Node *unit, const IrLowerOptions *o,
+                   bool (*each)(Func *f, void *ctx), void *ctx)
 {
-	L l = {.a = a, .unit = unit, .debug = o && o->debug};
-	l.m = ir_module_new(a);
+	L l = {.a = m->arena, .m = m, .unit = unit, .debug = o && o->debug};
 	static _Thread_local uint32_t gen;
 	l.gen = gen;
 	int errors = diag_state.errors;
+	bool ok = true;
 	find_const_globals(&l);
 	for (int i = 0; i < unit->args.len; i++) {
 		Node *n = unit->args.data[i];
-		if (n->kind == ND_FUNC && (n->dspec & DS_GENX_MAIN) && n->body)
+		if (n->kind == ND_FUNC && (n->dspec & DS_GENX_MAIN) && n->body) {
 			lower_kernel(&l, n);
+			/* after an error, lowering goes on only to report more */
+			if (ok && diag_state.errors == errors && each)
+				ok = each(l.f, ctx);
+			else if (each)
+				ir_func_release(l.f);
+		}
 	}
 	gen = l.gen + 1;
-	if (diag_state.errors > errors)
-		return NULL;
-	return l.m;
+	return ok && diag_state.errors == errors;
+}
+
+Module *ir_lower(Arena *a, Node *unit, const IrLowerOptions *o)
+{
+	Module *m = ir_module_new(a);
+	return ir_lower_each(m, unit, o, NULL, NULL) ? m : NULL;
 }

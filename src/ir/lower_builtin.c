@@ -690,7 +690,7 @@ static Inst *cmtl(L *l, Node *c)
 		Node *d = A(c, 0);
 		IrType t = tyof(d);
 		Elem s = ir_is_float(t.elem) ? t.elem : E_I32;
-		IrScalar *idx = NEWN(l->a, IrScalar, t.n);
+		IrScalar *idx = NEWN(l->f->arena, IrScalar, t.n);
 		for (uint32_t k = 0; k < t.n; k++) {
 			if (ir_is_float(s))
 				idx[k].f = (double)k;

@@ -129,7 +129,7 @@ static void flatten(Node *n, Elem e, IrScalar *vals, uint32_t cap, uint32_t *k)
 Inst *lw_const_array(L *l, Sym *s)
 {
 	IrType ty = lw_type(s->ty);
-	IrScalar *vals = NEWN(l->a, IrScalar, ty.n);
+	IrScalar *vals = NEWN(l->f->arena, IrScalar, ty.n);
 	uint32_t k = 0;
 	Node *d = s->decl;
 	if (d && d->kind == ND_VAR_DECL)

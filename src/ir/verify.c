@@ -332,30 +332,39 @@ static void check_block(V *v, const Block *b)
 	}
 }
 
+static void verify_func(V *v, Func *f)
+{
+	v->f = f;
+	int before = v->errors;
+	if (!f->nblocks) {
+		bad(v, NULL, f->loc, "no blocks");
+		return;
+	}
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		check_block(v, f->blocks[bi]);
+	if (v->errors != before)
+		return;   /* dominance needs sound blocks */
+	ir_dominators(f);
+	v->pos = xcalloc(f->nextid ? f->nextid : 1, sizeof *v->pos);
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		check_ssa(v, f->blocks[bi]);
+	free(v->pos);
+	v->pos = NULL;
+}
+
 bool ir_verify(Module *m, const char *after)
 {
-	V vs = {.after = after ? after : "input"};
-	V *v = &vs;
-	for (uint32_t k = 0; k < m->nfuncs; k++) {
-		Func *f = m->funcs[k];
-		v->f = f;
-		int before = v->errors;
-		if (!f->nblocks) {
-			bad(v, NULL, f->loc, "no blocks");
-			continue;
-		}
-		for (uint32_t bi = 0; bi < f->nblocks; bi++)
-			check_block(v, f->blocks[bi]);
-		if (v->errors != before)
-			continue;   /* dominance needs sound blocks */
-		ir_dominators(f);
-		v->pos = xcalloc(f->nextid ? f->nextid : 1, sizeof *v->pos);
-		for (uint32_t bi = 0; bi < f->nblocks; bi++)
-			check_ssa(v, f->blocks[bi]);
-		free(v->pos);
-		v->pos = NULL;
-	}
-	return v->errors == 0;
+	V v = {.after = after ? after : "input"};
+	for (uint32_t k = 0; k < m->nfuncs; k++)
+		verify_func(&v, m->funcs[k]);
+	return v.errors == 0;
+}
+
+bool ir_verify_func(Func *f, const char *after)
+{
+	V v = {.after = after ? after : "input"};
+	verify_func(&v, f);
+	return v.errors == 0;
 }
 
 bool ir_verify_enabled(void)

@@ -113,7 +113,7 @@ static bool fold_elementwise(Func *f, Inst *i)
 	bool cmp = oi->flags & IRF_CMP;
 	if (!cmp && e != i->ty.elem)
 		return false;
-	IrScalar *v = NEWN(f->mod->arena, IrScalar, i->ty.n);
+	IrScalar *v = NEWN(f->arena, IrScalar, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++) {
 		IrScalar a = ir_const_at(i->ops[0], i->ops[0]->ty.n == 1 ? 0 : k), b = {0};
 		if (oi->nops == 2)
@@ -144,7 +144,7 @@ static bool fold_region(Func *f, Inst *i)
 		return false;
 	Inst *src = i->ops[0];
 	uint32_t n = i->op == Ordregion ? i->ty.n : i->ops[1]->ty.n;
-	IrScalar *v = NEWN(f->mod->arena, IrScalar, i->ty.n);
+	IrScalar *v = NEWN(f->arena, IrScalar, i->ty.n);
 	if (i->op == Owrregion)
 		for (uint32_t k = 0; k < i->ty.n; k++)
 			v[k] = ir_const_at(src, k);
@@ -175,7 +175,7 @@ static bool fold_conv(Func *f, Inst *i)
 	if (i->sat || a->op != Oconst || to == E_I1 || from == E_I1 || to == E_F16 ||
 	    from == E_F16 || (ir_is_float(from) && !ir_is_float(to)))
 		return false;
-	IrScalar *v = NEWN(f->mod->arena, IrScalar, i->ty.n);
+	IrScalar *v = NEWN(f->arena, IrScalar, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++) {
 		IrScalar x = ir_const_at(a, a->ty.n == 1 ? 0 : k);
 		if (ir_is_float(to))

@@ -219,7 +219,7 @@ static Block *preheader(Licm *c, const Loop *L)
  * value, or a new phi in p over them. */
 static void split_phi(Licm *c, const Loop *L, Inst *h, Block *p)
 {
-	Arena *a = c->f->mod->arena;
+	Arena *a = c->f->arena;
 	uint32_t nout = 0;
 	Inst *v = NULL;
 	bool same = true;
@@ -387,7 +387,7 @@ static Inst *const_in_pre(Licm *c, const Loop *L, Inst *k)
 	Inst *d = k->aux;
 	if (d && d->block == L->pre)
 		return d;
-	Arena *a = c->f->mod->arena;
+	Arena *a = c->f->arena;
 	d = ir_inst_new(c->f, Oconst, k->ty, 0, k->loc);
 	d->c.n = k->c.n;
 	d->c.v = NEWN(a, IrScalar, k->c.n);

@@ -25,6 +25,9 @@ uint32_t opt_flag_mask(const char *flag);
  * prints the module to dump_out.  Verifies after each pass when
  * ir_verify_enabled().  false on a verifier error. */
 bool opt_run(Module *m, int level, uint32_t skip, const char *dump, Buf *dump_out);
+/* The same pipeline on one kernel, with no dump (each pass works on one
+ * kernel, so running the kernels one after the other gives the same IR). */
+bool opt_run_func(Func *f, int level, uint32_t skip);
 
 /* fold.c — constant folding through element-wise ops and regions. */
 bool opt_fold(Func *f);

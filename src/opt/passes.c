@@ -68,3 +68,20 @@ bool opt_run(Module *m, int level, uint32_t skip, const char *dump, Buf *dump_ou
 	}
 	return true;
 }
+
+bool opt_run_func(Func *f, int level, uint32_t skip)
+{
+	bool verify = ir_verify_enabled();
+	if (verify && !ir_verify_func(f, "lower"))
+		return false;
+	for (int k = 0; k < opt_npasses; k++) {
+		const Pass *p = &opt_passes[k];
+		if (level < p->min_level)
+			continue;
+		if (!(skip >> k & 1))
+			p->run(f);
+		if (verify && !ir_verify_func(f, p->name))
+			return false;
+	}
+	return true;
+}

@@ -24,7 +24,7 @@ static Inst *konst(Func *f, Inst *at, IrType ty, int64_t v)
 {
 	Inst *c = ir_inst_new(f, Oconst, ty, 0, at->loc);
 	c->c.n = 1;
-	c->c.v = NEWN(f->mod->arena, IrScalar, 1);
+	c->c.v = NEWN(f->arena, IrScalar, 1);
 	c->c.v[0].i = v;
 	ir_insert_before(at, c);
 	return c;

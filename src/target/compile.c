@@ -1,5 +1,9 @@
 /* compile.c — the compiler as one function: front end, lowering, the pass
- * pipeline, and a target's emitter.  One arena per compilation. */
+ * pipeline, and a target's emitter.  One arena per compilation, and one
+ * per kernel: a kernel is lowered, optimized and emitted before the next
+ * is lowered, and its IR is released once it is emitted, so that the IR
+ * of one kernel at most is alive (the syntax tree lives throughout: every
+ * kernel may inline any function). */
 #include <string.h>
 
 #include "opt/opt.h"
@@ -47,6 +51,26 @@ static const Target *need_target(const char *name)
 	return t;
 }
 
+bool target_emit(const Target *t, Module *m, const EmitOptions *o, Buf *out)
+{
+	if (!t->begin)
+		return t->emit(m, o, out);
+	void *st = t->begin(m, o, out);
+	bool ok = st != NULL;
+	for (uint32_t k = 0; k < m->nfuncs && ok; k++)
+		ok = t->kernel(st, m->funcs[k]);
+	return st && t->end(st, ok) && ok;
+}
+
+static EmitOptions emit_options(const CompileOptions *o)
+{
+	return (EmitOptions){.debug = o->debug, .fp = o->fp, .march = o->march,
+	                     .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
+	                     .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
+	                     .no_slm_vec = o->no_slm_vec, .slm_vec_overlap = o->slm_vec_overlap,
+	                     .thread_args = o->thread_args};
+}
+
 bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *out)
 {
 	if (o->dump_pass) {
@@ -58,12 +82,42 @@ bool compile_module(Module *m, const CompileOptions *o, const Target *t, Buf *ou
 	}
 	if (!opt_run(m, o->opt_level, o->opt_skip, NULL, NULL))
 		return false;
-	EmitOptions eo = {.debug = o->debug, .fp = o->fp, .march = o->march,
-	                  .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
-	                  .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
-	                  .no_slm_vec = o->no_slm_vec, .slm_vec_overlap = o->slm_vec_overlap,
-	                  .thread_args = o->thread_args};
-	return t->emit(m, &eo, out) && !diag_state.errors;
+	EmitOptions eo = emit_options(o);
+	return target_emit(t, m, &eo, out) && !diag_state.errors;
+}
+
+/* Kernel by kernel: what ir_lower_each hands each lowered kernel to. */
+typedef struct {
+	const CompileOptions *o;
+	const Target *t;
+	void *st;             /* the target's state; NULL when begin failed */
+} Stream;
+
+static bool stream_kernel(Func *f, void *ctx)
+{
+	Stream *s = ctx;
+	bool ok = s->st && opt_run_func(f, s->o->opt_level, s->o->opt_skip) &&
+	          s->t->kernel(s->st, f);
+	ir_func_release(f);
+	return ok;
+}
+
+/* Lowers, optimizes and emits unit kernel by kernel (a target with
+ * begin), or whole (a dump, or T_ir). */
+static bool lower_and_emit(Arena *a, Node *unit, const CompileOptions *o, const Target *t,
+                           Buf *out)
+{
+	IrLowerOptions lo = {.debug = o->debug, .march = o->march};
+	if (o->dump_pass || !t->begin) {
+		Module *m = ir_lower(a, unit, &lo);
+		return m && !diag_state.errors && compile_module(m, o, t, out);
+	}
+	EmitOptions eo = emit_options(o);
+	Module *m = ir_module_new(a);
+	Stream s = {.o = o, .t = t, .st = t->begin(m, &eo, out)};
+	bool ok = ir_lower_each(m, unit, &lo, stream_kernel, &s) && s.st;
+	ok = (!s.st || t->end(s.st, ok)) && ok;
+	return ok && !diag_state.errors;
 }
 
 bool compile_to(const char *path, const char *text, const CompileOptions *o,
@@ -78,11 +132,8 @@ bool compile_to(const char *path, const char *text, const CompileOptions *o,
 	Arena *a = arena_new();
 	bool ok = false;
 	Node *unit = front_compile(a, path, text, &o->fo);
-	if (unit) {
-		IrLowerOptions lo = {.debug = o->debug, .march = o->march};
-		Module *m = ir_lower(a, unit, &lo);
-		ok = m && !diag_state.errors && compile_module(m, o, t, out);
-	}
+	if (unit)
+		ok = lower_and_emit(a, unit, o, t, out);
 	arena_free(a);
 	return ok;
 }

@@ -47,12 +47,23 @@ typedef struct {
 typedef struct Target {
 	const char *name;
 	/* Appends the module's code to out; false (with diagnostics) on
-	 * errors.  The module may be changed (target legalization). */
+	 * errors.  The module may be changed (target legalization).  A target
+	 * that sets begin leaves it NULL (target_emit does it). */
 	bool (*emit)(Module *m, const EmitOptions *o, Buf *out);
+	/* Or kernel by kernel, so that each kernel's IR can be released once
+	 * it is emitted: begin (NULL after errors), then kernel for each
+	 * kernel of m as soon as it is optimized (m->funcs grows meanwhile;
+	 * the kernel's body is released after it), then end, which appends
+	 * the text to out (unless ok is false) and frees the state. */
+	void *(*begin)(Module *m, const EmitOptions *o, Buf *out);
+	bool (*kernel)(void *st, Func *f);
+	bool (*end)(void *st, bool ok);
 } Target;
 
 extern const Target T_ir, T_c;
 const Target *target_find(const char *name);   /* NULL if unknown */
+/* t->emit, or begin, kernel for each of m's kernels, end. */
+bool target_emit(const Target *t, Module *m, const EmitOptions *o, Buf *out);
 
 /* ptx/emit.c */
 /* The -march for a GPU of compute capability major.minor: the device's own

@@ -22,20 +22,46 @@ struct Arena {
 	Chunk *head;
 	size_t total;
 	Adopted *adopted;   /* malloc'd blocks handed over by arena_adopt */
+	Arena *children;    /* made by arena_child: freed with this one */
+	Arena *sibling;     /* the next child of this one's parent */
 };
 
 Arena *arena_new(void) { return xcalloc(1, sizeof(Arena)); }
+
+/* An arena that is freed with its parent at the latest; in between,
+ * arena_reset gives its memory back (a kernel's IR, once it is emitted). */
+Arena *arena_child(Arena *parent)
+{
+	Arena *c = arena_new();
+	c->sibling = parent->children;
+	parent->children = c;
+	return c;
+}
+
+void arena_reset(Arena *a)
+{
+	for (Adopted *d = a->adopted, *n; d; d = n) {
+		n = d->next;   /* d lives in a chunk */
+		free(d->p);
+	}
+	a->adopted = NULL;
+	for (Chunk *c = a->head, *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	a->head = NULL;
+	a->total = 0;
+}
 
 void arena_free(Arena *a)
 {
 	if (!a)
 		return;
-	for (Adopted *d = a->adopted; d; d = d->next)
-		free(d->p);
-	for (Chunk *c = a->head, *n; c; c = n) {
-		n = c->next;
-		free(c);
+	for (Arena *c = a->children, *n; c; c = n) {
+		n = c->sibling;
+		arena_free(c);
 	}
+	arena_reset(a);
 	free(a);
 }
 

@@ -22,6 +22,8 @@
  * after what they live for (one per compilation, one per kernel, ...). */
 typedef struct Arena Arena;
 Arena *arena_new(void);
+Arena *arena_child(Arena *parent);                 /* freed with parent at the latest */
+void arena_reset(Arena *a);                        /* frees what it holds; stays usable */
 void arena_free(Arena *a);
 void *arena_alloc(Arena *a, size_t size);          /* zeroed, 16-aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);

@@ -65,7 +65,7 @@ static bool leaf_ok(Bale *b, const Inst *x, const Inst *o, const Inst *u)
 			return false;
 	if (g->store[u->id] != s)
 		return true;
-	bool *seen = NEWN(g->f->mod->arena, bool, u->ty.n);
+	bool *seen = NEWN(g->f->arena, bool, u->ty.n);
 	for (uint32_t k = 0; k < x->ty.n; k++) {
 		int64_t w = write_index(g, u, k);
 		if (w < 0 || w >= u->ty.n || seen[w] || w != leaf_index(x, k))
@@ -119,7 +119,7 @@ static void find_users(Bale *b, Func *f)
 
 bool *c_bale(CGen *g, Func *f)
 {
-	Arena *a = f->mod->arena;
+	Arena *a = f->arena;
 	Bale b = {.g = g};
 	b.inl = NEWN(a, bool, f->nextid + 1);
 	b.user = NEWN(a, Inst *, f->nextid + 1);

@@ -60,7 +60,7 @@ static void set_bit(uint64_t *set, uint32_t k) { set[k / 64] |= 1ull << (k % 64)
 static void number(St *s)
 {
 	Func *f = s->f;
-	Arena *a = f->mod->arena;
+	Arena *a = f->arena;
 	uint32_t maxblk = 0;
 	for (uint32_t bi = 0; bi < f->nblocks; bi++)
 		maxblk = f->blocks[bi]->id > maxblk ? f->blocks[bi]->id : maxblk;
@@ -137,9 +137,9 @@ static void liveness(St *s)
 {
 	Func *f = s->f;
 	size_t n = (size_t)f->nblocks * s->words + 1;
-	s->livein = NEWN(f->mod->arena, uint64_t, n);
-	s->liveout = NEWN(f->mod->arena, uint64_t, n);
-	s->scratch = NEWN(f->mod->arena, uint64_t, s->words + 1);
+	s->livein = NEWN(f->arena, uint64_t, n);
+	s->liveout = NEWN(f->arena, uint64_t, n);
+	s->scratch = NEWN(f->arena, uint64_t, s->words + 1);
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (uint32_t bi = f->nblocks; bi-- > 0;)
@@ -233,7 +233,7 @@ static void coalesce(St *s, bool phis)
 
 uint32_t *c_assign_storage(Func *f, bool keep_names)
 {
-	Arena *a = f->mod->arena;
+	Arena *a = f->arena;
 	St s = {.f = f, .nvals = f->nextid + 1, .keep_names = keep_names};
 	s.vec = NEWN(a, uint32_t, s.nvals);
 	s.pos = NEWN(a, uint32_t, s.nvals);

@@ -795,35 +795,47 @@ static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32
 	put_buf(out, pfmeta);
 }
 
-/* Notes on the widest values of f (registers per lane), the likely
- * reasons for a spill. */
-static void note_widest(const Func *f)
+/* A wide value of a kernel, kept for the notes on a spill (ptxas reports
+ * once every kernel is emitted and its IR released). */
+typedef struct {
+	Loc loc;
+	IrType ty;
+	uint32_t id, regs;    /* regs: registers per lane; 0: none */
+	Op op;
+} Wide;
+
+/* The three widest values of f (registers per lane), the likely reasons
+ * for a spill. */
+static void find_widest(const Func *f, Wide top[3])
 {
-	const Inst *top[3] = {0};
-	uint32_t regs[3] = {0};
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (const Inst *i = f->blocks[b]->first; i; i = i->next) {
 			if (i->ty.elem == E_VOID || i->ty.n <= 32)
 				continue;
 			uint32_t r = SLOTS(i->ty.n) * (ir_elem_bytes[i->ty.elem] == 8 ? 2 : 1);
 			for (int k = 0; k < 3; k++)
-				if (r > regs[k]) {
+				if (r > top[k].regs) {
 					for (int m = 2; m > k; m--)
-						top[m] = top[m - 1], regs[m] = regs[m - 1];
-					top[k] = i, regs[k] = r;
+						top[m] = top[m - 1];
+					top[k] = (Wide){.loc = i->loc, .ty = i->ty, .id = i->id, .regs = r,
+					                .op = i->op};
 					break;
 				}
 		}
-	for (int k = 0; k < 3 && top[k]; k++) {
+}
+
+static void note_widest(const Wide top[3])
+{
+	for (int k = 0; k < 3 && top[k].regs; k++) {
 		char t[16];
-		note_at(top[k]->loc, "a %s value (%%%u, '%s') takes %u registers per lane",
-		        ir_type_str(top[k]->ty, t), top[k]->id, ir_ops[top[k]->op].name, regs[k]);
+		note_at(top[k].loc, "a %s value (%%%u, '%s') takes %u registers per lane",
+		        ir_type_str(top[k].ty, t), top[k].id, ir_ops[top[k].op].name, top[k].regs);
 	}
 }
 
 /* The header comment of a kernel, from ptxas when we have its report. */
-static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, int ninfo,
-                          Buf *out)
+static void kernel_header(const Func *f, uint32_t nshfl, const Wide widest[3],
+                          const PtxasInfo *info, int ninfo, Buf *out)
 {
 	buf_printf(out, "// kernel %s: %u static shuffles, slm %u bytes\n", f->name, nshfl,
 	           f->slm_size);
@@ -842,90 +854,140 @@ static void kernel_header(const Func *f, uint32_t nshfl, const PtxasInfo *info, 
 			warn_at(f->loc, "kernel '%s' spills registers (%d bytes stored, %d loaded): "
 			        "its live vectors exceed the warp register file", f->name,
 			        info[k].spill_stores, info[k].spill_loads);
-			note_widest(f);
+			note_widest(widest);
 		}
 		return;
 	}
 	buf_puts(out, "// ptxas: no report for this kernel\n");
 }
 
-static bool emit_ptx(Module *m, const EmitOptions *o, Buf *out)
+/* What the module keeps of each kernel until its text is put together:
+ * the head (.target, module-scope data) goes before the kernels and
+ * depends on all of them. */
+typedef struct {
+	Func *f;
+	Buf text, pfmeta;     /* its .entry; its printf metadata lines */
+	uint32_t nshfl, scratch, lanes;
+	Wide widest[3];
+} PxKernel;
+
+typedef struct {
+	Module *m;
+	const EmitOptions *o;
+	Buf *out;
+	int arch;
+	Buf globals;
+	VEC(PxKernel) kern;
+	uint32_t npf;         /* the module's printfs so far */
+} PxModule;
+
+static void *ptx_begin(Module *m, const EmitOptions *o, Buf *out)
 {
 	int arch = check_march(o->march);
-	if (arch < 0)
+	if (arch < 0 || !px_cluster_check(o, marchs[arch].name))
+		return NULL;
+	PxModule *x = xcalloc(1, sizeof *x);
+	*x = (PxModule){.m = m, .o = o, .out = out, .arch = arch};
+	return x;
+}
+
+/* The spec's entries that name f must list by-value arguments of f (the
+ * names are checked once every kernel is known, by check_thread_args). */
+static bool check_own_thread_args(const Func *f, const char *spec)
+{
+	const char *nm, *list;
+	size_t nlen, llen;
+	while (spec && spec_next(&spec, &nm, &nlen, &list, &llen)) {
+		if (nlen != strlen(f->name) || strncmp(nm, f->name, nlen))
+			continue;
+		for (const char *d = list, *e; d < list + llen; d = *e == ',' ? e + 1 : e)
+			if (!check_spec_index(f, d, &e))
+				return false;
+	}
+	return true;
+}
+
+static bool ptx_kernel(void *st, Func *f)
+{
+	PxModule *x = st;
+	if (!check_own_thread_args(f, x->o->thread_args))
 		return false;
-	const char *march = marchs[arch].name;
-	if (!px_cluster_check(o, march) || !check_thread_args(m, o->thread_args))
-		return false;
-	Buf head = {0}, globals = {0};
-	Buf *kern = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(Buf));
-	Buf *pfmeta = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(Buf));
-	uint32_t *nshfl = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(uint32_t));
-	uint32_t *scratch = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(uint32_t));
-	uint32_t *lanes = xcalloc(m->nfuncs ? m->nfuncs : 1, sizeof(uint32_t));
-	uint32_t npf = 0;
-	bool ok = true;
-	for (uint32_t k = 0; k < m->nfuncs && ok; k++)
-		ok = emit_kernel(m->funcs[k], o, &kern[k], &globals, &nshfl[k], &scratch[k],
-		                 &lanes[k], &pfmeta[k], &npf);
-	buf_printf(&head, ".version %s\n.target %s\n.address_size 64\n\n", marchs[arch].isa,
-	           march);
-	for (uint32_t k = 0; k < m->nfuncs; k++)
-		if (scratch[k]) {   /* slm.c; sized at launch (rt/cuda_abi.h) */
+	vec_push(&x->kern, ((PxKernel){.f = f}));
+	PxKernel *k = &vec_last(&x->kern);
+	find_widest(f, k->widest);
+	return emit_kernel(f, x->o, &k->text, &x->globals, &k->nshfl, &k->scratch, &k->lanes,
+	                   &k->pfmeta, &x->npf);
+}
+
+/* The module's text: metadata, head, then each kernel, into out. */
+static bool ptx_put_together(PxModule *x)
+{
+	const char *march = marchs[x->arch].name;
+	Buf head = {0}, *out = x->out;
+	buf_printf(&head, ".version %s\n.target %s\n.address_size 64\n\n",
+	           marchs[x->arch].isa, march);
+	for (int k = 0; k < x->kern.len; k++)
+		if (x->kern.data[k].scratch) {   /* slm.c; sized at launch (rt/cuda_abi.h) */
 			buf_puts(&head, ".extern .shared .align 16 .b8 cmetal_scratch[];\n");
 			break;
 		}
-	if (o->debug)
+	if (x->o->debug)
 		for (uint32_t fi = 1; src_get(fi); fi++)
 			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);
-	put_buf(&head, &globals);
-	if (ok) {
-		/* ptxas sees the same text the user gets, less the comments; its
-		 * copy goes before out is built, and each kernel's text once it
-		 * is in out, so that at most two copies of the PTX live at once */
-		Buf err = {0};
-		PtxasInfo info[64];
-		int ninfo = -2;
-		if (!getenv("CMETAL_NO_PTXAS")) {
-			Buf all = {0};
-			put_buf(&all, &head);
-			for (uint32_t k = 0; k < m->nfuncs; k++)
-				put_buf(&all, &kern[k]);
-			ninfo = ptxas_report(buf_cstr(&all), march, info, 64, &err);
-			buf_free(&all);
-		}
-		buf_printf(out, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
-		if (o->cluster_slm)
-			buf_puts(out, "//@cmetal cluster 1\n");
-		for (uint32_t k = 0; k < m->nfuncs; k++)
-			metadata(m->funcs[k], o, nshfl[k], scratch[k], lanes[k], &pfmeta[k], out);
-		buf_puts(out, "// generated by cmetal\n");
-		put_buf(out, &head);
-		for (uint32_t k = 0; k < m->nfuncs; k++) {
-			buf_putc(out, '\n');
-			kernel_header(m->funcs[k], nshfl[k], info, ninfo, out);
-			put_buf(out, &kern[k]);
-			buf_free(&kern[k]);
-		}
-		if (ninfo == 0 && err.len) {
-			error_at((Loc){0}, "ptxas rejected the generated PTX (a compiler bug):\n%s",
-			         buf_cstr(&err));
-			ok = false;
-		}
-		buf_free(&err);
+	put_buf(&head, &x->globals);
+	/* ptxas sees the same text the user gets, less the comments; its copy
+	 * goes before out is built, and each kernel's text once it is in out,
+	 * so that at most two copies of the PTX live at once */
+	Buf err = {0};
+	PtxasInfo info[64];
+	int ninfo = -2;
+	bool ok = true;
+	if (!getenv("CMETAL_NO_PTXAS")) {
+		Buf all = {0};
+		put_buf(&all, &head);
+		for (int k = 0; k < x->kern.len; k++)
+			put_buf(&all, &x->kern.data[k].text);
+		ninfo = ptxas_report(buf_cstr(&all), march, info, 64, &err);
+		buf_free(&all);
 	}
-	for (uint32_t k = 0; k < m->nfuncs; k++) {
-		buf_free(&kern[k]);
-		buf_free(&pfmeta[k]);
+	buf_printf(out, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
+	if (x->o->cluster_slm)
+		buf_puts(out, "//@cmetal cluster 1\n");
+	for (int k = 0; k < x->kern.len; k++) {
+		PxKernel *kk = &x->kern.data[k];
+		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, &kk->pfmeta, out);
 	}
-	free(kern);
-	free(pfmeta);
-	free(nshfl);
-	free(scratch);
-	free(lanes);
+	buf_puts(out, "// generated by cmetal\n");
+	put_buf(out, &head);
+	for (int k = 0; k < x->kern.len; k++) {
+		PxKernel *kk = &x->kern.data[k];
+		buf_putc(out, '\n');
+		kernel_header(kk->f, kk->nshfl, kk->widest, info, ninfo, out);
+		put_buf(out, &kk->text);
+		buf_free(&kk->text);
+	}
+	if (ninfo == 0 && err.len) {
+		error_at((Loc){0}, "ptxas rejected the generated PTX (a compiler bug):\n%s",
+		         buf_cstr(&err));
+		ok = false;
+	}
+	buf_free(&err);
 	buf_free(&head);
-	buf_free(&globals);
 	return ok;
 }
 
-const Target T_ptx = {.name = "ptx", .emit = emit_ptx};
+static bool ptx_end(void *st, bool ok)
+{
+	PxModule *x = st;
+	ok = ok && check_thread_args(x->m, x->o->thread_args) && ptx_put_together(x);
+	for (int k = 0; k < x->kern.len; k++) {
+		buf_free(&x->kern.data[k].text);
+		buf_free(&x->kern.data[k].pfmeta);
+	}
+	vec_free(&x->kern);
+	buf_free(&x->globals);
+	free(x);
+	return ok;
+}
+
+const Target T_ptx = {.name = "ptx", .begin = ptx_begin, .kernel = ptx_kernel, .end = ptx_end};
