@@ -177,8 +177,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
-	else if (!strcmp(a, "-fslm-vectorize-overlap"))
-		o->slm_vec_overlap = true;   /* measurements only (docs/analyzer.md) */
+	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))
+		o->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal (docs/analyzer.md) */
 	else if (!strcmp(a, "-fcluster-slm"))
 		o->cluster_slm = true;
 	else if (!strncmp(a, "-fno-", 5) && opt_flag_mask(a + 5))

@@ -110,8 +110,9 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
-		} else if (!strcmp(a, "-fslm-vectorize-overlap")) {
-			co->slm_vec_overlap = true;   /* measurements only */
+		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||
+		           !strcmp(a, "-fslm-vectorize-overlap")) {
+			co->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal */
 		} else if (!strcmp(a, "-Werror")) {
 			diag_state.werror = true;
 		} else if (!strcmp(a, "-w")) {

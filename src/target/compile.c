@@ -67,7 +67,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	return (EmitOptions){.debug = o->debug, .fp = o->fp, .march = o->march,
 	                     .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
-	                     .no_slm_vec = o->no_slm_vec, .slm_vec_overlap = o->slm_vec_overlap,
+	                     .no_slm_vec = o->no_slm_vec, .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .thread_args = o->thread_args};
 }
 

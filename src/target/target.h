@@ -36,8 +36,8 @@ typedef struct {
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
-	bool slm_vec_overlap; /* PTX: merge overlapping SLM reads too
-	                         (-fslm-vectorize-overlap, for measurements) */
+	bool slm_vec_no_overlap; /* PTX: refuse overlapping SLM reads as seed
+	                         001 does (-fno-slm-vectorize-overlap) */
 	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
 	                         arguments are read per walker thread from a
 	                         table (rt/cuda_abi.h "Per-thread arguments");
@@ -99,7 +99,7 @@ typedef struct {
 	bool ptx_canonical;   /* -fptx-layout=canonical */
 	bool no_pack;         /* -fno-warp-packing: EmitOptions.no_pack */
 	bool no_slm_vec;      /* -fno-slm-vectorize: EmitOptions.no_slm_vec */
-	bool slm_vec_overlap; /* -fslm-vectorize-overlap */
+	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;
