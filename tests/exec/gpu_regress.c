@@ -527,9 +527,39 @@ TEST(media_groups)
 		h_eq_u32(h, "out", o, w, HH * W);
 }
 
+TEST(columns_from_slm)
+{
+	enum { N = 4, REPS = 3 };
+	static uint32_t a[N * 512], o[N * 2048], w[N * 2048];
+	for (int i = 0; i < N * 512; i++)
+		a[i] = h_rand(h);
+	memset(o, 0, sizeof o);
+	memset(w, 0, sizeof w);
+	for (int t = 0; t < N; t++) {
+		for (int d = 0; d < 16; d++)
+			for (int k = 0; k < 32; k++)
+				w[t * 2048 + d * 32 + k] = a[t * 512 + k * 16 + d];
+		for (int r = 0; r < REPS; r++)
+			for (int k = 0; k < 16; k++) {
+				/* element e of m: a[t * 512 + r * 8 + e % 512], past the end 0 */
+				uint32_t x[2];
+				for (int c = 0; c < 2; c++) {
+					int e = k * 48 + (c ? 47 : 5);
+					size_t at = (size_t)t * 512 + r * 8 + e % 512;
+					x[c] = at < N * 512 ? a[at] : 0;
+				}
+				w[t * 2048 + 512 + r * 16 + k] = x[0] + x[1] * 3;
+			}
+	}
+	HShape sh = GROUPS(2, N / 2);
+	sh.options = "-fno-bounds-check"; /* the last thread reads past the end on purpose */
+	if (H_RUN(h, F, "columns", sh, IN(a), INOUT(o), I32(REPS)))
+		h_eq_u32(h, "out", o, w, N * 2048);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
-	T(media_groups), {0},
+	T(media_groups), T(columns_from_slm), {0},
 };

@@ -364,6 +364,16 @@ int main(int argc, char **argv)
 				printf("ok exec/%s\n", t->name);
 			fflush(stdout);
 		}
+	/* a test named on the command line that does not exist fails, so a
+	 * misspelled or unregistered one is not taken for a pass */
+	for (int i = 1; i < argc; i++) {
+		bool found = false;
+		for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+			for (const HTest *t = families[f]; t->name; t++)
+				found |= !strcmp(argv[i], t->name);
+		if (!found)
+			printf("FAIL exec/%s: no such test\n", argv[i]);
+	}
 	for (int i = 0; i < nprogs; i++)
 		cmetal_program_release(progs[i].p);
 	cmetal_device_close(dev);

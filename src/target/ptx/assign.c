@@ -29,8 +29,10 @@
  * the definition (so it dominates every use, and is hoisted out of the
  * loops its users are in).  Splat constants are materialized in any
  * layout for free.  Scalars are uniform and have no layout.  Last, values
- * read at runtime positions or by many constant extracts in loops get an
- * SLM copy (assign_slm, slm.c), placed where it is stored least often.
+ * read at runtime positions, by many constant extracts in loops or by
+ * constant regions that gather each register from many (a matrix's
+ * column) get an SLM copy (assign_slm, slm.c), placed where it is stored
+ * least often.
  *
  * With -fptx-layout=canonical every value is canonical and no copy exists
  * (no SLM copy either): the output is the model of ptx.h's top comment.
@@ -268,6 +270,32 @@ static bool extracts_pay(Func *f, const Inst *v, const uint32_t *depth)
 	return n >= SLOTS(v->ty.n) + 4;
 }
 
+/* The shuffles of constant vector region i when its source keeps its own
+ * registers: 0 for a rename (a pullback in place). */
+static uint32_t region_shuffles(Px *p, const Inst *i)
+{
+	const PxVal *pv = &p->val[i->id];
+	if (i->op != Ordregion || ir_roff(i) || i->ty.n < 2 || !is_vector(i->ops[0]) ||
+	    pv->srcregs || !pv->lay || !own(p, i->ops[0]))
+		return 0;
+	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
+	for (uint32_t k = 0; k < i->ty.n; k++)
+		map[k] = (int32_t)lay_region_index(i->rg, k);
+	return lay_plan(p->arena, pv->lay, own(p, i->ops[0]), map)->shfl;
+}
+
+/* A constant vector region that gathers each of its registers from many
+ * of its source's: a column of a matrix of rows of 16 floats takes 16
+ * shuffles and 15 selects per register (k-means' AoS block turned into
+ * rows, 256 shuffles per 32 points, one per distance term).  From an SLM
+ * copy it is one load per register (rows of 16 floats: a 16-way bank
+ * conflict, but one issue slot), and the copy costs a store per source
+ * register. */
+static bool costly_region(Px *p, const Inst *i)
+{
+	return region_shuffles(p, i) > 4 * SLOTS(i->ty.n);
+}
+
 /* Where v's SLM copy is stored: right before its reads when they are all
  * in one block of v's loop depth (so a path that never reads v, like a
  * stencil's interior tiles that skip the edge code, never stores it), else
@@ -277,7 +305,8 @@ static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 	Inst *first = NULL;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			if (!(runtime_read(i) || const_extract(i)) || i->ops[0] != v)
+			if (!(runtime_read(i) || const_extract(i) || p->val[i->id].slm_rd) ||
+			    i->ops[0] != v)
 				continue;
 			if (first && first->block != i->block) {
 				p->val[v->id].store_after = p->val[v->id].placed = true;
@@ -348,6 +377,21 @@ static void group_rextracts(Px *p, Func *f)
 		}
 }
 
+/* Gives v its slice of the warp's scratch (first come, first served, up
+ * to CUDA_MAX_SCRATCH bytes per warp); false when it does not fit. */
+static bool take_scratch(Px *p, Inst *v)
+{
+	uint32_t bytes = SLOTS(v->ty.n) * 32 * px_slm_width(v->ty.elem);
+	if (p->scratch + bytes > CUDA_MAX_SCRATCH)
+		return false;
+	PxVal *pv = &p->val[v->id];
+	pv->in_slm = true;
+	pv->slm = p->scratch;
+	p->scratch += bytes;
+	need_copy(p, v, canon_of(p, v->ty.n));	/* what is stored */
+	return true;
+}
+
 /* Values read at runtime positions (a runtime-offset rdregion, iselect)
  * that span more than one register get a copy in the warp's SLM scratch
  * (slm.c): there such a read is one load, where registers need a shuffle
@@ -368,14 +412,29 @@ static void assign_slm(Px *p, Func *f)
 				continue;
 			if (runtime_read(i) ? SLOTS(v->ty.n) < 2 : !extracts_pay(f, v, depth))
 				continue;
-			uint32_t bytes = SLOTS(v->ty.n) * 32 * w;
-			if (p->scratch + bytes > CUDA_MAX_SCRATCH)
+			if (!take_scratch(p, v))
 				continue;
-			pv->in_slm = true;
-			pv->slm = p->scratch;
-			p->scratch += bytes;
-			need_copy(p, v, canon_of(p, v->ty.n));	/* what is stored */
 			place_slm(p, f, v, depth);
+		}
+	/* then, with the scratch left, the costly regions (their register
+	 * form costs less than a runtime read's select per register) */
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (p->val[i->id].slm_rd || !costly_region(p, i) ||
+			    px_slm_width(i->ops[0]->ty.elem) != 4)
+				continue;
+			Inst *v = i->ops[0];
+			PxVal *pv = &p->val[v->id];
+			/* a copy placed for other readers serves when it is stored
+			 * right after v, so before every reader */
+			if (pv->in_slm ? !pv->store_after : !take_scratch(p, v))
+				continue;
+			for (uint32_t c = 0; c < f->nblocks; c++)
+				for (Inst *j = f->blocks[c]->first; j; j = j->next)
+					if (costly_region(p, j) && j->ops[0] == v)
+						p->val[j->id].slm_rd = true;
+			if (!pv->placed)
+				place_slm(p, f, v, depth);
 		}
 	group_extracts(p, f);
 	group_rextracts(p, f);

@@ -38,6 +38,9 @@ typedef struct {
 	bool placed;          /* (the store is placed: one of the two) */
 	bool grouped;         /* (a constant extract) a 16-byte load serves it
 	                         and another extract of its block */
+	bool slm_rd;          /* (a constant vector rdregion) read from its
+	                         source's SLM copy, one load per register,
+	                         where its shuffle plan costs more (assign.c) */
 	const struct Inst *store_before; /* (on a reader) this value, before it */
 	const struct Inst *rlead; /* (a runtime-offset scalar extract of an SLM
 	                           copy) the first of its block's extracts of the

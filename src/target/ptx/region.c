@@ -406,6 +406,19 @@ static bool rdregion(Px *p, Inst *i)
 		        arena_printf(p->arena, "%u", x % 32));
 		return true;
 	}
+	if (!roff && p->val[i->id].slm_rd && p->val[src->id].in_slm) {
+		/* a gather from many registers: one load per register from the
+		 * source's SLM copy (assign.c costly_region) */
+		for (uint32_t ds = 0; ds < SLOTS(i->ty.n); ds++) {
+			const char *pos = px_tmp(p, RC_B32);
+			rg_formula(p, i->rg, ds * 32, pos);
+			px_ins(p, "add.s32 %s, %s, %d", pos, pos, i->rg.offset);
+			px_slm_load(p, src, px_reg(p, i, ds), pos);
+		}
+		px_comment(p, "rdregion <%d;%d,%d>,%d: %u ld.shared (SLM copy)", i->rg.vstride,
+		           i->rg.width, i->rg.hstride, i->rg.offset, SLOTS(i->ty.n));
+		return true;
+	}
 	if (!roff) {
 		rd_const(p, i);
 		return true;
