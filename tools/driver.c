@@ -157,6 +157,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
 	                     .no_pack = o->no_pack, .no_slm_vec = o->no_slm_vec,
+	                     .no_slm_regions = o->no_slm_regions,
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;

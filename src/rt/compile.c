@@ -108,6 +108,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->ptx_canonical = false;
 		} else if (!strcmp(a, "-fno-warp-packing") || !strcmp(a, "-fwarp-packing")) {
 			co->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
+		} else if (!strcmp(a, "-fno-slm-regions") || !strcmp(a, "-fslm-regions")) {
+			co->no_slm_regions = a[2] == 'n';   /* PTX: assign.c costly_region */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||

@@ -33,6 +33,9 @@ typedef struct {
 	                         (-fptx-layout=canonical), for A/B runs */
 	bool no_pack;         /* PTX: one CM thread per warp even for narrow
 	                         kernels (-fno-warp-packing; ptx/pack.c) */
+	bool no_slm_regions;  /* PTX: constant regions that gather from many
+	                         registers stay shuffles, not SLM-copy loads
+	                         (-fno-slm-regions, for A/B runs; assign.c) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
@@ -99,6 +102,7 @@ typedef struct {
 	bool ptx_canonical;   /* -fptx-layout=canonical */
 	bool no_pack;         /* -fno-warp-packing: EmitOptions.no_pack */
 	bool no_slm_vec;      /* -fno-slm-vectorize: EmitOptions.no_slm_vec */
+	bool no_slm_regions;  /* -fno-slm-regions: EmitOptions.no_slm_regions */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */

@@ -293,7 +293,7 @@ static uint32_t region_shuffles(Px *p, const Inst *i)
  * register. */
 static bool costly_region(Px *p, const Inst *i)
 {
-	return region_shuffles(p, i) > 4 * SLOTS(i->ty.n);
+	return !p->o->no_slm_regions && region_shuffles(p, i) > 4 * SLOTS(i->ty.n);
 }
 
 /* Where v's SLM copy is stored: right before its reads when they are all
