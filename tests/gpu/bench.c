@@ -18,7 +18,9 @@
  * The kernels are tests/gpu/bench.cm and strided.cm.  Results are checked
  * before they are timed.  Output: "key: value" lines.  $BENCH_MB sets the
  * copy size (default 1024 MB); BENCH_ONLY=slm runs only 6 (BENCH_SLM_GROUPS
- * and BENCH_SLM_ITERS shrink it, e.g. for the simulator).
+ * and BENCH_SLM_ITERS shrink it, e.g. for the simulator), BENCH_ONLY=pack
+ * only 5 (BENCH_PACK_N, SIMD8 threads, a multiple of 2048, default 2^20,
+ * and BENCH_PACK_ITERS, default 64, shrink it).
  * Usage: bench SRC_DIR [WORK_DIR]   (WORK_DIR receives strided.ptx) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,7 +298,11 @@ static double time_work(cmetal_device *dev, cmetal_program *p, const char *name,
 /* 5: packed vs one CM thread per warp, SIMD8 and SIMD16. */
 static void packing(cmetal_device *dev, const char *dir)
 {
-	enum { N = 1 << 20, ITERS = 64 };
+	const char *ne = getenv("BENCH_PACK_N"), *ie = getenv("BENCH_PACK_ITERS");
+	uint32_t N = ne ? (uint32_t)atoi(ne) / 2048 * 2048 : 1u << 20;
+	int ITERS = ie ? atoi(ie) : 64;
+	if (!N)
+		N = 2048;
 	cmetal_program *pk = build(dev, dir, "pack.cm", "");
 	cmetal_program *un = build(dev, dir, "pack.cm", "-fno-warp-packing");
 	float *in = malloc(sizeof(float) * N * 16), *x = malloc(sizeof(float) * N * 16);
@@ -407,8 +413,11 @@ int main(int argc, char **argv)
 	printf("driver_version: %d.%d\n", c->cu->version / 1000, c->cu->version % 1000 / 10);
 	printf("date: %s", ctime(&now));
 	const char *only = getenv("BENCH_ONLY");
-	if (only && !strcmp(only, "slm")) {
-		slm_vectorize(dev, dir);
+	if (only && (!strcmp(only, "slm") || !strcmp(only, "pack"))) {
+		if (!strcmp(only, "slm"))
+			slm_vectorize(dev, dir);
+		else
+			packing(dev, dir);
 		cmetal_device_close(dev);
 		return 0;
 	}

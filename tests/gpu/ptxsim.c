@@ -15,10 +15,13 @@
  * of a branch so run apart and meet again where their paths join.  A
  * warp-collective instruction (shfl.sync, vote.sync, redux.sync,
  * bar.warp.sync, mma.sync) waits until every lane named by the
- * membermasks of the lanes at it has arrived; a membermask that names an
- * exited lane, a lane that can never arrive, a shuffle from a lane that is
- * not executing it, and a bra.uni whose lanes disagree are errors, as the
- * PTX ISA leaves them undefined.  Min-PC alone would starve a lane that
+ * membermasks of the lanes at it has arrived; a membermask that names a
+ * lane that can never arrive (guarded off; exited, except for shfl, vote
+ * and redux, which wait for "all non-exited threads" of their membermask:
+ * packed CM threads name the whole warp where their segments run
+ * together, target/ptx/pack.c), a shuffle from a lane that is not
+ * executing it, and a bra.uni whose lanes disagree are errors, as the PTX
+ * ISA leaves them undefined.  Min-PC alone would starve a lane that
  * is ahead while others spin in a loop waiting for it (cm_wait between
  * the CM threads of a packed warp), so a lane that runs nanosleep gives
  * way: it runs again only when no other lane of its warp can, and then
@@ -566,7 +569,7 @@ static bool do_redux(Sim *s, Warp *w, const PsIns *in, uint32_t act, const uint6
 	for (int l = 0; l < PS_NLANES; l++) {
 		if (!(act >> l & 1))
 			continue;
-		uint32_t m = (uint32_t)mm[l];
+		uint32_t m = (uint32_t)mm[l] & act;   /* exited lanes take no part */
 		bool first = true;
 		uint64_t acc = 0;
 		for (int j = 0; j < PS_NLANES; j++) {
@@ -625,15 +628,19 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	uint64_t mm[PS_NLANES];
 	if (!members(s, w, in, group, mm))
 		return false;
+	/* shfl, vote and redux wait for the non-exited lanes of the mask only */
+	uint32_t gone = in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ?
+	                w->exited : 0;
 	for (int l = 0; l < PS_NLANES; l++) {
 		if (!(act >> l & 1))
 			continue;
 		uint32_t m = (uint32_t)mm[l];
 		if (!(m >> l & 1))
 			return fail(s, in, "lane %d is not in its own membermask 0x%08x", l, m);
-		if (m & ~act)
+		if (m & ~act & ~gone)
 			return fail(s, in, "membermask 0x%08x of lane %d names lanes that do not "
-			            "execute it (0x%08x: exited, or guarded off)", m, l, m & ~act);
+			            "execute it (0x%08x: %s)", m, l, m & ~act & ~gone,
+			            gone ? "guarded off" : "exited, or guarded off");
 	}
 	switch (in->op) {
 	case OP_shfl: return do_shfl(s, w, in, act, mm);

@@ -76,7 +76,7 @@ void px_fault_end(Px *p, const char *acc, int kind, const Inst *i)
 	if (!acc)
 		return;
 	const char *any = px_tmp(p, RC_PRED);
-	px_ins(p, "vote.sync.any.pred %s, %s, %s", any, acc, px_members(p));
+	px_vote(p, true, any, acc);
 	if (p->in_cold) {   /* already out of line (a slow path): branch over */
 		const char *past = px_label(p);
 		px_ins(p, "@!%s bra%s %s", any, px_uni(p), past);

@@ -565,16 +565,17 @@ static void emit_jump(Px *p, Block *b)
 		/* the condition is a CM scalar, the same in every lane: bra.uni
 		 * tells ptxas the warp stays converged, so it adds no divergent
 		 * fallback copy of the shuffles that follow.  Packed CM threads
-		 * (pack.c) may diverge from each other: a plain bra */
+		 * (pack.c) may diverge from each other: a plain bra unless the
+		 * condition is the same in every segment */
 		const char *c = px_reg(p, b->jmp.cond, 0);
 		if (!has_phis(t)) {
-			px_ins(p, "@%s bra%s %s", c, px_uni(p), block_label(p, t));
+			px_ins(p, "@%s bra%s %s", c, px_uni_cond(p, b->jmp.cond), block_label(p, t));
 			edge_copies(p, b, f);
 			px_ins(p, "bra.uni %s", block_label(p, f));
 			break;
 		}
 		const char *l = px_label(p);
-		px_ins(p, "@%s bra%s %s", c, px_uni(p), l);
+		px_ins(p, "@%s bra%s %s", c, px_uni_cond(p, b->jmp.cond), l);
 		edge_copies(p, b, f);
 		px_ins(p, "bra.uni %s", block_label(p, f));
 		buf_printf(&p->body, "%s:\n", l);
@@ -678,6 +679,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_assign(p);
 	p->depth = px_loop_depths(p, f);
 	px_pack_decide(p);
+	px_pack_converge(p);
 	px_ranges(p);
 	px_block_groups(p);
 	px_media_groups(p);
@@ -689,6 +691,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	bool ok = true;
 	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
 		Block *bl = f->blocks[b];
+		p->blk = bl;
 		buf_printf(&p->body, "%s:\n", block_label(p, bl));
 		p->slm_pending = p->slm_in[bl->id];
 		for (Inst *i = bl->first; i && ok; i = i->next) {
@@ -702,6 +705,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 		if (ok)
 			emit_jump(p, bl);
 	}
+	p->blk = NULL;
 	buf_printf(&p->body, "$L_%s_exit:\n", f->name);
 	px_epilogue(p);
 	put_buf(&p->body, &p->cold);

@@ -112,6 +112,11 @@ typedef struct {
 	uint32_t lanes;       /* lanes per CM thread: 32, or W when 32/W CM
 	                         threads share a warp (pack.c) */
 	const char *pack_note; /* pack.c: the packing chosen, and why */
+	bool *conv;           /* pack.c, by block id: every live segment of the
+	                         warp runs the block together (packed only) */
+	bool *wuni;           /* pack.c, by value id: the same in every segment
+	                         of the warp (packed only) */
+	const Block *blk;     /* the block being emitted (NULL: the prologue) */
 } Px;
 
 /* emit.c */
@@ -268,7 +273,15 @@ void px_pack_decide(Px *p);            /* sets lanes and pack_note */
 bool px_packed(const Px *p);
 uint32_t px_lane_shift(const Px *p);   /* log2 of lanes per CM thread */
 const char *px_members(const Px *p);   /* membermask: "-1" or %segmask */
+/* Membermask of a shfl.sync (its clamp keeps it in the segment): "-1"
+ * also where the segments run together */
+const char *px_sync_members(const Px *p);
 const char *px_uni(const Px *p);       /* ".uni" for branches on CM scalars, or "" */
+const char *px_uni_cond(const Px *p, const Inst *cond); /* the same, for a CFG branch */
+/* Px.conv and Px.wuni: which blocks all segments run together */
+void px_pack_converge(Px *p);
+/* vote.sync.any/all of pred over the segment into predicate r */
+void px_vote(Px *p, bool any, const char *r, const char *pred);
 const char *px_shfl_clamp(Px *p, bool up);  /* shfl.sync's c operand */
 void px_ballot(Px *p, const char *d, const char *pred);  /* bit e: lane e */
 void px_pack_decls(const Px *p, Buf *out);

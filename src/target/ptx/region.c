@@ -31,7 +31,7 @@
 void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
              const char *b)
 {
-	const char *clamp = px_shfl_clamp(p, !strcmp(mode, "up")), *mm = px_members(p);
+	const char *clamp = px_shfl_clamp(p, !strcmp(mode, "up")), *mm = px_sync_members(p);
 	const char *t, *lo, *hi;
 	switch (c) {
 	case RC_B32:

@@ -562,7 +562,7 @@ bool px_slm_vector(Px *p, Inst *i)
 	if (all) {
 		const char *ok = px_tmp(p, RC_PRED);
 		cold = px_label(p), done = px_label(p);
-		px_ins(p, "vote.sync.all.pred %s, %s, %s", ok, all, px_members(p));
+		px_vote(p, false, ok, all);
 		px_ins(p, "@!%s bra%s %s", ok, px_uni(p), cold);
 	}
 	for (uint32_t s = 0; s < ns; s++) {

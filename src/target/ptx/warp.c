@@ -202,7 +202,7 @@ static bool vote(Px *p, Inst *i)
 			}
 			x = m;
 		}
-		px_ins(p, "vote.sync.%s.pred %s, %s, %s", any ? "any" : "all", r, x, px_members(p));
+		px_vote(p, any, r, x);
 		if (!s)
 			px_ins(p, "mov.pred %s, %s", d, r);
 		else
