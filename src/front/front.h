@@ -425,64 +425,81 @@ typedef enum {
 
 typedef VEC(Node *) NodeList;
 
-/* Fields are ordered by size (pointers, then ints, then flags) so that the
- * struct has no padding: a unit holds about one node per 3 to 5 source
- * bytes, and the tree lives until the end of the compilation. */
+/* A unit holds about one node per 3 to 5 source bytes and the tree lives
+ * until the end of the compilation, so a node is only as long as its kind
+ * needs (node_size): the fields come in three layers, and a node of a
+ * leaf kind (names and literals, half of all nodes) ends after the first,
+ * one of an operator or simple statement after the second; only the other
+ * kinds (control flow, declarations) carry the third.  Code that walks
+ * any node's children (ast_clone, the dump, lower_unroll.c) reads the
+ * second and third layers only where node_class says they exist.  Within
+ * a layer, pointers come first, then ints, then flags, so there is no
+ * padding. */
+typedef enum {
+	NODE_LEAF,                /* IDENT and the literals but strings */
+	NODE_EXPR,                /* other expressions, EXPR_STMT, BLOCK, DECL_STMT, RETURN */
+	NODE_FULL,                /* the rest */
+} NodeClass;
+
 struct Node {
+	/* every node */
 	Type *ty;                 /* sema: the expression's type */
 	Node *lhs, *rhs;
-	Node *cond, *then, *els;
-	Node *init, *inc, *body;
 	NodeList args;            /* call args, block statements, list items */
-	NodeList args2;           /* VAR_DECL array dimensions */
-	NodeList params;          /* FUNC parameters (VAR_DECLs) */
-
 	const char *name;         /* identifier, member, declared name (interned) */
+	Sym *sym;                 /* sema: IDENT, VAR_DECL, FUNC, CALL_FUNC target */
+	union {
+		uint64_t ival;    /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
+		double fval;      /* FLOAT_LIT */
+	};
+	int64_t cval;             /* sema: constant value (has_value) of an integer ... */
+	double cfval;             /* ... or a float expression */
+	NodeKind kind;
+	Loc loc;
+	int len;                  /* columns the node's leading token spans (for carets) */
+	int op;                   /* Punct for operators; cast kind for CAST */
+	uint8_t lit;              /* ScalarKind: literal type */
+	bool lvalue : 1;          /* sema: designates storage */
+	bool implicit : 1;        /* sema: an inserted conversion */
+	bool sat : 1;             /* sema: CAST saturates (vector<T,N>(x, SAT)) */
+	bool has_targs : 1;       /* <...> was written (possibly empty) */
+	bool template_kw : 1;     /* x.template select<...>() */
+	bool enum_class : 1;      /* ENUM_DECL: enum class; ts: underlying type (parser) */
+	bool simd : 1;            /* sema: IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
+	bool has_value : 1;       /* sema: constant expression value known (cval, cfval) */
+
+	/* NODE_EXPR and NODE_FULL */
 	TypeSpec *ts;             /* declared / cast type */
 	TemplArg *targs;          /* explicit template arguments */
+	Type *targ_type;          /* sema: folded type template arg (format<T>, cm_sum<T>) */
+	Loc name_loc;             /* the member's or declared name's */
+	int ntargs;
+	int builtin;              /* sema: Builtin id for CALL_BUILTIN */
+	int cargs[4];             /* sema: folded constant template args (select sizes, ...) */
+	uint8_t call_kind;        /* sema: CallKind */
+	uint8_t member;           /* sema: CmMember of a MEMBER_CALL */
+	uint8_t ncargs;
+
+	/* NODE_FULL */
+	Node *cond, *then, *els;
+	Node *init, *inc, *body;
+	NodeList args2;           /* VAR_DECL array dimensions */
+	NodeList params;          /* FUNC parameters (VAR_DECLs) */
 	TemplParam *tparams;      /* TEMPLATE */
 	const char *attr_type;    /* [[type("...")]] on a parameter */
 	Node *ds_arg;             /* argument of __declspec(cm_float_control(x)),
 	                             genx_volatile(n) or genx_SIMT(n) (parser) */
-	uint64_t ival;            /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
-	double fval;              /* FLOAT_LIT */
 	const char *str;          /* STR_LIT bytes; STATIC_ASSERT message */
-
-	/* filled by sema */
-	Sym *sym;                 /* IDENT, VAR_DECL, FUNC, CALL_FUNC target */
-	Type *targ_type;          /* folded type template arg (format<T>, cm_sum<T>) */
-	int64_t cval;             /* constant value (has_value) of an integer ... */
-	double cfval;             /* ... or a float expression */
-	Node *inst_of;            /* FUNC instance: the TEMPLATE it came from */
-
-	NodeKind kind;
-	Loc loc;
-	Loc name_loc;
-	int len;                  /* columns the node's leading token spans (for carets) */
-	int op;                   /* Punct for operators; cast kind for CAST */
-	int ntargs;
+	Node *inst_of;            /* sema: FUNC instance: the TEMPLATE it came from */
 	int ntparams;
 	int dspec;                /* DS_* flags on declarations */
 	int unroll;               /* loops: -1 none, 0 full, n times (from #pragma) */
-	ScalarKind lit;           /* literal type */
 	int str_len;
-	CallKind call_kind;       /* sema */
-	int builtin;              /* sema: Builtin id for CALL_BUILTIN */
-	CmMember member;          /* sema: MEMBER_CALL */
-	int cargs[4];             /* sema: folded constant template args (select sizes, ...) */
-	int ncargs;
-	int simd_width;           /* sema */
-
-	bool lvalue;              /* sema: designates storage */
-	bool implicit;            /* sema: an inserted conversion */
-	bool sat;                 /* sema: CAST saturates (vector<T,N>(x, SAT)) */
-	bool has_targs;           /* <...> was written (possibly empty) */
-	bool template_kw;         /* x.template select<...>() */
-	bool enum_class;          /* ENUM_DECL: enum class; ts: underlying type (parser) */
-	bool simd;                /* sema: IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
-	bool has_value;           /* sema: constant expression value known (cval, cfval) */
+	int simd_width;           /* sema: SIMD IF / DO, BREAK / CONTINUE in one */
 };
-_Static_assert(sizeof(Node) == 336, "Node should stay 336 bytes (no padding)");
+_Static_assert(offsetof(Node, ts) == 112, "a leaf node should stay 112 bytes");
+_Static_assert(offsetof(Node, cond) == 176, "an operator node should stay 176 bytes");
+_Static_assert(sizeof(Node) == 320, "a full node should stay 320 bytes");
 
 /* Builtin library functions: one table (builtins.def) feeds sema, lowering
  * and both back ends.  See that file for the row format. */
@@ -523,6 +540,8 @@ struct Sym {
 };
 
 /* ast.c */
+NodeClass node_class(NodeKind k);
+size_t node_size(NodeKind k);                  /* bytes a node of kind k has */
 Node *node_new(Arena *a, NodeKind k, Loc loc);
 void nl_push(Arena *a, NodeList *l, Node *n);  /* never vec_push a NodeList */
 int punct_compound_base(int op);               /* P_ADD_ASSIGN -> P_PLUS */
