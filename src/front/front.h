@@ -167,15 +167,35 @@ typedef struct {
 	                               * "-" when absent); not the built-in headers */
 } PPOptions;
 
+/* The preprocessed tokens: malloc'd blocks of TOK_BLOCK tokens that never
+ * move, so that the parser can hold pointers to tokens and free the blocks
+ * it has left behind (64 bytes a token, a few tokens per source byte). */
+enum { TOK_BLOCK = 4096 };
+typedef struct {
+	Token **blocks;               /* a block freed by tl_release is NULL */
+	int nblocks;
+	int len;                      /* tokens */
+	int released;                 /* blocks before this one are freed */
+} TokenList;
+
+static inline Token *tl_at(const TokenList *l, int i)
+{
+	return &l->blocks[i / TOK_BLOCK][i % TOK_BLOCK];
+}
+void tl_push(TokenList *l, const Token *t);
+void tl_truncate(TokenList *l, int len);
+void tl_release(TokenList *l, int before);     /* frees the blocks wholly before token `before` */
+void tl_free(TokenList *l);
+
 /* Reads and preprocesses `path` (or, if text is non-NULL, that text under
- * the name path).  Returns the token array ending in TK_EOF, malloc'd for
- * the caller to free once parsed (the tokens' strings live in a), or NULL
- * if the file cannot be read (diagnosed).  <cm/cm.h> and <cm/cmtl.h> are built
- * in; cm.h is implicitly included first. */
-Token *preprocess(Arena *a, const char *path, const char *text,
-                  const PPOptions *opt, int *ntok);
+ * the name path) into *out (empty on entry), ending in TK_EOF; the tokens'
+ * strings live in a.  False if the file cannot be read (diagnosed).
+ * <cm/cm.h> and <cm/cmtl.h> are built in; cm.h is implicitly included
+ * first. */
+bool preprocess(Arena *a, const char *path, const char *text,
+                const PPOptions *opt, TokenList *out);
 /* Writes tokens as text (for cmetal -E), keeping line structure. */
-void pp_print(const Token *toks, int n, Buf *out);
+void pp_print(const TokenList *toks, Buf *out);
 
 /* pp_expr.c */
 /* Evaluates an #if expression: n tokens, already macro-expanded, with
@@ -551,10 +571,11 @@ extern const char *node_kind_names[ND_COUNT_];
 extern const char *member_names[MB_COUNT_];
 
 /* parse.c */
-/* Parses a preprocessed token array into an ND_UNIT.  Syntax errors are
+/* Parses preprocessed tokens into an ND_UNIT.  Syntax errors are
  * diagnosed and the parser resynchronizes at ';' or '}'; the result is
- * always a tree (possibly partial). */
-Node *parse_unit(Arena *a, Token *toks, int ntok);
+ * always a tree (possibly partial).  The tree keeps no token: the blocks
+ * of toks before each top-level declaration are released as it goes. */
+Node *parse_unit(Arena *a, TokenList *toks);
 
 /* sema.c (+ sema_*.c) */
 typedef struct {
