@@ -29,11 +29,12 @@ NodeClass node_class(NodeKind k)
 {
 	switch (k) {
 	case ND_IDENT: case ND_INT_LIT: case ND_FLOAT_LIT: case ND_BOOL_LIT: case ND_NULLPTR:
-		return NODE_LEAF;
 	case ND_UNARY: case ND_POSTFIX: case ND_BINARY: case ND_ASSIGN: case ND_COMMA:
+	case ND_EXPR_STMT: case ND_BLOCK: case ND_DECL_STMT: case ND_RETURN:
+		return NODE_BASIC;
 	case ND_CALL: case ND_MEMBER_CALL: case ND_MEMBER: case ND_INDEX: case ND_CAST:
-	case ND_INIT_LIST: case ND_EXPR_STMT: case ND_BLOCK: case ND_DECL_STMT: case ND_RETURN:
-		return NODE_EXPR;
+	case ND_INIT_LIST:
+		return NODE_CALL;
 	default:
 		return NODE_FULL;
 	}
@@ -42,8 +43,8 @@ NodeClass node_class(NodeKind k)
 size_t node_size(NodeKind k)
 {
 	switch (node_class(k)) {
-	case NODE_LEAF: return offsetof(Node, ts);
-	case NODE_EXPR: return offsetof(Node, cond);
+	case NODE_BASIC: return offsetof(Node, ts);
+	case NODE_CALL: return offsetof(Node, cond);
 	default: return sizeof(Node);
 	}
 }
@@ -141,7 +142,7 @@ Node *ast_clone(Arena *a, const Node *n)
 	c->sym = NULL;
 	c->lvalue = false;
 	c->has_value = false;
-	if (k == NODE_LEAF)
+	if (k == NODE_BASIC)
 		return c;
 	c->ts = ts_clone(a, n->ts);
 	c->targs = targs_clone(a, n->targs, n->ntargs);
@@ -150,7 +151,7 @@ Node *ast_clone(Arena *a, const Node *n)
 	c->member = MB_NONE_;
 	c->ncargs = 0;
 	c->targ_type = NULL;
-	if (k == NODE_EXPR)
+	if (k == NODE_CALL)
 		return c;
 	c->cond = ast_clone(a, n->cond);
 	c->then = ast_clone(a, n->then);

@@ -327,7 +327,7 @@ static void put_sema(Buf *b, const Node *n)
 		buf_puts(b, " sat");
 	if (n->sym)
 		buf_printf(b, " #%d", n->sym->id);
-	if (node_class(n->kind) != NODE_LEAF)
+	if (node_class(n->kind) != NODE_BASIC)
 		put_sema_op(b, n);
 	if (n->simd)
 		buf_printf(b, " simd=%d", n->simd_width);
@@ -392,7 +392,7 @@ static bool is_container(NodeKind k)
 static void dump_children(Buf *b, const Node *n, int d)
 {
 	bool full = node_class(n->kind) == NODE_FULL;
-	if (node_class(n->kind) != NODE_LEAF && n->ts && n->ts->def)
+	if (node_class(n->kind) != NODE_BASIC && n->ts && n->ts->def)
 		dump_node(b, n->ts->def, d, "def");
 	if (full) {
 		dump_node(b, n->ds_arg, d, "declspec");

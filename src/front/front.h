@@ -447,17 +447,17 @@ typedef VEC(Node *) NodeList;
 
 /* A unit holds about one node per 3 to 5 source bytes and the tree lives
  * until the end of the compilation, so a node is only as long as its kind
- * needs (node_size): the fields come in three layers, and a node of a
- * leaf kind (names and literals, half of all nodes) ends after the first,
- * one of an operator or simple statement after the second; only the other
- * kinds (control flow, declarations) carry the third.  Code that walks
- * any node's children (ast_clone, the dump, lower_unroll.c) reads the
- * second and third layers only where node_class says they exist.  Within
- * a layer, pointers come first, then ints, then flags, so there is no
- * padding. */
+ * needs (node_size): the fields come in three layers.  Names, literals,
+ * operators and simple statements (most nodes) end after the first;
+ * calls, members and casts after the second; only control flow and
+ * declarations carry the third.  Code that walks any node's fields
+ * (ast_clone, the dump, lower_unroll.c) reads the second and third layers
+ * only where node_class says they exist.  Within a layer, pointers come
+ * first, then ints, then flags, so there is no padding. */
 typedef enum {
-	NODE_LEAF,                /* IDENT and the literals but strings */
-	NODE_EXPR,                /* other expressions, EXPR_STMT, BLOCK, DECL_STMT, RETURN */
+	NODE_BASIC,               /* names, literals but strings, operators, EXPR_STMT,
+	                             BLOCK, DECL_STMT, RETURN: the first layer */
+	NODE_CALL,                /* CALL, MEMBER_CALL, MEMBER, INDEX, CAST, INIT_LIST: two */
 	NODE_FULL,                /* the rest */
 } NodeClass;
 
@@ -488,7 +488,7 @@ struct Node {
 	bool simd : 1;            /* sema: IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
 	bool has_value : 1;       /* sema: constant expression value known (cval, cfval) */
 
-	/* NODE_EXPR and NODE_FULL */
+	/* NODE_CALL and NODE_FULL nodes */
 	TypeSpec *ts;             /* declared / cast type */
 	TemplArg *targs;          /* explicit template arguments */
 	Type *targ_type;          /* sema: folded type template arg (format<T>, cm_sum<T>) */
@@ -500,7 +500,7 @@ struct Node {
 	uint8_t member;           /* sema: CmMember of a MEMBER_CALL */
 	uint8_t ncargs;
 
-	/* NODE_FULL */
+	/* NODE_FULL nodes */
 	Node *cond, *then, *els;
 	Node *init, *inc, *body;
 	NodeList args2;           /* VAR_DECL array dimensions */
@@ -517,8 +517,8 @@ struct Node {
 	int str_len;
 	int simd_width;           /* sema: SIMD IF / DO, BREAK / CONTINUE in one */
 };
-_Static_assert(offsetof(Node, ts) == 112, "a leaf node should stay 112 bytes");
-_Static_assert(offsetof(Node, cond) == 176, "an operator node should stay 176 bytes");
+_Static_assert(offsetof(Node, ts) == 112, "a NODE_BASIC node should stay 112 bytes");
+_Static_assert(offsetof(Node, cond) == 176, "a NODE_CALL node should stay 176 bytes");
 _Static_assert(sizeof(Node) == 320, "a full node should stay 320 bytes");
 
 /* Builtin library functions: one table (builtins.def) feeds sema, lowering
