@@ -650,28 +650,31 @@ static void declare_regs(Px *p, Buf *out)
 void px_prologue(Px *p);
 void px_epilogue(Px *p);
 
-/* Places Px.entry (blimit.c) at byte at of the body: after the prologue. */
-static void splice_entry(Px *p, size_t at)
+/* Inserts s at byte at of b, in place. */
+static void buf_insert(Buf *b, size_t at, const Buf *s)
 {
-	if (!p->entry.len)
+	if (!s->len)
 		return;
-	Buf b = {0};
-	buf_putn(&b, p->body.data, at);
-	buf_putn(&b, p->entry.data, p->entry.len);
-	buf_putn(&b, p->body.data + at, p->body.len - at);
-	buf_free(&p->body);
-	buf_free(&p->entry);
-	p->body = b;
+	buf_reserve(b, s->len);
+	memmove(b->data + at + s->len, b->data + at, b->len - at);
+	memcpy(b->data + at, s->data, s->len);
+	b->len += s->len;
+	b->data[b->len] = 0;
 }
 
-/* One kernel: its .entry into out, module-scope data into globals, its
- * printf metadata lines into pfmeta (npf numbers the module's printfs). */
+/* One kernel: its .entry appended to out, module-scope data into globals,
+ * its printf metadata lines into pfmeta (npf numbers the module's printfs).
+ * The body is written at the end of out itself (Px.body is out's buffer
+ * until the end), and the declarations, which depend on it, are inserted
+ * before it: a large kernel's text is not copied. */
 static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
                         uint32_t *nshfl, uint32_t *scratch, uint32_t *lanes, Buf *pfmeta,
                         uint32_t *npf)
 {
+	size_t start = out->len;
 	Px px = {.f = f, .o = o, .arena = arena_new(), .globals = globals, .pfmeta = pfmeta,
-	         .npf = npf};
+	         .npf = npf, .body = *out};
+	*out = (Buf){0};
 	Px *p = &px;
 	ir_renumber(f);
 	ir_preds(f);
@@ -706,30 +709,33 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_epilogue(p);
 	put_buf(&p->body, &p->cold);
 	buf_free(&p->cold);
-	splice_entry(p, entry_at);
-	buf_printf(out, "// %s\n", p->pack_note);
-	buf_printf(out, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
+	buf_insert(&p->body, entry_at, &p->entry);   /* blimit.c's values, after the prologue */
+	buf_free(&p->entry);
+	Buf h = {0};
+	buf_printf(&h, "// %s\n", p->pack_note);
+	buf_printf(&h, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
 	for (uint32_t k = 0; k < f->nparams; k++)
-		buf_printf(out, ",\n\t%s", param_decl(p, &f->params[k], k));
-	buf_puts(out, ")\n{\n");
-	buf_puts(out, "\t.reg .b32 %lane, %linear, %kind;\n\t.reg .b64 %launch;\n");
-	buf_puts(out, "\t.reg .pred %walk;\n");
-	px_pack_decls(p, out);
+		buf_printf(&h, ",\n\t%s", param_decl(p, &f->params[k], k));
+	buf_puts(&h, ")\n{\n");
+	buf_puts(&h, "\t.reg .b32 %lane, %linear, %kind;\n\t.reg .b64 %launch;\n");
+	buf_puts(&h, "\t.reg .pred %walk;\n");
+	px_pack_decls(p, &h);
 	for (uint32_t k = 0; k < f->nparams; k++)
 		if (f->params[k].kind == CMK_ARG_SURFACE)
-			buf_printf(out, "\t.reg .b64 %%sb%u, %%ss%u;\n\t.reg .b32 %%sw%u, %%sh%u, "
+			buf_printf(&h, "\t.reg .b64 %%sb%u, %%ss%u;\n\t.reg .b32 %%sw%u, %%sh%u, "
 			           "%%sp%u, %%sx%u;\n", k, k, k, k, k, k);
-	declare_regs(p, out);
-	px_cluster_decls(p, out);
+	declare_regs(p, &h);
+	px_cluster_decls(p, &h);
 	if (f->slm_size)
-		buf_printf(out, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
-	put_buf(out, &p->body);
-	buf_puts(out, "}\n");
+		buf_printf(&h, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
 	*nshfl = p->nshfl;
 	*scratch = p->scratch;
 	*lanes = p->lanes;
-	buf_free(&p->body);
 	arena_free(p->arena);
+	buf_insert(&p->body, start, &h);
+	buf_free(&h);
+	buf_puts(&p->body, "}\n");
+	*out = p->body;
 	return ok;
 }
 
