@@ -30,10 +30,10 @@ NodeClass node_class(NodeKind k)
 	switch (k) {
 	case ND_IDENT: case ND_INT_LIT: case ND_FLOAT_LIT: case ND_BOOL_LIT: case ND_NULLPTR:
 	case ND_UNARY: case ND_POSTFIX: case ND_BINARY: case ND_ASSIGN: case ND_COMMA:
-	case ND_EXPR_STMT: case ND_BLOCK: case ND_DECL_STMT: case ND_RETURN:
+	case ND_EXPR_STMT: case ND_RETURN:
 		return NODE_BASIC;
 	case ND_CALL: case ND_MEMBER_CALL: case ND_MEMBER: case ND_INDEX: case ND_CAST:
-	case ND_INIT_LIST:
+	case ND_INIT_LIST: case ND_BLOCK: case ND_DECL_STMT:
 		return NODE_CALL;
 	default:
 		return NODE_FULL;
@@ -43,7 +43,7 @@ NodeClass node_class(NodeKind k)
 size_t node_size(NodeKind k)
 {
 	switch (node_class(k)) {
-	case NODE_BASIC: return offsetof(Node, ts);
+	case NODE_BASIC: return offsetof(Node, args);
 	case NODE_CALL: return offsetof(Node, cond);
 	default: return sizeof(Node);
 	}
@@ -137,13 +137,13 @@ Node *ast_clone(Arena *a, const Node *n)
 	memcpy(c, n, node_size(n->kind));
 	c->lhs = ast_clone(a, n->lhs);
 	c->rhs = ast_clone(a, n->rhs);
-	list_clone(a, &c->args, &n->args);
 	c->ty = NULL;
 	c->sym = NULL;
 	c->lvalue = false;
 	c->has_value = false;
 	if (k == NODE_BASIC)
 		return c;
+	list_clone(a, &c->args, &n->args);
 	c->ts = ts_clone(a, n->ts);
 	c->targs = targs_clone(a, n->targs, n->ntargs);
 	c->call_kind = CALL_UNRESOLVED;

@@ -411,8 +411,9 @@ static void dump_children(Buf *b, const Node *n, int d)
 		dump_list(b, &n->params, d, "param");
 		dump_list(b, &n->args2, d, "dim");
 	}
-	if (n->kind == ND_CAST && n->args.len == 1 && n->args.data[0] == n->lhs)
-		return;   /* sema's cast: lhs is args[0] */
+	if (node_class(n->kind) == NODE_BASIC ||
+	    (n->kind == ND_CAST && n->args.len == 1 && n->args.data[0] == n->lhs))
+		return;   /* no list; sema's cast: lhs is args[0] */
 	dump_list(b, &n->args, d, is_container(n->kind) ? NULL
 	          : n->kind == ND_VAR_DECL ? "ctor-arg" : "arg");
 	if (full)

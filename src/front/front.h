@@ -449,15 +449,16 @@ typedef VEC(Node *) NodeList;
  * until the end of the compilation, so a node is only as long as its kind
  * needs (node_size): the fields come in three layers.  Names, literals,
  * operators and simple statements (most nodes) end after the first;
- * calls, members and casts after the second; only control flow and
- * declarations carry the third.  Code that walks any node's fields
+ * calls, members, casts and lists (args) after the second; only control
+ * flow and declarations carry the third.  Code that walks any node's fields
  * (ast_clone, the dump, lower_unroll.c) reads the second and third layers
  * only where node_class says they exist.  Within a layer, pointers come
  * first, then ints, then flags, so there is no padding. */
 typedef enum {
 	NODE_BASIC,               /* names, literals but strings, operators, EXPR_STMT,
-	                             BLOCK, DECL_STMT, RETURN: the first layer */
-	NODE_CALL,                /* CALL, MEMBER_CALL, MEMBER, INDEX, CAST, INIT_LIST: two */
+	                             RETURN: the first layer */
+	NODE_CALL,                /* CALL, MEMBER_CALL, MEMBER, INDEX, CAST, and the lists
+	                             INIT_LIST, BLOCK, DECL_STMT: two */
 	NODE_FULL,                /* the rest */
 } NodeClass;
 
@@ -465,7 +466,6 @@ struct Node {
 	/* every node */
 	Type *ty;                 /* sema: the expression's type */
 	Node *lhs, *rhs;
-	NodeList args;            /* call args, block statements, list items */
 	const char *name;         /* identifier, member, declared name (interned) */
 	Sym *sym;                 /* sema: IDENT, VAR_DECL, FUNC, CALL_FUNC target */
 	union {
@@ -489,6 +489,7 @@ struct Node {
 	bool has_value : 1;       /* sema: constant expression value known (cval, cfval) */
 
 	/* NODE_CALL and NODE_FULL nodes */
+	NodeList args;            /* call args, block statements, list items */
 	TypeSpec *ts;             /* declared / cast type */
 	TemplArg *targs;          /* explicit template arguments */
 	Type *targ_type;          /* sema: folded type template arg (format<T>, cm_sum<T>) */
@@ -517,7 +518,7 @@ struct Node {
 	int str_len;
 	int simd_width;           /* sema: SIMD IF / DO, BREAK / CONTINUE in one */
 };
-_Static_assert(offsetof(Node, ts) == 112, "a NODE_BASIC node should stay 112 bytes");
+_Static_assert(offsetof(Node, args) == 96, "a NODE_BASIC node should stay 96 bytes");
 _Static_assert(offsetof(Node, cond) == 176, "a NODE_CALL node should stay 176 bytes");
 _Static_assert(sizeof(Node) == 320, "a full node should stay 320 bytes");
 

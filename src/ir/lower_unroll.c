@@ -58,10 +58,12 @@ static bool mentions(Node *e, Sym *iv)
 		return false;
 	if (e->kind == ND_IDENT)
 		return e->sym == iv;
-	if (mentions(e->lhs, iv) || mentions(e->rhs, iv) || list_mentions(&e->args, iv))
+	if (mentions(e->lhs, iv) || mentions(e->rhs, iv))
 		return true;
-	return node_class(e->kind) == NODE_FULL &&
-	       (mentions(e->cond, iv) || mentions(e->then, iv) || mentions(e->els, iv));
+	if (node_class(e->kind) == NODE_BASIC)
+		return false;
+	return list_mentions(&e->args, iv) || (node_class(e->kind) == NODE_FULL &&
+	       (mentions(e->cond, iv) || mentions(e->then, iv) || mentions(e->els, iv)));
 }
 
 static void scan(Scan *s, Node *n);
@@ -107,6 +109,8 @@ static void scan(Scan *s, Node *n)
 	}
 	scan(s, n->lhs);
 	scan(s, n->rhs);
+	if (node_class(n->kind) == NODE_BASIC)
+		return;
 	if (node_class(n->kind) == NODE_FULL) {
 		scan(s, n->cond);
 		scan(s, n->then);
