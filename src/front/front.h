@@ -106,16 +106,18 @@ typedef enum {
 
 typedef enum { PRAGMA_UNROLL = 1, PRAGMA_NOUNROLL } PragmaKind;
 
-/* 64 bytes: the preprocessor copies tokens by value, so keep it small. */
+/* 56 bytes: the preprocessor copies tokens by value, and a unit's tokens
+ * are in memory at once (a few per source byte), so keep it small. */
 typedef struct Token {
 	Loc loc;              /* where the user sees it (macro use site) */
 	int len;
 	const char *text;     /* spelling; interned for IDENT and KEYWORD */
 	union {
-		uint64_t ival;  /* INT / CHAR value; PRAGMA unroll count (0: full) */
+		uint64_t ival;  /* INT / CHAR value; PRAGMA unroll count (0: full);
+		                   TK_OTHER: the lexer's error */
 		double fval;    /* FLOAT value */
+		const char *str; /* STRING: decoded bytes (NUL-terminated) */
 	};
-	const char *str;      /* STRING: decoded bytes (NUL-terminated) */
 	void *pp;             /* preprocessor-private (hide sets) */
 	int id;               /* Keyword, Punct or PragmaKind by kind */
 	int str_len;
@@ -124,7 +126,7 @@ typedef struct Token {
 	bool bol;             /* first token on its line */
 	bool space;           /* white space before it */
 } Token;
-_Static_assert(sizeof(Token) == 64, "Token should stay 64 bytes");
+_Static_assert(sizeof(Token) == 56, "Token should stay 56 bytes");
 
 /* Built-in headers (<cm/cm.h>, <cm/cmtl.h>): the text of the headers in include/cm,
  * embedded at build time.  NULL if `name` is not one of them. */
