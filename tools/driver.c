@@ -197,15 +197,14 @@ static int run_front(const DriverOptions *o, const char *input, const char *text
 	int rc = 0;
 	Buf b = {0};
 	if (o->stage == STAGE_PP || o->stage == STAGE_DEPS) {
-		int n;
-		Token *t = preprocess(a, input, text, &fo.pp, &n);
-		if (!t || diag_state.errors)
+		TokenList t = {0};
+		if (!preprocess(a, input, text, &fo.pp, &t) || diag_state.errors)
 			rc = 1;
 		else if (o->stage == STAGE_PP) {
-			pp_print(t, n, &b);
+			pp_print(&t, &b);
 			rc = write_out(out, &b);
 		}
-		free(t);
+		tl_free(&t);
 	} else {
 		Node *unit = front_compile(a, input, text, &fo);
 		if (!unit)

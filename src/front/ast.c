@@ -4,6 +4,14 @@
 
 #include "front.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define AST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AST_ASAN 1
+#endif
+#endif
+
 const char *node_kind_names[ND_COUNT_] = {
 #define X(n) #n,
 	NODE_KINDS(X)
@@ -17,12 +25,53 @@ const char *member_names[MB_COUNT_] = {
 #undef X
 };
 
+NodeClass node_class(NodeKind k)
+{
+	switch (k) {
+	case ND_IDENT: case ND_INT_LIT: case ND_FLOAT_LIT: case ND_BOOL_LIT: case ND_NULLPTR:
+	case ND_UNARY: case ND_POSTFIX: case ND_BINARY: case ND_ASSIGN: case ND_COMMA:
+	case ND_EXPR_STMT: case ND_RETURN:
+		return NODE_BASIC;
+	case ND_CALL: case ND_MEMBER_CALL: case ND_MEMBER: case ND_INDEX: case ND_CAST:
+	case ND_INIT_LIST: case ND_BLOCK: case ND_DECL_STMT:
+		return NODE_CALL;
+	default:
+		return NODE_FULL;
+	}
+}
+
+size_t node_size(NodeKind k)
+{
+	switch (node_class(k)) {
+	case NODE_BASIC: return offsetof(Node, args);
+	case NODE_CALL: return offsetof(Node, cond);
+	default: return sizeof(Node);
+	}
+}
+
+/* A node of kind k.  Under AddressSanitizer each node is a malloc block of
+ * its own, so that a field outside its class is an overflow that ASan
+ * reports (run with ASAN_OPTIONS=redzone=256 to cover the whole Node). */
+static Node *node_alloc(Arena *a, NodeKind k)
+{
+#ifdef AST_ASAN
+	Node *n = xcalloc(1, node_size(k));
+	arena_adopt(a, n);
+	return n;
+#else
+	return arena_alloc(a, node_size(k));
+#endif
+}
+
+/* Sema turns a CALL of a type into a CAST: kinds change only within a
+ * class, so a node never outgrows its allocation. */
 Node *node_new(Arena *a, NodeKind k, Loc loc)
 {
-	Node *n = NEW(a, Node);
+	Node *n = node_alloc(a, k);
 	n->kind = k;
 	n->loc = loc;
-	n->unroll = -1;
+	if (node_class(k) == NODE_FULL)
+		n->unroll = -1;
 	return n;
 }
 
@@ -83,34 +132,39 @@ Node *ast_clone(Arena *a, const Node *n)
 {
 	if (!n)
 		return NULL;
-	Node *c = NEW(a, Node);
-	*c = *n;
+	NodeClass k = node_class(n->kind);
+	Node *c = node_alloc(a, n->kind);
+	memcpy(c, n, node_size(n->kind));
 	c->lhs = ast_clone(a, n->lhs);
 	c->rhs = ast_clone(a, n->rhs);
+	c->ty = NULL;
+	c->sym = NULL;
+	c->lvalue = false;
+	c->has_value = false;
+	if (k == NODE_BASIC)
+		return c;
+	list_clone(a, &c->args, &n->args);
+	c->ts = ts_clone(a, n->ts);
+	c->targs = targs_clone(a, n->targs, n->ntargs);
+	c->call_kind = CALL_UNRESOLVED;
+	c->builtin = 0;
+	c->member = MB_NONE_;
+	c->ncargs = 0;
+	c->targ_type = NULL;
+	if (k == NODE_CALL)
+		return c;
 	c->cond = ast_clone(a, n->cond);
 	c->then = ast_clone(a, n->then);
 	c->els = ast_clone(a, n->els);
 	c->init = ast_clone(a, n->init);
 	c->inc = ast_clone(a, n->inc);
 	c->body = ast_clone(a, n->body);
-	list_clone(a, &c->args, &n->args);
 	list_clone(a, &c->args2, &n->args2);
 	list_clone(a, &c->params, &n->params);
-	c->ts = ts_clone(a, n->ts);
-	c->targs = targs_clone(a, n->targs, n->ntargs);
 	if (n->tparams) {
 		c->tparams = NEWN(a, TemplParam, n->ntparams);
 		memcpy(c->tparams, n->tparams, sizeof(TemplParam) * (size_t)n->ntparams);
 	}
-	c->ty = NULL;
-	c->sym = NULL;
-	c->lvalue = false;
-	c->call_kind = CALL_UNRESOLVED;
-	c->builtin = 0;
-	c->member = MB_NONE_;
-	c->ncargs = 0;
-	c->targ_type = NULL;
-	c->has_value = false;
 	return c;
 }
 

@@ -307,11 +307,13 @@ static void put_syntax(Buf *b, const Node *n)
 	}
 	if (n->has_targs)
 		put_targs(b, n->targs, n->ntargs);
-	if (n->unroll >= 0)
+	if (node_class(n->kind) == NODE_FULL && n->unroll >= 0)
 		buf_printf(b, " unroll=%d", n->unroll);
 }
 
 /* What sema added; nothing before sema has run. */
+static void put_sema_op(Buf *b, const Node *n);
+
 static void put_sema(Buf *b, const Node *n)
 {
 	bool stmt = n->kind >= ND_BLOCK && n->kind != ND_VAR_DECL && n->kind != ND_FUNC;
@@ -325,6 +327,25 @@ static void put_sema(Buf *b, const Node *n)
 		buf_puts(b, " sat");
 	if (n->sym)
 		buf_printf(b, " #%d", n->sym->id);
+	if (node_class(n->kind) != NODE_BASIC)
+		put_sema_op(b, n);
+	if (n->simd)
+		buf_printf(b, " simd=%d", n->simd_width);
+	if (n->has_value) {
+		if (n->ty && ty_is_float(n->ty))
+			buf_printf(b, " value=%.17g", n->cfval);
+		else
+			buf_printf(b, " value=%lld", (long long)n->cval);
+	}
+	if (n->kind == ND_ENUMERATOR && n->sym)
+		buf_printf(b, " =%llu", (unsigned long long)n->ival);
+	if (node_class(n->kind) == NODE_FULL && n->inst_of)
+		buf_printf(b, " instance-of %s", n->inst_of->name ? n->inst_of->name : "?");
+}
+
+/* put_sema's part for operators, calls and casts. */
+static void put_sema_op(Buf *b, const Node *n)
+{
 	if (n->call_kind != CALL_UNRESOLVED && n->call_kind <= CALL_CTOR)
 		buf_printf(b, " call=%s", call_kinds[n->call_kind]);
 	if (n->builtin > 0 && n->builtin < BI_COUNT_) {
@@ -342,18 +363,6 @@ static void put_sema(Buf *b, const Node *n)
 	}
 	if (n->targ_type)
 		buf_printf(b, " targ=%s", ty_str(n->targ_type));
-	if (n->simd)
-		buf_printf(b, " simd=%d", n->simd_width);
-	if (n->has_value) {
-		if (n->ty && ty_is_float(n->ty))
-			buf_printf(b, " value=%.17g", n->cfval);
-		else
-			buf_printf(b, " value=%lld", (long long)n->cval);
-	}
-	if (n->kind == ND_ENUMERATOR && n->sym)
-		buf_printf(b, " =%llu", (unsigned long long)n->ival);
-	if (n->inst_of)
-		buf_printf(b, " instance-of %s", n->inst_of->name ? n->inst_of->name : "?");
 }
 
 static void dump_node(Buf *b, const Node *n, int depth, const char *role);
@@ -378,28 +387,37 @@ static bool is_container(NodeKind k)
 	       k == ND_STRUCT_DECL || k == ND_ENUM_DECL || k == ND_DECL_STMT;
 }
 
+/* The children in a fixed order; a leaf or operator node has no child in
+ * the fields only NODE_FULL nodes have. */
 static void dump_children(Buf *b, const Node *n, int d)
 {
-	if (n->ts && n->ts->def)
+	bool full = node_class(n->kind) == NODE_FULL;
+	if (node_class(n->kind) != NODE_BASIC && n->ts && n->ts->def)
 		dump_node(b, n->ts->def, d, "def");
-	dump_node(b, n->ds_arg, d, "declspec");
-	if (n->kind == ND_FOR)
-		dump_node(b, n->init, d, "init");
-	dump_node(b, n->cond, d, "cond");
+	if (full) {
+		dump_node(b, n->ds_arg, d, "declspec");
+		if (n->kind == ND_FOR)
+			dump_node(b, n->init, d, "init");
+		dump_node(b, n->cond, d, "cond");
+	}
 	dump_node(b, n->lhs, d, n->kind == ND_CASE ? "value" : "lhs");
 	dump_node(b, n->rhs, d, "rhs");
-	dump_node(b, n->then, d, "then");
-	dump_node(b, n->els, d, "else");
-	if (n->kind != ND_FOR)
-		dump_node(b, n->init, d, "init");
-	dump_node(b, n->inc, d, "inc");
-	dump_list(b, &n->params, d, "param");
-	dump_list(b, &n->args2, d, "dim");
-	if (n->kind == ND_CAST && n->args.len == 1 && n->args.data[0] == n->lhs)
-		return dump_node(b, n->body, d, "body");   /* sema's cast: lhs is args[0] */
+	if (full) {
+		dump_node(b, n->then, d, "then");
+		dump_node(b, n->els, d, "else");
+		if (n->kind != ND_FOR)
+			dump_node(b, n->init, d, "init");
+		dump_node(b, n->inc, d, "inc");
+		dump_list(b, &n->params, d, "param");
+		dump_list(b, &n->args2, d, "dim");
+	}
+	if (node_class(n->kind) == NODE_BASIC ||
+	    (n->kind == ND_CAST && n->args.len == 1 && n->args.data[0] == n->lhs))
+		return;   /* no list; sema's cast: lhs is args[0] */
 	dump_list(b, &n->args, d, is_container(n->kind) ? NULL
 	          : n->kind == ND_VAR_DECL ? "ctor-arg" : "arg");
-	dump_node(b, n->body, d, "body");
+	if (full)
+		dump_node(b, n->body, d, "body");
 }
 
 static void dump_node(Buf *b, const Node *n, int depth, const char *role)

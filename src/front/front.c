@@ -6,15 +6,14 @@
 Node *front_compile(Arena *a, const char *path, const char *text,
                     const FrontOptions *opt)
 {
-	int ntok;
-	Token *toks = preprocess(a, path, text, &opt->pp, &ntok);
-	if (!toks || diag_state.errors) {   /* parse errors would only echo them */
-		free(toks);
+	TokenList toks = {0};
+	if (!preprocess(a, path, text, &opt->pp, &toks) || diag_state.errors) {
+		tl_free(&toks);   /* parse errors would only echo them */
 		return NULL;
 	}
-	/* the tree keeps no token: the array (64 bytes a token) goes now */
-	Node *unit = parse_unit(a, toks, ntok);
-	free(toks);
+	/* the parser frees the tokens behind it; the tree keeps none */
+	Node *unit = parse_unit(a, &toks);
+	tl_free(&toks);
 	if (diag_state.errors || diag_too_many())
 		return NULL;
 	if (!sema_unit(a, unit, &opt->sema) || diag_state.errors)

@@ -106,16 +106,18 @@ typedef enum {
 
 typedef enum { PRAGMA_UNROLL = 1, PRAGMA_NOUNROLL } PragmaKind;
 
-/* 64 bytes: the preprocessor copies tokens by value, so keep it small. */
+/* 56 bytes: the preprocessor copies tokens by value, and a unit's tokens
+ * are in memory at once (a few per source byte), so keep it small. */
 typedef struct Token {
 	Loc loc;              /* where the user sees it (macro use site) */
 	int len;
 	const char *text;     /* spelling; interned for IDENT and KEYWORD */
 	union {
-		uint64_t ival;  /* INT / CHAR value; PRAGMA unroll count (0: full) */
+		uint64_t ival;  /* INT / CHAR value; PRAGMA unroll count (0: full);
+		                   TK_OTHER: the lexer's error */
 		double fval;    /* FLOAT value */
+		const char *str; /* STRING: decoded bytes (NUL-terminated) */
 	};
-	const char *str;      /* STRING: decoded bytes (NUL-terminated) */
 	void *pp;             /* preprocessor-private (hide sets) */
 	int id;               /* Keyword, Punct or PragmaKind by kind */
 	int str_len;
@@ -124,7 +126,7 @@ typedef struct Token {
 	bool bol;             /* first token on its line */
 	bool space;           /* white space before it */
 } Token;
-_Static_assert(sizeof(Token) == 64, "Token should stay 64 bytes");
+_Static_assert(sizeof(Token) == 56, "Token should stay 56 bytes");
 
 /* Built-in headers (<cm/cm.h>, <cm/cmtl.h>): the text of the headers in include/cm,
  * embedded at build time.  NULL if `name` is not one of them. */
@@ -167,15 +169,35 @@ typedef struct {
 	                               * "-" when absent); not the built-in headers */
 } PPOptions;
 
+/* The preprocessed tokens: malloc'd blocks of TOK_BLOCK tokens that never
+ * move, so that the parser can hold pointers to tokens and free the blocks
+ * it has left behind (64 bytes a token, a few tokens per source byte). */
+enum { TOK_BLOCK = 4096 };
+typedef struct {
+	Token **blocks;               /* a block freed by tl_release is NULL */
+	int nblocks;
+	int len;                      /* tokens */
+	int released;                 /* blocks before this one are freed */
+} TokenList;
+
+static inline Token *tl_at(const TokenList *l, int i)
+{
+	return &l->blocks[i / TOK_BLOCK][i % TOK_BLOCK];
+}
+void tl_push(TokenList *l, const Token *t);
+void tl_truncate(TokenList *l, int len);
+void tl_release(TokenList *l, int before);     /* frees the blocks wholly before token `before` */
+void tl_free(TokenList *l);
+
 /* Reads and preprocesses `path` (or, if text is non-NULL, that text under
- * the name path).  Returns the token array ending in TK_EOF, malloc'd for
- * the caller to free once parsed (the tokens' strings live in a), or NULL
- * if the file cannot be read (diagnosed).  <cm/cm.h> and <cm/cmtl.h> are built
- * in; cm.h is implicitly included first. */
-Token *preprocess(Arena *a, const char *path, const char *text,
-                  const PPOptions *opt, int *ntok);
+ * the name path) into *out (empty on entry), ending in TK_EOF; the tokens'
+ * strings live in a.  False if the file cannot be read (diagnosed).
+ * <cm/cm.h> and <cm/cmtl.h> are built in; cm.h is implicitly included
+ * first. */
+bool preprocess(Arena *a, const char *path, const char *text,
+                const PPOptions *opt, TokenList *out);
 /* Writes tokens as text (for cmetal -E), keeping line structure. */
-void pp_print(const Token *toks, int n, Buf *out);
+void pp_print(const TokenList *toks, Buf *out);
 
 /* pp_expr.c */
 /* Evaluates an #if expression: n tokens, already macro-expanded, with
@@ -425,64 +447,82 @@ typedef enum {
 
 typedef VEC(Node *) NodeList;
 
-/* Fields are ordered by size (pointers, then ints, then flags) so that the
- * struct has no padding: a unit holds about one node per 3 to 5 source
- * bytes, and the tree lives until the end of the compilation. */
+/* A unit holds about one node per 3 to 5 source bytes and the tree lives
+ * until the end of the compilation, so a node is only as long as its kind
+ * needs (node_size): the fields come in three layers.  Names, literals,
+ * operators and simple statements (most nodes) end after the first;
+ * calls, members, casts and lists (args) after the second; only control
+ * flow and declarations carry the third.  Code that walks any node's fields
+ * (ast_clone, the dump, lower_unroll.c) reads the second and third layers
+ * only where node_class says they exist.  Within a layer, pointers come
+ * first, then ints, then flags, so there is no padding. */
+typedef enum {
+	NODE_BASIC,               /* names, literals but strings, operators, EXPR_STMT,
+	                             RETURN: the first layer */
+	NODE_CALL,                /* CALL, MEMBER_CALL, MEMBER, INDEX, CAST, and the lists
+	                             INIT_LIST, BLOCK, DECL_STMT: two */
+	NODE_FULL,                /* the rest */
+} NodeClass;
+
 struct Node {
+	/* every node */
 	Type *ty;                 /* sema: the expression's type */
 	Node *lhs, *rhs;
-	Node *cond, *then, *els;
-	Node *init, *inc, *body;
-	NodeList args;            /* call args, block statements, list items */
-	NodeList args2;           /* VAR_DECL array dimensions */
-	NodeList params;          /* FUNC parameters (VAR_DECLs) */
-
 	const char *name;         /* identifier, member, declared name (interned) */
+	Sym *sym;                 /* sema: IDENT, VAR_DECL, FUNC, CALL_FUNC target */
+	union {
+		uint64_t ival;    /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
+		double fval;      /* FLOAT_LIT */
+	};
+	int64_t cval;             /* sema: constant value (has_value) of an integer ... */
+	double cfval;             /* ... or a float expression */
+	NodeKind kind;
+	Loc loc;
+	int len;                  /* columns the node's leading token spans (for carets) */
+	int op;                   /* Punct for operators; cast kind for CAST */
+	uint8_t lit;              /* ScalarKind: literal type */
+	bool lvalue : 1;          /* sema: designates storage */
+	bool implicit : 1;        /* sema: an inserted conversion */
+	bool sat : 1;             /* sema: CAST saturates (vector<T,N>(x, SAT)) */
+	bool has_targs : 1;       /* <...> was written (possibly empty) */
+	bool template_kw : 1;     /* x.template select<...>() */
+	bool enum_class : 1;      /* ENUM_DECL: enum class; ts: underlying type (parser) */
+	bool simd : 1;            /* sema: IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
+	bool has_value : 1;       /* sema: constant expression value known (cval, cfval) */
+
+	/* NODE_CALL and NODE_FULL nodes */
+	NodeList args;            /* call args, block statements, list items */
 	TypeSpec *ts;             /* declared / cast type */
 	TemplArg *targs;          /* explicit template arguments */
+	Type *targ_type;          /* sema: folded type template arg (format<T>, cm_sum<T>) */
+	Loc name_loc;             /* the member's or declared name's */
+	int ntargs;
+	int builtin;              /* sema: Builtin id for CALL_BUILTIN */
+	int cargs[4];             /* sema: folded constant template args (select sizes, ...) */
+	uint8_t call_kind;        /* sema: CallKind */
+	uint8_t member;           /* sema: CmMember of a MEMBER_CALL */
+	uint8_t ncargs;
+
+	/* NODE_FULL nodes */
+	Node *cond, *then, *els;
+	Node *init, *inc, *body;
+	NodeList args2;           /* VAR_DECL array dimensions */
+	NodeList params;          /* FUNC parameters (VAR_DECLs) */
 	TemplParam *tparams;      /* TEMPLATE */
 	const char *attr_type;    /* [[type("...")]] on a parameter */
 	Node *ds_arg;             /* argument of __declspec(cm_float_control(x)),
 	                             genx_volatile(n) or genx_SIMT(n) (parser) */
-	uint64_t ival;            /* INT_LIT / BOOL_LIT value; ENUMERATOR value after sema */
-	double fval;              /* FLOAT_LIT */
 	const char *str;          /* STR_LIT bytes; STATIC_ASSERT message */
-
-	/* filled by sema */
-	Sym *sym;                 /* IDENT, VAR_DECL, FUNC, CALL_FUNC target */
-	Type *targ_type;          /* folded type template arg (format<T>, cm_sum<T>) */
-	int64_t cval;             /* constant value (has_value) of an integer ... */
-	double cfval;             /* ... or a float expression */
-	Node *inst_of;            /* FUNC instance: the TEMPLATE it came from */
-
-	NodeKind kind;
-	Loc loc;
-	Loc name_loc;
-	int len;                  /* columns the node's leading token spans (for carets) */
-	int op;                   /* Punct for operators; cast kind for CAST */
-	int ntargs;
+	Node *inst_of;            /* sema: FUNC instance: the TEMPLATE it came from */
 	int ntparams;
 	int dspec;                /* DS_* flags on declarations */
 	int unroll;               /* loops: -1 none, 0 full, n times (from #pragma) */
-	ScalarKind lit;           /* literal type */
 	int str_len;
-	CallKind call_kind;       /* sema */
-	int builtin;              /* sema: Builtin id for CALL_BUILTIN */
-	CmMember member;          /* sema: MEMBER_CALL */
-	int cargs[4];             /* sema: folded constant template args (select sizes, ...) */
-	int ncargs;
-	int simd_width;           /* sema */
-
-	bool lvalue;              /* sema: designates storage */
-	bool implicit;            /* sema: an inserted conversion */
-	bool sat;                 /* sema: CAST saturates (vector<T,N>(x, SAT)) */
-	bool has_targs;           /* <...> was written (possibly empty) */
-	bool template_kw;         /* x.template select<...>() */
-	bool enum_class;          /* ENUM_DECL: enum class; ts: underlying type (parser) */
-	bool simd;                /* sema: IF / DO: SIMD control flow; BREAK/CONTINUE inside one */
-	bool has_value;           /* sema: constant expression value known (cval, cfval) */
+	int simd_width;           /* sema: SIMD IF / DO, BREAK / CONTINUE in one */
 };
-_Static_assert(sizeof(Node) == 336, "Node should stay 336 bytes (no padding)");
+_Static_assert(offsetof(Node, args) == 96, "a NODE_BASIC node should stay 96 bytes");
+_Static_assert(offsetof(Node, cond) == 176, "a NODE_CALL node should stay 176 bytes");
+_Static_assert(sizeof(Node) == 320, "a full node should stay 320 bytes");
 
 /* Builtin library functions: one table (builtins.def) feeds sema, lowering
  * and both back ends.  See that file for the row format. */
@@ -523,6 +563,8 @@ struct Sym {
 };
 
 /* ast.c */
+NodeClass node_class(NodeKind k);
+size_t node_size(NodeKind k);                  /* bytes a node of kind k has */
 Node *node_new(Arena *a, NodeKind k, Loc loc);
 void nl_push(Arena *a, NodeList *l, Node *n);  /* never vec_push a NodeList */
 int punct_compound_base(int op);               /* P_ADD_ASSIGN -> P_PLUS */
@@ -532,10 +574,11 @@ extern const char *node_kind_names[ND_COUNT_];
 extern const char *member_names[MB_COUNT_];
 
 /* parse.c */
-/* Parses a preprocessed token array into an ND_UNIT.  Syntax errors are
+/* Parses preprocessed tokens into an ND_UNIT.  Syntax errors are
  * diagnosed and the parser resynchronizes at ';' or '}'; the result is
- * always a tree (possibly partial). */
-Node *parse_unit(Arena *a, Token *toks, int ntok);
+ * always a tree (possibly partial).  The tree keeps no token: the blocks
+ * of toks before each top-level declaration are released as it goes. */
+Node *parse_unit(Arena *a, TokenList *toks);
 
 /* sema.c (+ sema_*.c) */
 typedef struct {

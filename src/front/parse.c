@@ -97,7 +97,7 @@ bool ps_expect(Parser *p, Punct c, const char *ctx)
 	if (accept(p, c))
 		return true;
 	Token *t = peek(p), where = *t;
-	Token *prev = p->pos > 0 ? &p->toks[p->pos - 1] : NULL;
+	Token *prev = p->pos > 0 ? tl_at(p->toks, p->pos - 1) : NULL;
 	if (c == P_SEMI && prev && (t->loc.line != prev->loc.line || t->kind == TK_EOF)) {
 		where.loc = prev->loc;
 		where.loc.col += (uint32_t)prev->len;
@@ -398,24 +398,20 @@ static const char *const builtin_names[] = {
 };
 
 /* unit := external_decls EOF */
-Node *parse_unit(Arena *a, Token *toks, int ntok)
+Node *parse_unit(Arena *a, TokenList *toks)
 {
-	if (ntok <= 0 || toks[ntok - 1].kind != TK_EOF) {
-		Token *t = NEWN(a, Token, ntok + 1);
-		if (ntok > 0)
-			memcpy(t, toks, sizeof(Token) * (size_t)ntok);
-		t[ntok].kind = TK_EOF;
-		t[ntok].loc = ntok > 0 ? toks[ntok - 1].loc : (Loc){0};
-		t[ntok].text = "";
-		toks = t;
-		ntok++;
+	if (toks->len <= 0 || tl_at(toks, toks->len - 1)->kind != TK_EOF) {
+		Token eof = {.kind = TK_EOF, .text = ""};
+		if (toks->len > 0)
+			eof.loc = tl_at(toks, toks->len - 1)->loc;
+		tl_push(toks, &eof);
 	}
-	Parser p = {.a = a, .toks = toks, .ntok = ntok};
+	Parser p = {.a = a, .toks = toks, .ntok = toks->len};
 	ps_scope_push(&p, NULL, false);
 	p.global = p.scope;
 	for (size_t i = 0; i < sizeof builtin_names / sizeof *builtin_names; i++)
 		map_put(&p.builtins, intern_cstr(builtin_names[i]), (void *)1);
-	Node *u = node_new(a, ND_UNIT, toks[0].loc);
+	Node *u = node_new(a, ND_UNIT, tl_at(toks, 0)->loc);
 	ps_externals(&p, &u->args, 0, false);
 	ps_scope_pop(&p);
 	map_free(&p.templates);

@@ -38,7 +38,7 @@ struct Scope {
 
 typedef struct {
 	Arena *a;
-	Token *toks;
+	TokenList *toks;      /* blocks behind the current top-level declaration are freed */
 	int ntok, pos;
 	Scope *scope, *global;
 	Map templates;        /* function template names (also qualified) */
@@ -61,17 +61,17 @@ typedef struct {
 
 /* ---------------------------------------------------------------- tokens */
 
-static inline Token *peek(Parser *p) { return &p->toks[p->pos]; }
+static inline Token *peek(Parser *p) { return tl_at(p->toks, p->pos); }
 
 static inline Token *peek_n(Parser *p, int k)
 {
 	int i = p->pos + k;
-	return &p->toks[i < p->ntok ? i : p->ntok - 1];
+	return tl_at(p->toks, i < p->ntok ? i : p->ntok - 1);
 }
 
 static inline Token *next(Parser *p)
 {
-	Token *t = &p->toks[p->pos];
+	Token *t = tl_at(p->toks, p->pos);
 	if (t->kind != TK_EOF)
 		p->pos++;
 	return t;

@@ -435,11 +435,15 @@ Node *ps_asm(Parser *p)
 	return n;
 }
 
-/* external_decls := external_decl*   (until EOF, or '}' when braced) */
+/* external_decls := external_decl*   (until EOF, or '}' when braced)
+ * Between the unit's own declarations no token pointer is held, so the
+ * tokens before the previous one (ps_expect looks one back) are freed. */
 void ps_externals(Parser *p, NodeList *out, int extra, bool braced)
 {
 	while (!at_eof(p) && !(braced && at(p, P_RBRACE)) && ps_check_limit(p)) {
 		int start = p->pos;
+		if (!braced)
+			tl_release(p->toks, start - 1);
 		p->quiet = false;
 		parse_external(p, out, extra);
 		if (p->pos == start) {

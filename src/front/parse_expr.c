@@ -145,7 +145,6 @@ static Node *parse_name_expr(Parser *p)
 	Token *t = peek(p);
 	Node *id = mk(p, ND_IDENT, t);
 	id->name = ps_take_qualname(p, id);
-	id->name_loc = t->loc;
 	if (!at(p, P_LT) || !ps_is_template_name(p, id->name))
 		return id;
 	Node *c = mk(p, ND_CALL, t);

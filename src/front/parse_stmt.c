@@ -283,8 +283,9 @@ static Node *stmt_inner(Parser *p)
 	if (t->kind == TK_PRAGMA)
 		return parse_pragma(p);
 	if (t->kind == TK_KEYWORD) {
+		int at_kw = p->pos;
 		Node *n = keyword_stmt(p, t);
-		if (n || p->pos != (int)(t - p->toks))
+		if (n || p->pos != at_kw)
 			return n;
 	}
 	if (t->kind == TK_IDENT && tok_is(peek_n(p, 1), P_COLON))

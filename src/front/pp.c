@@ -1287,19 +1287,55 @@ static void define_builtin(PP *pp, const char *name, BuiltinMacro k)
 	map_put(&pp->macros, m->name, m);
 }
 
+/* ---------------------------------------------------------- token lists */
+
+void tl_push(TokenList *l, const Token *t)
+{
+	if (l->len == l->nblocks * TOK_BLOCK) {
+		l->blocks = xrealloc(l->blocks, sizeof(Token *) * (size_t)(l->nblocks + 1));
+		l->blocks[l->nblocks++] = xmalloc(sizeof(Token) * TOK_BLOCK);
+	}
+	*tl_at(l, l->len++) = *t;
+}
+
+void tl_truncate(TokenList *l, int len)
+{
+	l->len = len;
+	int keep = (len + TOK_BLOCK - 1) / TOK_BLOCK;
+	for (int b = keep; b < l->nblocks; b++)
+		free(l->blocks[b]);
+	l->nblocks = keep;
+}
+
+void tl_release(TokenList *l, int before)
+{
+	for (; l->released < before / TOK_BLOCK; l->released++) {
+		free(l->blocks[l->released]);
+		l->blocks[l->released] = NULL;
+	}
+}
+
+void tl_free(TokenList *l)
+{
+	for (int b = 0; b < l->nblocks; b++)
+		free(l->blocks[b]);
+	free(l->blocks);
+	*l = (TokenList){0};
+}
+
 /* ---------------------------------------------------------- driver */
 
 /* Joins adjacent string literals and converts numbers. */
-static void finish(PP *pp, TokVec *v)
+static void finish(PP *pp, TokenList *v)
 {
 	int w = 0;
 	for (int i = 0; i < v->len; i++) {
-		Token t = v->data[i];
+		Token t = *tl_at(v, i);
 		t.pp = NULL;
 		if (t.kind == TK_PPNUM)
 			lex_convert_number(&t);
-		if (t.kind == TK_STRING && w && v->data[w - 1].kind == TK_STRING) {
-			Token *l = &v->data[w - 1];
+		if (t.kind == TK_STRING && w && tl_at(v, w - 1)->kind == TK_STRING) {
+			Token *l = tl_at(v, w - 1);
 			char *s = arena_alloc(pp->a, (size_t)(l->str_len + t.str_len) + 1);
 			memcpy(s, l->str, (size_t)l->str_len);
 			memcpy(s + l->str_len, t.str, (size_t)t.str_len);
@@ -1309,13 +1345,13 @@ static void finish(PP *pp, TokVec *v)
 			l->len = (int)strlen(l->text);
 			continue;
 		}
-		v->data[w++] = t;
+		*tl_at(v, w++) = t;
 	}
-	v->len = w;
+	tl_truncate(v, w);
 }
 
-Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions *opt,
-                  int *ntok)
+bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *opt,
+                TokenList *out)
 {
 	static const PPOptions none;
 	PP pp = {.a = a, .opt = opt ? opt : &none};
@@ -1326,7 +1362,7 @@ Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions 
 		char *t = read_file(path, &len);
 		if (!t) {
 			error_at((Loc){0}, "cannot open file '%s'", path);
-			return NULL;
+			return false;
 		}
 		text = arena_strndup(a, t, len);
 		free(t);
@@ -1339,20 +1375,17 @@ Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions 
 	const char *pre = arena_strdup(a, pre_text);
 	free(pre_text);
 	push_file(&pp, "<built-in>", pre, strlen(pre));
-	TokVec out = {0};
 	for (;;) {
 		Token t = expand_next(&pp);
 		if (t.kind == TK_OTHER) {
 			lex_report(&t);
 			continue;
 		}
-		vec_push(&out, t);
+		tl_push(out, &t);
 		if (t.kind == TK_EOF)
 			break;
 	}
-	finish(&pp, &out);
-	*ntok = out.len;
-	Token *r = xrealloc(out.data, sizeof(Token) * (size_t)out.len);
+	finish(&pp, out);
 	for (int i = 0; i < pp.files.len; i++)
 		free(pp.files.data[i]);
 	vec_free(&pp.files);
@@ -1360,7 +1393,7 @@ Token *preprocess(Arena *a, const char *path, const char *text, const PPOptions 
 	vec_free(&pp.conds);
 	map_free(&pp.macros);
 	map_free(&pp.once);
-	return r;
+	return true;
 }
 
 /* ---------------------------------------------------------- -E output */
@@ -1401,12 +1434,12 @@ static bool hidden_file(uint32_t file)
 	return f && f->name[0] == '<';
 }
 
-void pp_print(const Token *toks, int n, Buf *out)
+void pp_print(const TokenList *toks, Buf *out)
 {
 	uint32_t file = 0, line = 1;
 	const Token *prev = NULL;
-	for (int i = 0; i < n; i++) {
-		const Token *t = &toks[i];
+	for (int i = 0; i < toks->len; i++) {
+		const Token *t = tl_at(toks, i);
 		if (t->kind == TK_EOF || hidden_file(t->loc.file))
 			continue;
 		if (t->loc.file != file || t->loc.line > line + 8) {

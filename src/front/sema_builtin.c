@@ -482,7 +482,7 @@ static TemplArg *call_targs(Node *call, int *n)
 		*n = call->ntargs;
 		return call->targs;
 	}
-	if (call->lhs && call->lhs->ntargs) {
+	if (call->lhs && node_class(call->lhs->kind) != NODE_BASIC && call->lhs->ntargs) {
 		*n = call->lhs->ntargs;
 		return call->lhs->targs;
 	}

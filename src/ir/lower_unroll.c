@@ -58,8 +58,12 @@ static bool mentions(Node *e, Sym *iv)
 		return false;
 	if (e->kind == ND_IDENT)
 		return e->sym == iv;
-	return mentions(e->lhs, iv) || mentions(e->rhs, iv) || mentions(e->cond, iv) ||
-	       mentions(e->then, iv) || mentions(e->els, iv) || list_mentions(&e->args, iv);
+	if (mentions(e->lhs, iv) || mentions(e->rhs, iv))
+		return true;
+	if (node_class(e->kind) == NODE_BASIC)
+		return false;
+	return list_mentions(&e->args, iv) || (node_class(e->kind) == NODE_FULL &&
+	       (mentions(e->cond, iv) || mentions(e->then, iv) || mentions(e->els, iv)));
 }
 
 static void scan(Scan *s, Node *n);
@@ -105,12 +109,16 @@ static void scan(Scan *s, Node *n)
 	}
 	scan(s, n->lhs);
 	scan(s, n->rhs);
-	scan(s, n->cond);
-	scan(s, n->then);
-	scan(s, n->els);
-	scan(s, n->init);
-	scan(s, n->inc);
-	scan(s, n->body);
+	if (node_class(n->kind) == NODE_BASIC)
+		return;
+	if (node_class(n->kind) == NODE_FULL) {
+		scan(s, n->cond);
+		scan(s, n->then);
+		scan(s, n->els);
+		scan(s, n->init);
+		scan(s, n->inc);
+		scan(s, n->body);
+	}
 	scan_list(s, &n->args);
 }
 

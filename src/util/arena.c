@@ -126,7 +126,7 @@ void vec_grow_(void **data, int *cap, size_t elem)
 	*cap = nc;
 }
 
-static void buf_reserve(Buf *b, size_t extra)
+void buf_reserve(Buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return;

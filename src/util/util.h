@@ -56,6 +56,7 @@ typedef struct {
 void buf_putc(Buf *b, char c);
 void buf_puts(Buf *b, const char *s);
 void buf_putn(Buf *b, const char *s, size_t n);
+void buf_reserve(Buf *b, size_t extra);   /* room for extra more bytes and a NUL */
 void buf_printf(Buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 char *buf_cstr(Buf *b);   /* NUL-terminated view (still owned by b) */

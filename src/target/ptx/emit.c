@@ -651,28 +651,31 @@ static void declare_regs(Px *p, Buf *out)
 void px_prologue(Px *p);
 void px_epilogue(Px *p);
 
-/* Places Px.entry (blimit.c) at byte at of the body: after the prologue. */
-static void splice_entry(Px *p, size_t at)
+/* Inserts s at byte at of b, in place. */
+static void buf_insert(Buf *b, size_t at, const Buf *s)
 {
-	if (!p->entry.len)
+	if (!s->len)
 		return;
-	Buf b = {0};
-	buf_putn(&b, p->body.data, at);
-	buf_putn(&b, p->entry.data, p->entry.len);
-	buf_putn(&b, p->body.data + at, p->body.len - at);
-	buf_free(&p->body);
-	buf_free(&p->entry);
-	p->body = b;
+	buf_reserve(b, s->len);
+	memmove(b->data + at + s->len, b->data + at, b->len - at);
+	memcpy(b->data + at, s->data, s->len);
+	b->len += s->len;
+	b->data[b->len] = 0;
 }
 
-/* One kernel: its .entry into out, module-scope data into globals, its
- * printf metadata lines into pfmeta (npf numbers the module's printfs). */
+/* One kernel: its .entry appended to out, module-scope data into globals,
+ * its printf metadata lines into pfmeta (npf numbers the module's printfs).
+ * The body is written at the end of out itself (Px.body is out's buffer
+ * until the end), and the declarations, which depend on it, are inserted
+ * before it: a large kernel's text is not copied. */
 static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
                         uint32_t *nshfl, uint32_t *scratch, uint32_t *lanes, Buf *pfmeta,
                         uint32_t *npf)
 {
+	size_t start = out->len;
 	Px px = {.f = f, .o = o, .arena = arena_new(), .globals = globals, .pfmeta = pfmeta,
-	         .npf = npf};
+	         .npf = npf, .body = *out};
+	*out = (Buf){0};
 	Px *p = &px;
 	ir_renumber(f);
 	ir_preds(f);
@@ -710,30 +713,33 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_epilogue(p);
 	put_buf(&p->body, &p->cold);
 	buf_free(&p->cold);
-	splice_entry(p, entry_at);
-	buf_printf(out, "// %s\n", p->pack_note);
-	buf_printf(out, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
+	buf_insert(&p->body, entry_at, &p->entry);   /* blimit.c's values, after the prologue */
+	buf_free(&p->entry);
+	Buf h = {0};
+	buf_printf(&h, "// %s\n", p->pack_note);
+	buf_printf(&h, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
 	for (uint32_t k = 0; k < f->nparams; k++)
-		buf_printf(out, ",\n\t%s", param_decl(p, &f->params[k], k));
-	buf_puts(out, ")\n{\n");
-	buf_puts(out, "\t.reg .b32 %lane, %linear, %kind;\n\t.reg .b64 %launch;\n");
-	buf_puts(out, "\t.reg .pred %walk;\n");
-	px_pack_decls(p, out);
+		buf_printf(&h, ",\n\t%s", param_decl(p, &f->params[k], k));
+	buf_puts(&h, ")\n{\n");
+	buf_puts(&h, "\t.reg .b32 %lane, %linear, %kind;\n\t.reg .b64 %launch;\n");
+	buf_puts(&h, "\t.reg .pred %walk;\n");
+	px_pack_decls(p, &h);
 	for (uint32_t k = 0; k < f->nparams; k++)
 		if (f->params[k].kind == CMK_ARG_SURFACE)
-			buf_printf(out, "\t.reg .b64 %%sb%u, %%ss%u;\n\t.reg .b32 %%sw%u, %%sh%u, "
+			buf_printf(&h, "\t.reg .b64 %%sb%u, %%ss%u;\n\t.reg .b32 %%sw%u, %%sh%u, "
 			           "%%sp%u, %%sx%u;\n", k, k, k, k, k, k);
-	declare_regs(p, out);
-	px_cluster_decls(p, out);
+	declare_regs(p, &h);
+	px_cluster_decls(p, &h);
 	if (f->slm_size)
-		buf_printf(out, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
-	put_buf(out, &p->body);
-	buf_puts(out, "}\n");
+		buf_printf(&h, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
 	*nshfl = p->nshfl;
 	*scratch = p->scratch;
 	*lanes = p->lanes;
-	buf_free(&p->body);
 	arena_free(p->arena);
+	buf_insert(&p->body, start, &h);
+	buf_free(&h);
+	buf_puts(&p->body, "}\n");
+	*out = p->body;
 	return ok;
 }
 
@@ -867,10 +873,14 @@ static void kernel_header(const Func *f, uint32_t nshfl, const Wide widest[3],
 
 /* What the module keeps of each kernel until its text is put together:
  * the head (.target, module-scope data) goes before the kernels and
- * depends on all of them. */
+ * depends on all of them.  The kernels' .entry texts go straight into out,
+ * one after the other; ptx_put_together then moves them apart to make
+ * room for what goes before and between them, so that the PTX is in
+ * memory once (ptxas's copy aside). */
 typedef struct {
 	Func *f;
-	Buf text, pfmeta;     /* its .entry; its printf metadata lines */
+	size_t at, len;       /* its .entry: out->data[at, at + len) */
+	Buf pfmeta;           /* its printf metadata lines */
 	uint32_t nshfl, scratch, lanes;
 	Wide widest[3];
 } PxKernel;
@@ -879,6 +889,7 @@ typedef struct {
 	Module *m;
 	const EmitOptions *o;
 	Buf *out;
+	size_t base;          /* out's length before the module */
 	int arch;
 	Buf globals;
 	VEC(PxKernel) kern;
@@ -891,7 +902,7 @@ static void *ptx_begin(Module *m, const EmitOptions *o, Buf *out)
 	if (arch < 0 || !px_cluster_check(o, marchs[arch].name))
 		return NULL;
 	PxModule *x = xcalloc(1, sizeof *x);
-	*x = (PxModule){.m = m, .o = o, .out = out, .arch = arch};
+	*x = (PxModule){.m = m, .o = o, .out = out, .base = out->len, .arch = arch};
 	return x;
 }
 
@@ -916,11 +927,35 @@ static bool ptx_kernel(void *st, Func *f)
 	PxModule *x = st;
 	if (!check_own_thread_args(f, x->o->thread_args))
 		return false;
-	vec_push(&x->kern, ((PxKernel){.f = f}));
+	vec_push(&x->kern, ((PxKernel){.f = f, .at = x->out->len}));
 	PxKernel *k = &vec_last(&x->kern);
 	find_widest(f, k->widest);
-	return emit_kernel(f, x->o, &k->text, &x->globals, &k->nshfl, &k->scratch, &k->lanes,
-	                   &k->pfmeta, &x->npf);
+	bool ok = emit_kernel(f, x->o, x->out, &x->globals, &k->nshfl, &k->scratch, &k->lanes,
+	                      &k->pfmeta, &x->npf);
+	k->len = x->out->len - k->at;
+	return ok;
+}
+
+/* Puts pre before the kernels' texts in out and each kernel's header
+ * (hdrs, from hdr_at[k]) before its text: the texts move apart, the last
+ * one first, into out grown to its final length. */
+static void splice(PxModule *x, const Buf *pre, const Buf *hdrs, const size_t *hdr_at)
+{
+	Buf *out = x->out;
+	size_t texts = out->len - x->base, add = pre->len + hdrs->len;
+	buf_reserve(out, add);
+	char *d = out->data + x->base;
+	for (int k = x->kern.len - 1; k >= 0; k--) {
+		const PxKernel *kk = &x->kern.data[k];
+		size_t hlen = (k + 1 < x->kern.len ? hdr_at[k + 1] : hdrs->len) - hdr_at[k];
+		size_t to = pre->len + hdr_at[k] + hlen + (kk->at - x->base);
+		memmove(d + to, out->data + kk->at, kk->len);
+		memcpy(d + to - hlen, hdrs->data + hdr_at[k], hlen);
+	}
+	if (pre->len)
+		memcpy(d, pre->data, pre->len);
+	out->len = x->base + texts + add;
+	out->data[out->len] = 0;
 }
 
 /* The module's text: metadata, head, then each kernel, into out. */
@@ -939,9 +974,8 @@ static bool ptx_put_together(PxModule *x)
 		for (uint32_t fi = 1; src_get(fi); fi++)
 			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);
 	put_buf(&head, &x->globals);
-	/* ptxas sees the same text the user gets, less the comments; its copy
-	 * goes before out is built, and each kernel's text once it is in out,
-	 * so that at most two copies of the PTX live at once */
+	/* ptxas sees the same text the user gets, less the comments: a second
+	 * copy, while it runs */
 	Buf err = {0};
 	PtxasInfo info[64];
 	int ninfo = -2;
@@ -949,27 +983,28 @@ static bool ptx_put_together(PxModule *x)
 	if (!getenv("CMETAL_NO_PTXAS")) {
 		Buf all = {0};
 		put_buf(&all, &head);
-		for (int k = 0; k < x->kern.len; k++)
-			put_buf(&all, &x->kern.data[k].text);
+		buf_putn(&all, out->data + x->base, out->len - x->base);
 		ninfo = ptxas_report(buf_cstr(&all), march, info, 64, &err);
 		buf_free(&all);
 	}
-	buf_printf(out, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
+	Buf pre = {0}, hdrs = {0};
+	buf_printf(&pre, "//@cmetal abi %d\n", CUDA_ABI_VERSION);
 	if (x->o->cluster_slm)
-		buf_puts(out, "//@cmetal cluster 1\n");
+		buf_puts(&pre, "//@cmetal cluster 1\n");
+	size_t *hdr_at = xmalloc(sizeof(size_t) * (size_t)(x->kern.len + 1));
 	for (int k = 0; k < x->kern.len; k++) {
 		PxKernel *kk = &x->kern.data[k];
-		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, &kk->pfmeta, out);
+		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, &kk->pfmeta, &pre);
+		hdr_at[k] = hdrs.len;
+		buf_putc(&hdrs, '\n');
+		kernel_header(kk->f, kk->nshfl, kk->widest, info, ninfo, &hdrs);
 	}
-	buf_puts(out, "// generated by cmetal\n");
-	put_buf(out, &head);
-	for (int k = 0; k < x->kern.len; k++) {
-		PxKernel *kk = &x->kern.data[k];
-		buf_putc(out, '\n');
-		kernel_header(kk->f, kk->nshfl, kk->widest, info, ninfo, out);
-		put_buf(out, &kk->text);
-		buf_free(&kk->text);
-	}
+	buf_puts(&pre, "// generated by cmetal\n");
+	put_buf(&pre, &head);
+	splice(x, &pre, &hdrs, hdr_at);
+	free(hdr_at);
+	buf_free(&pre);
+	buf_free(&hdrs);
 	if (ninfo == 0 && err.len) {
 		error_at((Loc){0}, "ptxas rejected the generated PTX (a compiler bug):\n%s",
 		         buf_cstr(&err));
@@ -984,10 +1019,12 @@ static bool ptx_end(void *st, bool ok)
 {
 	PxModule *x = st;
 	ok = ok && check_thread_args(x->m, x->o->thread_args) && ptx_put_together(x);
-	for (int k = 0; k < x->kern.len; k++) {
-		buf_free(&x->kern.data[k].text);
-		buf_free(&x->kern.data[k].pfmeta);
+	if (!ok && x->out->len > x->base) {   /* no partial module */
+		x->out->len = x->base;
+		x->out->data[x->base] = 0;
 	}
+	for (int k = 0; k < x->kern.len; k++)
+		buf_free(&x->kern.data[k].pfmeta);
 	vec_free(&x->kern);
 	buf_free(&x->globals);
 	free(x);
