@@ -377,17 +377,45 @@ static void group_rextracts(Px *p, Func *f)
 		}
 }
 
-/* Gives v its slice of the warp's scratch (first come, first served, up
- * to CUDA_MAX_SCRATCH bytes per warp); false when it does not fit. */
-static bool take_scratch(Px *p, Inst *v)
+/* The padding pitch of a copy of v read only by costly regions: when all
+ * of them step rows of one power-of-two length R in 2..32 (columns of a
+ * matrix of rows of R), R, so that a column's 32 elements, R words apart,
+ * fall in 32 banks (R + 1 apart); else 0.  k-means' rows of 16 floats made
+ * each column read a 16-way bank conflict, as slow in the shared-memory
+ * pipe as the 16 shuffles it replaced (H100, 2026-11-27). */
+static uint32_t column_pitch(Px *p, Func *f, const Inst *v)
 {
-	uint32_t bytes = SLOTS(v->ty.n) * 32 * px_slm_width(v->ty.elem);
+	uint32_t r = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *j = f->blocks[b]->first; j; j = j->next) {
+			if (j->nops == 0 || j->ops[0] != v)
+				continue;
+			if (runtime_read(j) || const_extract(j))
+				return 0;
+			if (!costly_region(p, j))
+				continue;
+			uint32_t vs = (uint32_t)j->rg.vstride;
+			if (j->rg.vstride < 2 || j->rg.vstride > 32 || (vs & (vs - 1)) || (r && r != vs))
+				return 0;
+			r = vs;
+		}
+	return r;
+}
+
+/* Gives v its slice of the warp's scratch (first come, first served, up
+ * to CUDA_MAX_SCRATCH bytes per warp), with a word of padding after every
+ * pitch elements (0: none); false when it does not fit. */
+static bool take_scratch(Px *p, Inst *v, uint32_t pitch)
+{
+	uint32_t words = SLOTS(v->ty.n) * 32;
+	uint32_t bytes = (words + (pitch ? words / pitch : 0)) * px_slm_width(v->ty.elem);
 	if (p->scratch + bytes > CUDA_MAX_SCRATCH)
 		return false;
 	PxVal *pv = &p->val[v->id];
 	pv->in_slm = true;
 	pv->slm = p->scratch;
-	p->scratch += bytes;
+	pv->slm_pitch = pitch;
+	p->scratch += (bytes + 15) / 16 * 16;
 	need_copy(p, v, canon_of(p, v->ty.n));	/* what is stored */
 	return true;
 }
@@ -412,7 +440,7 @@ static void assign_slm(Px *p, Func *f)
 				continue;
 			if (runtime_read(i) ? SLOTS(v->ty.n) < 2 : !extracts_pay(f, v, depth))
 				continue;
-			if (!take_scratch(p, v))
+			if (!take_scratch(p, v, 0))
 				continue;
 			place_slm(p, f, v, depth);
 		}
@@ -427,7 +455,7 @@ static void assign_slm(Px *p, Func *f)
 			PxVal *pv = &p->val[v->id];
 			/* a copy placed for other readers serves when it is stored
 			 * right after v, so before every reader */
-			if (pv->in_slm ? !pv->store_after : !take_scratch(p, v))
+			if (pv->in_slm ? !pv->store_after : !take_scratch(p, v, column_pitch(p, f, v)))
 				continue;
 			for (uint32_t c = 0; c < f->nblocks; c++)
 				for (Inst *j = f->blocks[c]->first; j; j = j->next)

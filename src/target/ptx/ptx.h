@@ -33,6 +33,9 @@ typedef struct {
 	const struct Layout *copy[PX_MAX_COPIES]; /* layouts users read it in */
 	uint32_t ncopies;
 	bool in_slm;          /* also in the warp's SLM scratch (slm.c) ... */
+	uint32_t slm_pitch;   /* (a copy read only by costly regions) a word of
+	                         padding after every slm_pitch elements, so
+	                         that reading a column is conflict-free; 0: none */
 	uint32_t slm;         /* ... at this byte offset, stored ... */
 	bool store_after;     /* ... right after its definition, or ... */
 	bool placed;          /* (the store is placed: one of the two) */

@@ -26,6 +26,14 @@
  */
 #include "target/ptx/ptx.h"
 
+static uint32_t ilog2(uint32_t x)
+{
+	uint32_t k = 0;
+	while ((1u << k) < x)
+		k++;
+	return k;
+}
+
 /* Bytes of a register of e's class. */
 uint32_t px_slm_width(Elem e)
 {
@@ -77,10 +85,18 @@ void px_slm_store(Px *p, const Inst *v)
 	uint32_t w = px_slm_width(e);
 	const char *a = px_tmp(p, RC_B32);
 	pv->scr = scratch_base(p);
-	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", a, w, pv->scr);
+	uint32_t pitch = pv->slm_pitch, slot = 32 + (pitch ? 32 / pitch : 0);
+	if (pitch) {	/* element e at word e + e / pitch: lane l at l + l / pitch */
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "shr.u32 %s, %%lane, %u", t, ilog2(pitch));
+		px_ins(p, "add.u32 %s, %s, %%lane", t, t);
+		px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, t, w, pv->scr);
+	} else {
+		px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", a, w, pv->scr);
+	}
 	px_ins(p, "bar.warp.sync %s", px_members(p));
 	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++)
-		px_ins(p, "st.shared.b%u [%s+%u], %s", w * 8, a, pv->slm + s * 32 * w,
+		px_ins(p, "st.shared.b%u [%s+%u], %s", w * 8, a, pv->slm + s * slot * w,
 		       px_reg(p, v, s));
 	px_ins(p, "bar.warp.sync %s", px_members(p));
 	px_comment(p, "layout: %%%u also in SLM scratch at %u: %u st.shared", v->id, pv->slm,
@@ -99,6 +115,8 @@ typedef struct PxGroup {
 
 void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char *d)
 {
+	if (p->val[v->id].slm_pitch)
+		die("%%%u's SLM copy is padded for columns, not for extracts", v->id);
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e), per = p->val[i->id].grouped ? 16 / w : 1;
 	uint32_t first = k / per * per;
@@ -144,7 +162,14 @@ void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos)
 	uint32_t w = px_slm_width(e);
 	const char *a = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
 	const char *base = read_base(p, v);
+	uint32_t pitch = p->val[v->id].slm_pitch;
 	px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, v->ty.n);
+	if (pitch) {
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "shr.u32 %s, %s, %u", t, pos, ilog2(pitch));
+		px_ins(p, "add.u32 %s, %s, %s", t, t, pos);
+		pos = t;
+	}
 	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, pos, w, base);
 	px_ins(p, "mov.b%u %s, 0", w * 8, d);
 	px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, d, a, p->val[v->id].slm);
@@ -167,6 +192,8 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 {
 	const Inst *v = lead->ops[0];
 	const PxVal *pl = &p->val[lead->id];
+	if (p->val[v->id].slm_pitch)
+		die("%%%u's SLM copy is padded for columns, not for extracts", v->id);
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e), span = (uint32_t)(pl->rkmax - pl->rkmin), n = v->ty.n;
 	PxRGroup *g = NEW(p->arena, PxRGroup);
