@@ -57,7 +57,8 @@
 #include "rt/rt.h"
 #include "target/target.h"
 
-#define RT_CACHE_VERSION "cmetal-rt-cache 4"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap */
+#define RT_CACHE_VERSION "cmetal-rt-cache 5"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap,
+                                                  5: block accesses in whole elements */
 #define TRAILER_MAGIC "\n#cmetal-cache-entry key "
 
 extern char **environ;

@@ -557,9 +557,30 @@ TEST(columns_from_slm)
 		h_eq_u32(h, "out", o, w, N * 2048);
 }
 
+TEST(straddle_end)
+{
+	static uint8_t a[1004], st[1004], sw[1004];
+	static uint8_t o[256], w[256];
+	for (int i = 0; i < 1004; i++)
+		a[i] = (uint8_t)h_rand(h), st[i] = sw[i] = (uint8_t)h_rand(h);
+	memset(w, 0, sizeof w);
+	/* doubles at 880 + 8k: k = 15 (bytes 1000..1007) straddles the end */
+	memcpy(w, a + 880, 15 * 8);
+	/* floats at 900 + 4k: k = 26 (bytes 1004..1007) and past are outside */
+	memcpy(w + 128, a + 900, 26 * 4);
+	double two = 2.5;
+	for (int k = 0; k < 15; k++)
+		memcpy(sw + 880 + 8 * k, &two, 8);
+	HShape sh = GROUPS(1, 1);
+	sh.options = "-fno-bounds-check"; /* past the end on purpose */
+	if (H_RUN(h, F, "straddle", sh, IN(a), OUT(o), INOUT(st)) &&
+	    h_eq_u8(h, "read", o, w, 256))
+		h_eq_u8(h, "stored", st, sw, 1004);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
-	T(media_groups), T(columns_from_slm), {0},
+	T(media_groups), T(columns_from_slm), T(straddle_end), {0},
 };

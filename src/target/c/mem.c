@@ -52,8 +52,8 @@ static bool block_op(CGen *g, const Inst *i)
 	c_name(g, i->ops[1]);
 	buf_puts(g->out, ", ");
 	addr_of(g, v);
-	buf_printf(g->out, ", %u, %d, %d);\n\t}\n", ir_elem_bytes[v->ty.elem] * v->ty.n, chk(g),
-	           g->line);
+	buf_printf(g->out, ", %u, %d, %d, %d);\n\t}\n", ir_elem_bytes[v->ty.elem] * v->ty.n,
+	           ir_elem_bytes[v->ty.elem], chk(g), g->line);
 	return true;
 }
 

@@ -138,16 +138,18 @@ const char c_prelude_text[] =
  * a checked SVM space (lanes may straddle allocations): test each there */
 "CMK_INL int cmk_in_hi(CmkMem m, uint64_t hi, uint64_t n) { return !m.chk && cmk_in(m, hi, n); }\n"
 "CMK_INL void cmk_fault(CmkThread *t, int check, const char *what, int line) { if (check && t->svc && t->svc->fault) t->svc->fault(t, what, line); }\n"
-/* block read/write: out-of-range bytes read 0 and are not written */
-"CMK_INL void cmk_bload(CmkThread *t, CmkMem m, uint64_t a, void *d, uint64_t n, int chk, int line) {\n"
+/* block read/write of n bytes in elements of es: an element not wholly
+ * in range reads 0 and is not written (as on the CUDA device: an element
+ * straddling the end is outside) */
+"CMK_INL void cmk_bload(CmkThread *t, CmkMem m, uint64_t a, void *d, uint64_t n, uint32_t es, int chk, int line) {\n"
 "	if (cmk_in(m, a, n)) { memcpy(d, CMK_AT(m, a), n); return; }\n"
 "	cmk_fault(t, chk, \"block read out of bounds\", line);\n"
-"	for (uint64_t i = 0; i < n; i++) ((unsigned char *)d)[i] = a + i >= a && cmk_in(m, a + i, 1) ? *CMK_AT(m, a + i) : 0;\n"
+"	for (uint64_t i = 0; i < n; i += es) { if (a + i >= a && cmk_in(m, a + i, es)) memcpy((unsigned char *)d + i, CMK_AT(m, a + i), es); else memset((unsigned char *)d + i, 0, es); }\n"
 "}\n"
-"CMK_INL void cmk_bstore(CmkThread *t, CmkMem m, uint64_t a, const void *s, uint64_t n, int chk, int line) {\n"
+"CMK_INL void cmk_bstore(CmkThread *t, CmkMem m, uint64_t a, const void *s, uint64_t n, uint32_t es, int chk, int line) {\n"
 "	if (cmk_in(m, a, n)) { memcpy(CMK_AT(m, a), s, n); return; }\n"
 "	cmk_fault(t, chk, \"block write out of bounds\", line);\n"
-"	for (uint64_t i = 0; i < n; i++) if (a + i >= a && cmk_in(m, a + i, 1)) *CMK_AT(m, a + i) = ((const unsigned char *)s)[i];\n"
+"	for (uint64_t i = 0; i < n; i += es) if (a + i >= a && cmk_in(m, a + i, es)) memcpy(CMK_AT(m, a + i), (const unsigned char *)s + i, es);\n"
 "}\n"
 /* 2D media block: reads clamp to the edge pixel, writes outside are dropped */
 "CMK_INL void cmk_mgeom(CmkThread *t, uint64_t s, CmkSurface *g) {\n"
