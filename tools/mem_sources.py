@@ -25,69 +25,60 @@ import tempfile
 HEAD = "#include <cm/cm.h>\n"
 
 
-def gen_many(size):
-    out, i = [HEAD], 0
-    n = len(HEAD)
+def fill(size, head, unit, tail=""):
+    """head, then unit(0), unit(1), ... until size characters, then tail."""
+    out, n, i = [head], len(head), 0
     while n < size:
-        s = ("extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b, int n)\n{\n"
-             "\tvector<int, 8> v;\n\tread(b, %d, v);\n\tv = v * n + %d;\n"
-             "\tif (v(0) > 3)\n\t\tv += 1;\n\twrite(b, %d, v);\n}\n"
-             % (i, 32 * (i % 64), i, 32 * (i % 64)))
+        s = unit(i)
         out.append(s)
         n += len(s)
         i += 1
+    out.append(tail)
     return "".join(out)
+
+
+def gen_many(size):
+    return fill(size, HEAD, lambda i:
+                "extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b, int n)\n{\n"
+                "\tvector<int, 8> v;\n\tread(b, %d, v);\n\tv = v * n + %d;\n"
+                "\tif (v(0) > 3)\n\t\tv += 1;\n\twrite(b, %d, v);\n}\n"
+                % (i, 32 * (i % 64), i, 32 * (i % 64)))
 
 
 def gen_huge(size):
-    out = [HEAD + "extern \"C\" _GENX_MAIN_ void big(SurfaceIndex b, int n)\n"
-           "{\n\tvector<int, 8> v;\n\tvector<float, 8> f;\n\tread(b, 0, v);\n\tf = v;\n"]
-    n, i = len(out[0]), 0
-    while n < size:
-        s = ("\tv = v * n + %d;\n\tf = f * %d.5f + v;\n"
-             "\tv.select<4,2>(%d) += v.select<4,2>(%d);\n" % (i, i % 7, i % 2, 1 - i % 2))
-        out.append(s)
-        n += len(s)
-        i += 1
-    out.append("\tv += f;\n\twrite(b, 0, v);\n}\n")
-    return "".join(out)
+    return fill(size, HEAD + "extern \"C\" _GENX_MAIN_ void big(SurfaceIndex b, int n)\n"
+                "{\n\tvector<int, 8> v;\n\tvector<float, 8> f;\n\tread(b, 0, v);\n\tf = v;\n",
+                lambda i: "\tv = v * n + %d;\n\tf = f * %d.5f + v;\n"
+                "\tv.select<4,2>(%d) += v.select<4,2>(%d);\n" % (i, i % 7, i % 2, 1 - i % 2),
+                "\tv += f;\n\twrite(b, 0, v);\n}\n")
 
 
 def gen_helpers(size):
-    out, i = [HEAD], 0
-    n = len(HEAD)
-    while n < size:
-        s = ("inline vector<int, 16> h%d(vector<int, 16> x, int k)\n{\n"
-             "\tvector<int, 16> r = x;\n"
-             "\tfor (int j = 0; j < k; j++)\n\t\tr = r * 3 + j;\n"
-             "\tSIMD_IF_BEGIN(r > %d) {\n\t\tr -= x;\n\t} SIMD_ELSE {\n"
-             "\t\tr += x.select<16,1>(0) >> 1;\n\t} SIMD_IF_END;\n"
-             "\treturn r;\n}\n"
-             "extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b, int n)\n{\n"
-             "\tvector<int, 16> v;\n\tread(b, %d, v);\n"
-             "\tvector<int, 16> w = h%d(v, n);\n"
-             "\tSIMD_DO_WHILE_BEGIN {\n\t\tw >>= 1;\n\t} SIMD_DO_WHILE_END(w > 7);\n"
-             "\twrite(b, %d, w + cm_sum<int>(v));\n}\n"
-             % (i, i, i, 64 * (i % 32), i, 64 * (i % 32)))
-        out.append(s)
-        n += len(s)
-        i += 1
-    return "".join(out)
+    return fill(size, HEAD, lambda i:
+                "inline vector<int, 16> h%d(vector<int, 16> x, int k)\n{\n"
+                "\tvector<int, 16> r = x;\n"
+                "\tfor (int j = 0; j < k; j++)\n\t\tr = r * 3 + j;\n"
+                "\tSIMD_IF_BEGIN(r > %d) {\n\t\tr -= x;\n\t} SIMD_ELSE {\n"
+                "\t\tr += x.select<16,1>(0) >> 1;\n\t} SIMD_IF_END;\n"
+                "\treturn r;\n}\n"
+                "extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b, int n)\n{\n"
+                "\tvector<int, 16> v;\n\tread(b, %d, v);\n"
+                "\tvector<int, 16> w = h%d(v, n);\n"
+                "\tSIMD_DO_WHILE_BEGIN {\n\t\tw >>= 1;\n\t} SIMD_DO_WHILE_END(w > 7);\n"
+                "\twrite(b, %d, w + cm_sum<int>(v));\n}\n"
+                % (i, i, i, 64 * (i % 32), i, 64 * (i % 32)))
+
+
+def table_kernel(i):
+    vals = ", ".join(str((i * 7 + j * 13) % 1000) for j in range(64))
+    return ("const int t%d[64] = { %s };\n"
+            "extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b)\n{\n"
+            "\tvector<int, 8> v(t%d);\n\twrite(b, %d, v);\n}\n"
+            % (i, vals, i, i, 32 * (i % 64)))
 
 
 def gen_tables(size):
-    out, i = [HEAD], 0
-    n = len(HEAD)
-    while n < size:
-        vals = ", ".join(str((i * 7 + j * 13) % 1000) for j in range(64))
-        s = ("const int t%d[64] = { %s };\n"
-             "extern \"C\" _GENX_MAIN_ void k%d(SurfaceIndex b)\n{\n"
-             "\tvector<int, 8> v(t%d);\n\twrite(b, %d, v);\n}\n"
-             % (i, vals, i, i, 32 * (i % 64)))
-        out.append(s)
-        n += len(s)
-        i += 1
-    return "".join(out)
+    return fill(size, HEAD, table_kernel)
 
 
 KINDS = {"many": gen_many, "huge": gen_huge, "helpers": gen_helpers, "tables": gen_tables}

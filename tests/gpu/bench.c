@@ -267,12 +267,14 @@ static void strided(cmetal_device *dev, const char *dir, const char *work)
 	cmetal_program_release(p);
 }
 
-/* Median microseconds of kernel name of program p over n CM threads of
- * n * w floats (a thread space of 1024 x n / 1024), its output into back. */
-static double time_work(cmetal_device *dev, cmetal_program *p, const char *name, int w,
-                        uint32_t n, int iters, const float *in, float *back)
+/* Median microseconds of kernel name of program p (arguments: an input
+ * buffer of bytes from in, an output buffer as large, iters), launched as a
+ * walker of walk[0] x walk[1] threads or, with walk NULL, as groups[0]
+ * groups of threads[0] CM threads; its output into back. */
+static double time_kernel(cmetal_device *dev, cmetal_program *p, const char *name,
+                          size_t bytes, int iters, const float *in, float *back,
+                          const uint32_t *walk, uint32_t groups, uint32_t threads)
 {
-	size_t bytes = (size_t)n * (size_t)w * 4;
 	cmetal_kernel *k;
 	cmetal_buffer *a, *o;
 	MUSTB(cmetal_kernel_create(p, name, &k));
@@ -284,7 +286,11 @@ static double time_work(cmetal_device *dev, cmetal_program *p, const char *name,
 	MUSTB(cmetal_kernel_set_arg(k, 2, sizeof iters, &iters));
 	cmetal_task *t;
 	MUSTB(cmetal_task_create(dev, &t));
-	MUSTB(cmetal_task_add_walker(t, k, 1024, n / 1024, CMETAL_DEP_NONE));
+	if (walk)
+		MUSTB(cmetal_task_add_walker(t, k, walk[0], walk[1], CMETAL_DEP_NONE));
+	else
+		MUSTB(cmetal_task_add_groups(t, k, (uint32_t[3]){groups, 1, 1},
+		                             (uint32_t[3]){threads, 1, 1}));
 	MUSTB(cmetal_task_run(t, NULL));
 	MUSTB(cmetal_buffer_read(o, 0, bytes, back));
 	double us = time_task(t, 20);
@@ -293,6 +299,15 @@ static double time_work(cmetal_device *dev, cmetal_program *p, const char *name,
 	cmetal_buffer_release(o);
 	cmetal_kernel_release(k);
 	return us;
+}
+
+/* time_kernel over n CM threads of w floats each (a thread space of 1024 x
+ * n / 1024). */
+static double time_work(cmetal_device *dev, cmetal_program *p, const char *name, int w,
+                        uint32_t n, int iters, const float *in, float *back)
+{
+	return time_kernel(dev, p, name, (size_t)n * (size_t)w * 4, iters, in, back,
+	                   (uint32_t[2]){1024, n / 1024}, 0, 0);
 }
 
 /* 5: packed vs one CM thread per warp, SIMD8 and SIMD16. */
@@ -329,35 +344,16 @@ static void packing(cmetal_device *dev, const char *dir)
 	cmetal_program_release(un);
 }
 
-/* Median microseconds of kernel name of p over groups x 4 CM threads (4096
- * floats of in per group), its output into back. */
+/* time_kernel over groups x 4 CM threads, 4096 floats of in per group. */
 static double time_slm(cmetal_device *dev, cmetal_program *p, const char *name,
                        uint32_t groups, int iters, const float *in, float *back)
 {
-	size_t bytes = (size_t)groups * 4096 * 4;
-	cmetal_kernel *k;
-	cmetal_buffer *a, *o;
-	MUSTB(cmetal_kernel_create(p, name, &k));
-	MUSTB(cmetal_buffer_create(dev, bytes, &a));
-	MUSTB(cmetal_buffer_create(dev, bytes, &o));
-	MUSTB(cmetal_buffer_write(a, 0, bytes, in));
-	MUSTB(cmetal_kernel_set_arg_buffer(k, 0, a));
-	MUSTB(cmetal_kernel_set_arg_buffer(k, 1, o));
-	MUSTB(cmetal_kernel_set_arg(k, 2, sizeof iters, &iters));
-	cmetal_task *t;
-	MUSTB(cmetal_task_create(dev, &t));
-	MUSTB(cmetal_task_add_groups(t, k, (uint32_t[3]){groups, 1, 1}, (uint32_t[3]){4, 1, 1}));
-	MUSTB(cmetal_task_run(t, NULL));
-	MUSTB(cmetal_buffer_read(o, 0, bytes, back));
-	double us = time_task(t, 20);
-	cmetal_task_release(t);
-	cmetal_buffer_release(a);
-	cmetal_buffer_release(o);
-	cmetal_kernel_release(k);
-	return us;
+	return time_kernel(dev, p, name, (size_t)groups * 4096 * 4, iters, in, back, NULL,
+	                   groups, 4);
 }
 
-/* 6: SLM reads merged into ld.shared.v4, and an overlapping one refused. */
+/* 6: SLM reads merged into ld.shared.v4, and an overlapping read merged
+ * against seed 001's refusal. */
 static void slm_vectorize(cmetal_device *dev, const char *dir)
 {
 	const char *ge = getenv("BENCH_SLM_GROUPS"), *ie = getenv("BENCH_SLM_ITERS");

@@ -384,7 +384,7 @@ static void group_rextracts(Px *p, Func *f)
  * fall in 32 banks (R + 1 apart); else 0.  k-means' rows of 16 floats made
  * each column read a 16-way bank conflict, as slow in the shared-memory
  * pipe as the 16 shuffles it replaced (H100, 2026-11-27). */
-static uint32_t column_pitch(Px *p, Func *f, const Inst *v)
+static uint32_t column_pitch(Func *f, const Inst *v, const bool *costly)
 {
 	uint32_t r = 0;
 	for (uint32_t b = 0; b < f->nblocks; b++)
@@ -393,7 +393,7 @@ static uint32_t column_pitch(Px *p, Func *f, const Inst *v)
 				continue;
 			if (runtime_read(j) || const_extract(j))
 				return 0;
-			if (!costly_region(p, j))
+			if (!costly[j->id])
 				continue;
 			uint32_t vs = (uint32_t)j->rg.vstride;
 			if (j->rg.vstride < 2 || j->rg.vstride > 32 || (vs & (vs - 1)) || (r && r != vs))
@@ -446,21 +446,25 @@ static void assign_slm(Px *p, Func *f)
 			place_slm(p, f, v, depth);
 		}
 	/* then, with the scratch left, the costly regions (their register
-	 * form costs less than a runtime read's select per register) */
+	 * form costs less than a runtime read's select per register); each
+	 * region's shuffle plan is made once */
+	bool *costly = NEWN(p->arena, bool, f->nextid + 1);
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			costly[i->id] = costly_region(p, i) && px_slm_width(i->ops[0]->ty.elem) == 4;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			if (p->val[i->id].slm_rd || !costly_region(p, i) ||
-			    px_slm_width(i->ops[0]->ty.elem) != 4)
+			if (p->val[i->id].slm_rd || !costly[i->id])
 				continue;
 			Inst *v = i->ops[0];
 			PxVal *pv = &p->val[v->id];
 			/* a copy placed for other readers serves when it is stored
 			 * right after v, so before every reader */
-			if (pv->in_slm ? !pv->store_after : !take_scratch(p, v, column_pitch(p, f, v)))
+			if (pv->in_slm ? !pv->store_after : !take_scratch(p, v, column_pitch(f, v, costly)))
 				continue;
 			for (uint32_t c = 0; c < f->nblocks; c++)
 				for (Inst *j = f->blocks[c]->first; j; j = j->next)
-					if (costly_region(p, j) && j->ops[0] == v)
+					if (costly[j->id] && j->ops[0] == v)
 						p->val[j->id].slm_rd = true;
 			if (!pv->placed)
 				place_slm(p, f, v, depth);
