@@ -6,8 +6,10 @@
  *   sgemm_paper  "cm-paper": the paper's Rx128 register blocks, groups of
  *                4x4 threads
  *   dgemm        "cm": the paper's register blocks (R = 8)
- *   dgemm_dpas   "cm-dpas": hgemm.cm's 8 x 8 blocks on the FP64 cm_dpas
- *                (DMMA on NVIDIA), C += A B (checked with alpha = beta = 1)
+ *   dgemm_dpas   "cm-dpas": hgemm.cm's 32 x 32 blocks of 8 x 8 tiles on
+ *                the FP64 cm_dpas (DMMA on NVIDIA), C += A B (checked
+ *                with alpha = beta = 1); A, B and C as 2D surfaces over
+ *                the buffers (media reads and writes)
  *   hgemm        "cm" (workload hgemm): hgemm.cm, C += A B with fp16 A, B
  *                and fp32 C (cm_dpas HF), checked by check_hgemm */
 #include <stdlib.h>
@@ -22,18 +24,19 @@ typedef struct {
 	const char *prog;	/* cm/PROG.cm */
 	int plain;		/* C += A B, no alpha, beta arguments; a walker
 				 * launch (get_thread_origin), tx, ty unused */
+	int surf;		/* A, B, C bound as 2D surfaces over the buffers */
 } Variant;
 
 static const Variant sgemm_variants[] = {
-	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0 },	/* a group: 128 x 128 of C */
-	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0 },
+	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0 },	/* a group: 128 x 128 of C */
+	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0, 0 },
 };
 static const Variant dgemm_variants[] = {
-	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0 },
-	{ "dgemm_dpas", "cm-dpas", 1, 1, 8, 8, "hgemm", 1 },
+	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0, 0 },
+	{ "dgemm_dpas", "cm-dpas", 1, 1, 32, 32, "hgemm", 1, 1 },
 };
 static const Variant hgemm_variants[] = {
-	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1 },
+	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0 },
 };
 
 typedef struct {
@@ -56,6 +59,22 @@ typedef struct {
 	char *a, *b, *c0, *got;
 } Inputs;
 
+/* Binds buffer b (rows of n elements of es bytes) to argument i, as a 2D
+ * surface over it when 2d. */
+static int arg_matrix(cmetal_device *dev, cmetal_kernel *k, uint32_t i, cmetal_buffer *b,
+		      int n, size_t es, int surf, cmetal_surface2d **s)
+{
+	uint64_t addr;
+	if (!surf)
+		return cmb_arg_buf(k, i, b);
+	if (cmb_check(cmetal_buffer_address(b, &addr), "buffer address") ||
+	    cmb_check(cmetal_surface2d_wrap(dev, addr, (uint32_t)(n * es / 4), (uint32_t)n,
+					    (uint32_t)(n * es), CMETAL_FMT_R32_UINT, s),
+		      "surface wrap"))
+		return 1;
+	return cmb_check(cmetal_kernel_set_arg_surface2d(k, i, *s), "surface argument");
+}
+
 /* v's threads for n x n, as groups or (v->plain) a walker. */
 static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v, int n)
 {
@@ -74,6 +93,7 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	float fa = 1.5f, fb = 0.5f;
 	double da = 1.5, db = 0.5, ms = -1;
 	cmetal_buffer *ba = NULL, *bb = NULL, *bc = NULL;
+	cmetal_surface2d *sa = NULL, *sb = NULL, *sc = NULL;
 	cmetal_task *task = NULL;
 	cmetal_kernel *k = NULL;
 	const char *unit, *err = NULL;
@@ -89,8 +109,10 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	p = cmb_build(dev, v->prog, NULL);
 	k = p ? cmb_kernel(p, v->kernel) : NULL;
 	if (k && (ba = cmb_buffer(dev, abytes, in->a)) && (bb = cmb_buffer(dev, abytes, in->b)) &&
-	    (bc = cmb_buffer(dev, bytes, in->c0)) && !cmb_arg_buf(k, 0, ba) &&
-	    !cmb_arg_buf(k, 1, bb) && !cmb_arg_buf(k, 2, bc) && !cmb_arg(k, 3, 4, &n) &&
+	    (bc = cmb_buffer(dev, bytes, in->c0)) &&
+	    !arg_matrix(dev, k, 0, ba, n, abytes / ((size_t)n * n), v->surf, &sa) &&
+	    !arg_matrix(dev, k, 1, bb, n, abytes / ((size_t)n * n), v->surf, &sb) &&
+	    !arg_matrix(dev, k, 2, bc, n, in->es, v->surf, &sc) && !cmb_arg(k, 3, 4, &n) &&
 	    (v->plain || (!cmb_arg(k, 4, in->es, dbl ? (void *)&da : (void *)&fa) &&
 			  !cmb_arg(k, 5, in->es, dbl ? (void *)&db : (void *)&fb))) &&
 	    !cmb_check(cmetal_task_create(dev, &task), "task") &&
@@ -114,6 +136,12 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 		cmb_row_as(c, device, v->impl, ms, work, unit, err);
 	if (task)
 		cmetal_task_release(task);
+	if (sa)
+		cmetal_surface2d_release(sa);
+	if (sb)
+		cmetal_surface2d_release(sb);
+	if (sc)
+		cmetal_surface2d_release(sc);
 	if (ba)
 		cmetal_buffer_release(ba);
 	if (bb)

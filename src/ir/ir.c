@@ -337,7 +337,12 @@ int ir_nsrc(const Inst *i)
 
 bool ir_const_is_splat(const Inst *i)
 {
-	return i->op == Oconst && i->c.n == 1;
+	if (i->op != Oconst || !i->c.n)
+		return false;
+	for (uint32_t k = 1; k < i->c.n; k++)   /* a list of one value is one too */
+		if (i->c.v[k].u != i->c.v[0].u)
+			return false;
+	return true;
 }
 
 IrScalar ir_const_at(const Inst *i, uint32_t k)

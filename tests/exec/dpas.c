@@ -209,8 +209,10 @@ TEST(dgemm_dpas)
 	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
 	for (int i = 0; i < GN * GN; i++)
 		a[i] = h_float(h, -1, 1), b[i] = h_float(h, -1, 1), c0[i] = c[i] = h_float(h, -4, 4);
-	if (!H_RUN(h, "../../bench/cm/hgemm", "dgemm_dpas", WALK(GN / 8, GN / 8), IN(a), IN(b),
-	           INOUT(c), I32(GN)))
+	/* rows of GN doubles: 2 GN dwords of pixels */
+	if (!H_RUN(h, "../../bench/cm/hgemm", "dgemm_dpas", WALK(GN / 32, GN / 32),
+	           SURF2D(a, 2 * GN, GN, CMETAL_FMT_R32_UINT), SURF2D(b, 2 * GN, GN, CMETAL_FMT_R32_UINT),
+	           SURF2D(c, 2 * GN, GN, CMETAL_FMT_R32_UINT), I32(GN)))
 		return;
 	for (int i = 0; i < GN; i++)
 		for (int j = 0; j < GN; j++) {

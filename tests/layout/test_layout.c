@@ -23,6 +23,14 @@
  *                the plan's (with keep, one selp per move that does not
  *                fill its whole register).
  *
+ *   fragments  dpas.c's mma fragment layouts (px_dpas_layout) against the
+ *              PTX ISA's fragment tables for every cm_dpas shape, restated
+ *              here as (row, column) of each fragment register's element
+ *              per lane; each a permutation of its operand (a register of
+ *              every lane holds one element, padding only in rows past the
+ *              repeat count), and converted to and from canonical through
+ *              the interpreter.
+ *
  * Layouts cache their inverse (lay_elems) in whatever arena first asks,
  * so layouts shared between cases get it built in their own arena.
  *
@@ -895,11 +903,107 @@ static int test_convert(void)
 	return 0;
 }
 
+/* ---- fragments ---------------------------------------------------------------------- */
+
+/* An mma shape as cm_dpas makes it: precisions (p1 == p2), repeat count,
+ * execution size, and the element sizes of B/A and of the accumulator. */
+typedef struct {
+	int prec, rc, es, eb, acc_eb;
+	const char *name;
+} Shape;
+
+/* Where the PTX ISA puts operand k's element (its register r of tile tl,
+ * lane L): *row, *col in the operand's matrix, in its elements (dwords
+ * of packed 8- and 16-bit values).  A (k == 2): a0 row g, column t; a2
+ * (our register 1) row g, column t + 4 (FP64: a0 only, column t).  B: b0
+ * row t, column g; b1 row t + 4.  C and D: c0, c1 row g, columns 2t, 2t + 1.
+ * g = L / 4, t = L % 4; rows 8..15 of the 16-row shapes are not CM's. */
+static void isa_place(const Shape *sh, int k, int tl, int r, int L, int *row, int *col)
+{
+	int g = L / 4, t = L % 4;
+	if (k == 2)
+		*row = g, *col = t + 4 * r;
+	else if (k == 1)
+		*row = t + 4 * r, *col = 8 * tl + g;
+	else
+		*row = g, *col = 8 * tl + 2 * t + r;
+}
+
+static void check_fragment(Test *t, Conv *cv, Px *p, const Shape *sh, Inst *i, int k)
+{
+	const Layout *l = px_dpas_layout(p, i, (uint32_t)k);
+	const Inst *v = k ? i->ops[k] : i;
+	int ntiles = sh->es / 8, per = sh->prec == PR_DF && k ? 1 : 2, tiles = k == 2 ? 1 : ntiles;
+	int cols = k == 2 ? (sh->prec == PR_DF ? 4 : 8) : sh->es, rows = k == 1 ? v->ty.n / cols : sh->rc;
+	t->cases++;
+	if (!l) {
+		bad(t, "%s operand %d: no fragment layout", sh->name, k);
+		return;
+	}
+	if (l->n != v->ty.n || l->nregs != (uint32_t)(tiles * per)) {
+		bad(t, "%s operand %d: %u elements in %u registers", sh->name, k, l->n, l->nregs);
+		return;
+	}
+	const int32_t *el = lay_elems(p->arena, l);
+	for (int tl = 0; tl < tiles; tl++)
+		for (int r = 0; r < per; r++)
+			for (int L = 0; L < 32; L++) {
+				int row, col;
+				isa_place(sh, k, tl, r, L, &row, &col);
+				int32_t want = row < rows ? row * cols + col : -1;
+				int32_t got = el[(tl * per + r) * 32 + L];
+				if (got != want) {
+					bad(t, "%s operand %d, register %d, lane %d: element %d, the ISA's %d",
+					    sh->name, k, tl * per + r, L, got, want);
+					return;
+				}
+			}
+	const Layout *cl = lay_canonical(p->arena, l->n);
+	lay_elems(p->arena, cl);	/* in the arena that outlives both cases */
+	check_conv(cv, l, cl, NULL, false, NULL, "identity (fragment)");
+	check_conv(cv, cl, l, NULL, false, NULL, "identity (fragment)");
+}
+
+static int test_fragments(void)
+{
+	Test t = {"fragments"};
+	Conv cv = {warp_new(), &t};
+	static const Shape shapes[] = {
+		{PR_HF, 8, 8, 4, 4, "f16 m16n8k16"}, {PR_HF, 3, 16, 4, 4, "f16 repeat 3, exec 16"},
+		{PR_BF, 5, 8, 4, 4, "bf16"}, {PR_TF32, 8, 16, 4, 4, "tf32 m16n8k8"},
+		{PR_S8, 8, 8, 4, 4, "s8 m16n8k32"}, {PR_U8, 1, 16, 4, 4, "u8 repeat 1"},
+		{PR_DF, 8, 8, 8, 8, "f64 m8n8k4"}, {PR_DF, 2, 16, 8, 8, "f64 repeat 2, exec 16"},
+	};
+	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+		const Shape *sh = &shapes[s];
+		Arena *a = arena_new();
+		Px px = {.arena = a};
+		Elem acc = sh->prec == PR_DF ? E_F64 : sh->prec == PR_S8 || sh->prec == PR_U8 ? E_I32
+		                                                                             : E_F32;
+		Elem op = sh->prec == PR_DF ? E_F64 : E_U32;
+		int kb = sh->prec == PR_DF ? 4 : 8;	/* K in operand elements */
+		Inst *b = NEW(a, Inst), *am = NEW(a, Inst), *c = NEW(a, Inst), *i = NEW(a, Inst);
+		*b = (Inst){.op = Oconst, .ty = {op, (uint32_t)(kb * sh->es)}};
+		*am = (Inst){.op = Oconst, .ty = {op, (uint32_t)(kb * sh->rc)}};
+		*c = (Inst){.op = Oconst, .ty = {acc, (uint32_t)(sh->rc * sh->es)}};
+		Inst **ops = NEWN(a, Inst *, 3);
+		ops[0] = c, ops[1] = b, ops[2] = am;
+		*i = (Inst){.op = Odpas, .ty = c->ty, .ops = ops, .nops = 3,
+		            .imm = sh->prec | sh->prec << 8 | sh->rc << 16};
+		for (int k = 0; k < 3; k++)
+			check_fragment(&t, &cv, &px, sh, i, k);
+		arena_free(a);
+	}
+	warp_free(cv.w);
+	return report(&t);
+}
+
 int main(void)
 {
 	int fails = test_interp();
 	fails += test_pullback();
 	fails += test_compose();
 	fails += test_convert();
+	fails += test_fragments();
 	return fails ? 1 : 0;
 }

@@ -21,9 +21,14 @@
  *     each register of it is one row of the block (media_rows);
  *   - a block load whose one user writes it at an element offset that is
  *     not a multiple of 32 takes the shifted layout that write wants
- *     (assign_load; mem.c loads each lane's element directly);
- *   - everything else (memory, votes, phis, arguments, constants, runtime
- *     regions) is canonical.
+ *     (assign_load; mem.c loads each lane's element directly), and a
+ *     media read whose users all want one layout (a cm_dpas fragment) is
+ *     read in it (assign_mload);
+ *   - cm_dpas results live in the accumulator's mma fragment and read
+ *     their operands in theirs (dpas.c px_dpas_layout), and a phi of a
+ *     cm_dpas result (a k loop's accumulator) takes its layout;
+ *   - everything else (memory, votes, other phis, arguments, constants,
+ *     runtime regions) is canonical.
  * Then every use that reads an operand in a layout other than the
  * operand's own records a copy; emit.c emits each copy once, right after
  * the definition (so it dominates every use, and is hoisted out of the
@@ -105,6 +110,10 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 	}
 	if (elementwise(u) && is_vector(u) && k < (uint32_t)ir_ops[u->op].nops)
 		return own(p, u);
+	if (u->op == Ophi && own(p, u))
+		return own(p, u);
+	if (u->op == Odpas && px_dpas_layout(p, u, k))
+		return px_dpas_layout(p, u, k);
 	if (media_rows(p, u, k, own(p, v)))
 		return NULL;
 	return canon_of(p, v->ty.n);
@@ -193,6 +202,87 @@ static bool assign_load(Px *p, Inst *i, const Use *uses)
 	for (uint32_t e = 0; e < i->ty.n; e++)
 		if (want->pos[e] != e + want->pos[0])
 			return false;
+	p->val[i->id].lay = (Layout *)want;
+	return true;
+}
+
+/* The layout of a k loop's accumulator: a phi that carries a cm_dpas
+ * result around the loop lives in that result's fragment layout (dpas.c),
+ * and one updated a tile at a time (acc.row(q) = cm_dpas(acc.row(q), ..)),
+ * whose back edge brings a chain of wrregions of cm_dpas results down to
+ * the phi itself, keeps each tile in its fragment layout, in registers of
+ * its own.  Then neither the calls, their tiles' reads and writes nor the
+ * back edge move anything; the value entering the loop is converted once,
+ * before it.  NULL unless the tiles are disjoint and cover the phi. */
+static const Layout *tiles_layout(Px *p, const Inst *phi, const Inst *v)
+{
+	uint32_t n = phi->ty.n, nregs = 0;
+	uint32_t *pos = NEWN(p->arena, uint32_t, n);
+	for (uint32_t e = 0; e < n; e++)
+		pos[e] = UINT32_MAX;
+	for (; v != phi; v = v->ops[0]) {
+		if (v->op != Owrregion || ir_roff(v) || ir_mask(v) ||
+		    v->ops[1]->op != Odpas || !ir_type_eq(v->ty, phi->ty))
+			return NULL;
+		const Layout *fl = px_dpas_layout(p, v->ops[1], 0);
+		if (!fl)
+			return NULL;
+		/* a tile written again (a k loop unrolled) keeps its registers */
+		int64_t e0 = lay_region_index(v->rg, 0);
+		if (e0 < 0 || e0 >= n)
+			return NULL;
+		uint32_t base = pos[e0] == UINT32_MAX ? nregs : pos[e0] / 32 - fl->pos[0] / 32;
+		for (uint32_t k = 0; k < fl->n; k++) {
+			int64_t e = lay_region_index(v->rg, k);
+			uint32_t at = (base + fl->pos[k] / 32) * 32 + fl->pos[k] % 32;
+			if (e < 0 || e >= n || (pos[e] != UINT32_MAX && pos[e] != at))
+				return NULL;
+			pos[e] = at;
+		}
+		if (base == nregs)
+			nregs += fl->nregs;
+	}
+	for (uint32_t e = 0; e < n; e++)
+		if (pos[e] == UINT32_MAX)
+			return NULL;
+	Layout *l = NEW(p->arena, Layout);
+	*l = (Layout){.n = n, .nregs = nregs, .pos = pos};
+	return l;
+}
+
+static const Layout *phi_layout(Px *p, const Inst *i)
+{
+	for (uint32_t k = 0; k < i->nops; k++) {
+		const Inst *v = i->ops[k];
+		const Layout *l = NULL;
+		if (v->op == Odpas && ir_type_eq(v->ty, i->ty))
+			l = px_dpas_layout(p, v, 0);
+		else if (v != i && v->op == Owrregion)
+			l = tiles_layout(p, i, v);
+		if (l)
+			return l;
+	}
+	return NULL;
+}
+
+/* A media read whose users all read it in one other layout (a cm_dpas
+ * fragment: a B tile of doubles wants element t*8 + g in lane 4g + t) is
+ * read straight into it: each lane computes the row and column of its
+ * element (mem.c media_fast_table), so no user moves it.  Only layouts
+ * of as many registers as the canonical one (a permutation of it). */
+static bool assign_mload(Px *p, Inst *i, const Use *uses)
+{
+	if (i->op != Omload || !uses || i->ty.elem == E_I1)
+		return false;
+	const Layout *want = NULL;
+	for (const Use *s = uses; s; s = s->next) {
+		const Layout *l = use_layout(p, s->u, s->k);
+		if (!l || l->canon || (want && !lay_equal(want, l)))
+			return false;
+		want = l;
+	}
+	if (want->n != i->ty.n || want->nregs != SLOTS(i->ty.n))
+		return false;
 	p->val[i->id].lay = (Layout *)want;
 	return true;
 }
@@ -525,8 +615,12 @@ void px_assign(Px *p)
 				p->val[i->id].lay = own(p, i->ops[0]);
 			else if (elementwise(i))
 				assign_ew(p, i, uses[i->id]);
-			else if (assign_load(p, i, uses[i->id]))
+			else if (assign_load(p, i, uses[i->id]) || assign_mload(p, i, uses[i->id]))
 				;
+			else if (i->op == Odpas && px_dpas_layout(p, i, 0))
+				p->val[i->id].lay = (Layout *)px_dpas_layout(p, i, 0);
+			else if (i->op == Ophi && phi_layout(p, i))
+				p->val[i->id].lay = (Layout *)phi_layout(p, i);
 			else
 				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);
 		}

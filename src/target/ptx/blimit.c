@@ -46,8 +46,7 @@ typedef struct PxLim {
 	struct PxLim *next;
 } PxLim;
 
-/* Instructions written between two calls go to the kernel's entry. */
-static void entry_swap(Px *p)
+void px_entry_swap(Px *p)
 {
 	Buf t = p->body;
 	p->body = p->entry;
@@ -62,12 +61,12 @@ const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta)
 	PxLim *l = NEW(p->arena, PxLim);
 	*l = (PxLim){surf, eb, delta, px_tmp(p, RC_B32), p->lims};
 	p->lims = l;
-	entry_swap(p);
+	px_entry_swap(p);
 	const char *t = px_tmp(p, RC_B64);
 	px_ins(p, "add.s64 %s, %%ss%u, %lld", t, surf, (long long)(1 - eb - delta));
 	px_ins(p, "max.s64 %s, %s, 0", t, t);
 	px_ins(p, "min.s64 %s, %s, 4294967295", t, t);
 	px_ins(p, "cvt.u32.u64 %s, %s", l->reg, t);
-	entry_swap(p);
+	px_entry_swap(p);
 	return l->reg;
 }

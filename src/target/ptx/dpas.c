@@ -23,17 +23,20 @@
  * shape has the same pattern on doubles: A = element g*4 + t, B = element
  * t*E + n, C/D = g*E + 8*tile + 2t (+1).
  *
- * Moving.  Operands are canonical (element i in lane i % 32, register
- * i / 32), so each fragment register is a gather: lane L wants a known
- * element, and layout.c's plan (lay_plan with a map) groups the lanes by
- * source register into shfl.sync moves, which region.c's px_emit_plan
- * prints.  Operands of 8- or 16-bit elements are gathered once per byte or
- * half of the dword and packed.  Cost, correctness first: per fragment
- * register one shuffle (plus a selp) per source register it reads, e.g.
- * HF with repeat 8 and a packed-dword src2 (2 registers): 2 fragment
- * registers x 2 shuffles; the result is the reverse plan.  A kernel that
- * keeps its tiles in fragment layout across calls would avoid both; that
- * is assign.c's business, not done here.
+ * Moving.  Each fragment is a layout (px_dpas_layout), so assign.c can
+ * keep a value in it: the result always lives in the accumulator's
+ * fragment, and a phi that carries it around the k loop takes the same
+ * layout, so an accumulator costs no move from one call to the next (it
+ * is converted once, where it is loaded or stored).  An operand read in
+ * its fragment layout is used as it is; any other is gathered: lane L
+ * wants a known element, and layout.c's plan (lay_plan with a map) groups
+ * the lanes by source register into shfl.sync moves, which region.c's
+ * px_emit_plan prints.  Operands of 8- or 16-bit elements are gathered
+ * once per byte or half of the dword and packed.  A's FP64 fragment
+ * (double g*4 + t in lane 4g + t) is canonical.  Before fragment layouts
+ * (-fptx-layout=canonical still does this) every call gathered its
+ * accumulator and scattered its result: per m8n8k4 257 SASS and 18 SHFL,
+ * per m16n8k16 563 and 50 (sm_90, tests/sass).
  */
 #include "target/ptx/ptx.h"
 
@@ -71,16 +74,84 @@ static MmaForm mma_form(Px *p, const Inst *i)
 	return m;
 }
 
-/* Fragment register r (0, 1) of lane L wants element map[r*32 + L] of its
- * source: fills `regs` (class of e) from v by one plan. */
-static void gather(Px *p, const Inst *v, const int32_t *map, int nregs, const char **regs)
+static const char *zero(Elem e)
 {
+	return e == E_F32 ? "0f00000000" : e == E_F64 ? "0d0000000000000000" : "0";
+}
+
+/* The layout of n elements whose register r, lane L holds element
+ * at(r * 32 + L) (-1: padding), the canonical one when it is that. */
+static const Layout *table_layout(Px *p, uint32_t n, uint32_t nregs, const int32_t *at)
+{
+	Layout *l = NEW(p->arena, Layout);
+	l->n = n;
+	l->nregs = nregs;
+	l->pos = NEWN(p->arena, uint32_t, n);
+	uint32_t seen = 0;
+	bool canon = nregs == SLOTS(n);
+	for (uint32_t k = 0; k < 32 * nregs; k++) {
+		if (at[k] < 0)
+			continue;
+		if ((uint32_t)at[k] >= n)
+			return NULL;
+		l->pos[at[k]] = k;
+		canon = canon && (uint32_t)at[k] == k;
+		seen++;
+	}
+	if (seen != n)
+		return NULL;
+	return canon ? lay_canonical(p->arena, n) : l;
+}
+
+/* Element (or dword) of operand k of i in fragment register r, lane L of
+ * tile 0 .. ntiles-1: the maps of this file's top comment, -1 where the
+ * mma reads no element of the operand (rows past the repeat count; A's
+ * and the accumulator's rows 8..15 of the 16-row shapes are registers of
+ * their own, zero). */
+static int32_t frag_elem(const Inst *i, uint32_t k, int tile, int r, int L)
+{
+	int es = ir_dpas_es(i), rc = ir_dpas_rc(i), g = L / 4, t = L % 4;
+	bool df = ir_dpas_p1(i) == PR_DF;
+	switch (k) {
+	case 0: return g < rc ? g * es + 8 * tile + 2 * t + r : -1;
+	case 1: return (t + 4 * r) * es + 8 * tile + g;
+	default: return g >= rc ? -1 : df ? g * 4 + t : g * 8 + 4 * r + t;
+	}
+}
+
+/* Fragment registers per tile of operand k (A: for all tiles). */
+static int frag_regs(const Inst *i, uint32_t k)
+{
+	return ir_dpas_p1(i) == PR_DF && k ? 1 : 2;
+}
+
+const Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k)
+{
+	const Inst *v = k ? i->ops[k] : i;
+	int eb = ir_dpas_p1(i) == PR_DF ? 8 : 4, ntiles = k == 2 ? 1 : ir_dpas_es(i) / 8;
+	if (v->ty.n < 2 || ir_elem_bytes[v->ty.elem] != eb)
+		return NULL;
+	int per = frag_regs(i, k), nregs = ntiles * per;
+	int32_t *at = NEWN(p->arena, int32_t, 32 * nregs);
+	for (int tl = 0; tl < ntiles; tl++)
+		for (int r = 0; r < per; r++)
+			for (int L = 0; L < 32; L++)
+				at[(tl * per + r) * 32 + L] = frag_elem(i, k, tl, r, L);
+	return table_layout(p, v->ty.n, (uint32_t)nregs, at);
+}
+
+/* Fragment register r of lane L wants element map[r*32 + L] of operand k
+ * of i: fills `regs` (class of its elements) by one plan from the layout
+ * it is read in. */
+static void gather(Px *p, Inst *i, uint32_t k, const int32_t *map, int nregs, const char **regs)
+{
+	const Inst *v = i->ops[k];
 	Elem e = v->ty.elem;
 	const Layout *dst = lay_canonical(p->arena, 32u * (uint32_t)nregs);
-	const Layout *src = lay_canonical(p->arena, v->ty.n);
+	const Layout *src = px_read_layout(p, i, k);
 	const char **s = NEWN(p->arena, const char *, src->nregs);
-	for (uint32_t k = 0; k < src->nregs; k++)
-		s[k] = px_reg(p, v, k);
+	for (uint32_t r = 0; r < src->nregs; r++)
+		s[r] = px_reg_in(p, v, src, r);
 	for (int r = 0; r < nregs; r++)
 		regs[r] = px_tmp(p, px_class(e));
 	LPlan *pl = lay_plan(p->arena, dst, src, map);
@@ -88,20 +159,25 @@ static void gather(Px *p, const Inst *v, const int32_t *map, int nregs, const ch
 	px_emit_plan(p, e, regs, s, pl, false, NULL);
 }
 
-/* The b32 registers holding dword dw[r*32 + L] of v (dw < 0: don't care),
- * its elements gathered and packed little-endian. */
-static void gather_dwords(Px *p, const Inst *v, const int32_t *dw, int nregs, const char **out)
+/* The b32 registers holding dword dw[r*32 + L] of operand k of i (dw < 0:
+ * don't care), its elements gathered and packed little-endian. */
+static void gather_dwords(Px *p, Inst *i, uint32_t k, const int32_t *dw, int nregs,
+                          const char **out)
 {
-	Elem e = v->ty.elem;
+	Elem e = i->ops[k]->ty.elem;
 	int per = 4 / ir_elem_bytes[e];        /* elements per dword */
 	int32_t *map = NEWN(p->arena, int32_t, 32 * nregs);
 	const char **piece = NEWN(p->arena, const char *, nregs);
 	for (int b = 0; b < per; b++) {
-		for (int k = 0; k < 32 * nregs; k++)
-			map[k] = dw[k] < 0 ? -1 : dw[k] * per + b;
-		gather(p, v, map, nregs, piece);
+		for (int x = 0; x < 32 * nregs; x++)
+			map[x] = dw[x] < 0 ? -1 : dw[x] * per + b;
+		gather(p, i, k, map, nregs, piece);
 		for (int r = 0; r < nregs; r++) {
-			if (per == 1) {
+			if (per == 1 && px_class(e) == RC_B32) {
+				out[r] = piece[r];
+				continue;
+			}
+			if (per == 1) {             /* tf32 from f32 registers */
 				out[r] = px_tmp(p, RC_B32);
 				px_ins(p, "mov.b32 %s, %s", out[r], piece[r]);
 				continue;
@@ -129,51 +205,71 @@ static void gather_dwords(Px *p, const Inst *v, const int32_t *dw, int nregs, co
 	}
 }
 
-static const char *zero(Elem e)
+/* Fragment registers frag[0 .. nregs-1] of operand k of i for tile tl:
+ * the operand's own registers when it is read in its fragment layout (a
+ * rename), else gathered (and zeroed in the rows past the repeat count,
+ * valid false there, as the gather leaves them unset). */
+static void fragment(Px *p, Inst *i, uint32_t k, int tl, const char *valid, const char **frag)
 {
-	return e == E_F32 ? "0f00000000" : e == E_F64 ? "0d0000000000000000" : "0";
-}
-
-/* Zeroes register r of class e in lanes whose row (lane / 4) is past the
- * repeat count. */
-static void zero_rows(Px *p, Elem e, const char *r, const char *valid)
-{
-	px_ins(p, "selp.%s %s, %s, %s, %s", px_ty(e), r, r, zero(e), valid);
-}
-
-/* One tile (8 output columns from column 8*tile): A and the accumulator's
- * fragments gathered, B's, the mma, and d[] the result fragments. */
-static void tile(Px *p, const Inst *i, const MmaForm *m, const char **afr, int tile,
-                 const char *valid, const char **d)
-{
-	int es = ir_dpas_es(i), rc = ir_dpas_rc(i);
-	bool df = ir_dpas_p1(i) == PR_DF;
-	Elem ae = i->ty.elem;
-	int32_t bmap[64], cmap[64];
-	for (int L = 0; L < 32; L++) {
-		int g = L / 4, t = L % 4, n = 8 * tile + g;
-		for (int r = 0; r < m->nb; r++)
-			bmap[r * 32 + L] = (t + 4 * r) * es + n;
-		for (int r = 0; r < 2; r++)
-			cmap[r * 32 + L] = g < rc ? g * es + 8 * tile + 2 * t + r : -1;
+	const Inst *v = i->ops[k];
+	int nregs = frag_regs(i, k);
+	const Layout *rd = px_read_layout(p, i, k), *fl = px_dpas_layout(p, i, k);
+	if (fl && lay_equal(rd, fl)) {
+		for (int r = 0; r < nregs; r++) {
+			frag[r] = px_reg_in(p, v, rd, (uint32_t)(tl * nregs + r));
+			if (k && px_class(v->ty.elem) == RC_F32) {	/* tf32 data */
+				const char *t = px_tmp(p, RC_B32);
+				px_ins(p, "mov.b32 %s, %s", t, frag[r]);
+				frag[r] = t;
+			}
+		}
+		return;
 	}
-	const char *b[2], *c[4];
-	if (df)
-		gather(p, i->ops[1], bmap, 1, b);
+	int32_t map[64];
+	for (int r = 0; r < nregs; r++)
+		for (int L = 0; L < 32; L++)
+			map[r * 32 + L] = frag_elem(i, k, tl, r, L);
+	if (ir_elem_bytes[v->ty.elem] == 8 || k == 0)
+		gather(p, i, k, map, nregs, frag);
 	else
-		gather_dwords(p, i->ops[1], bmap, m->nb, b);
-	if (ir_dpas_p1(i) == PR_TF32)           /* tf32 ignores 13 mantissa bits */
-		for (int r = 0; r < m->nb; r++)
-			px_ins(p, "and.b32 %s, %s, 0xffffe000", b[r], b[r]);
-	gather(p, i->ops[0], cmap, 2, c);
-	for (int r = 0; r < 2; r++)
-		zero_rows(p, ae, c[r], valid);
+		gather_dwords(p, i, k, map, nregs, frag);
+	if (k == 1)
+		return;
+	Elem e = k == 0 ? i->ty.elem : ir_elem_bytes[v->ty.elem] == 8 ? E_F64 : E_U32;
+	for (int r = 0; r < nregs; r++)
+		px_ins(p, "selp.%s %s, %s, %s, %s", px_ty(e), frag[r], frag[r], zero(e), valid);
+}
+
+/* tf32 ignores 13 mantissa bits: masked in temporaries (the fragment may
+ * be the operand's own registers). */
+static void tf32_mask(Px *p, const char **frag, int nregs)
+{
+	for (int r = 0; r < nregs; r++) {
+		const char *t = px_tmp(p, RC_B32);
+		px_ins(p, "and.b32 %s, %s, 0xffffe000", t, frag[r]);
+		frag[r] = t;
+	}
+}
+
+/* One tile (8 output columns from column 8*tile): B's and the
+ * accumulator's fragments, the mma, its results in d[] (nc registers; the
+ * first two are the result's fragment registers of this tile when the
+ * result lives in its fragment layout). */
+static void tile(Px *p, Inst *i, const MmaForm *m, const char **afr, int tile,
+                 const char *valid, const char **d, bool direct)
+{
+	Elem ae = i->ty.elem;
+	const char *b[2], *c[4];
+	fragment(p, i, 1, tile, valid, b);
+	if (ir_dpas_p1(i) == PR_TF32)
+		tf32_mask(p, b, m->nb);
+	fragment(p, i, 0, tile, valid, c);
 	for (int r = 2; r < m->nc; r++) {
 		c[r] = px_tmp(p, px_class(ae));
 		px_ins(p, "mov.%s %s, %s", px_ty(ae), c[r], zero(ae));
 	}
 	for (int r = 0; r < m->nc; r++)
-		d[r] = px_tmp(p, px_class(ae));
+		d[r] = direct && r < 2 ? px_own(p, i, (uint32_t)(tile * 2 + r)) : px_tmp(p, px_class(ae));
 	Buf s = { 0 };
 	buf_printf(&s, "mma.sync.aligned.%s.row.col%s {", m->shape, m->types);
 	for (int r = 0; r < m->nc; r++)
@@ -194,53 +290,30 @@ static void tile(Px *p, const Inst *i, const MmaForm *m, const char **afr, int t
 
 /* A's fragments (shared by the tiles): dwords g*8 + t and g*8 + 4 + t of
  * src2 (DF: double g*4 + t), rows g + 8 zero. */
-static void a_fragments(Px *p, const Inst *i, const MmaForm *m, const char *valid,
-                        const char **afr)
+static void a_fragments(Px *p, Inst *i, const MmaForm *m, const char *valid, const char **afr)
 {
-	const Inst *a = i->ops[2];
-	int rc = ir_dpas_rc(i);
-	int32_t map[64];
-	for (int L = 0; L < 32; L++) {
-		int g = L / 4, t = L % 4;
-		map[L] = g < rc ? (m->na == 1 ? g * 4 + t : g * 8 + t) : -1;
-		map[32 + L] = g < rc ? g * 8 + 4 + t : -1;
-	}
 	const char *f[2];
+	fragment(p, i, 2, 0, valid, f);
 	if (m->na == 1) {
-		gather(p, a, map, 1, f);
-		zero_rows(p, E_F64, f[0], valid);
 		afr[0] = f[0];
 		return;
 	}
-	gather_dwords(p, a, map, 2, f);
-	for (int r = 0; r < 2; r++) {
-		zero_rows(p, E_U32, f[r], valid);
-		if (ir_dpas_p2(i) == PR_TF32)
-			px_ins(p, "and.b32 %s, %s, 0xffffe000", f[r], f[r]);
-	}
+	if (ir_dpas_p2(i) == PR_TF32)
+		tf32_mask(p, f, 2);
 	const char *zero = px_tmp(p, RC_B32);
 	px_ins(p, "mov.b32 %s, 0", zero);
 	afr[0] = f[0], afr[1] = zero, afr[2] = f[1], afr[3] = zero;
 }
 
-/* The result fragments (d[tile * nc + r]) into i's canonical registers:
- * element g*E + 8*tile + 2t + r sits in register tile*2 + r, lane 4g + t. */
+/* The result fragments (d[tile * nc + r]) into i's own registers, when its
+ * layout is not the fragment's (-fptx-layout=canonical). */
 static void scatter_result(Px *p, const Inst *i, const MmaForm *m, const char **d, int ntiles)
 {
-	int es = ir_dpas_es(i);
-	Layout *fl = NEW(p->arena, Layout);
-	fl->n = i->ty.n;
-	fl->nregs = (uint32_t)(2 * ntiles);
-	fl->pos = NEWN(p->arena, uint32_t, fl->n);
-	for (uint32_t e = 0; e < fl->n; e++) {
-		int g = (int)e / es, col = (int)e % es, tl = col / 8, c = col % 8;
-		fl->pos[e] = (uint32_t)((tl * 2 + c % 2) * 32 + g * 4 + c / 2);
-	}
+	const Layout *fl = px_dpas_layout(p, i, 0), *dst = p->val[i->id].lay;
 	const char **s = NEWN(p->arena, const char *, fl->nregs);
 	for (int t = 0; t < ntiles; t++)
 		for (int r = 0; r < 2; r++)
 			s[t * 2 + r] = d[t * m->nc + r];
-	const Layout *dst = lay_canonical(p->arena, i->ty.n);
 	const char **o = NEWN(p->arena, const char *, dst->nregs);
 	for (uint32_t k = 0; k < dst->nregs; k++)
 		o[k] = px_own(p, i, k);
@@ -257,9 +330,11 @@ bool px_dpas(Px *p, Inst *i)
 	const char *valid = px_lane_lt(p, 4u * (uint32_t)ir_dpas_rc(i));
 	const char *afr[4];
 	a_fragments(p, i, &m, valid, afr);
+	bool direct = lay_equal(p->val[i->id].lay, px_dpas_layout(p, i, 0));
 	const char **d = NEWN(p->arena, const char *, ntiles * m.nc);
 	for (int t = 0; t < ntiles; t++)
-		tile(p, i, &m, afr, t, valid, d + t * m.nc);
-	scatter_result(p, i, &m, d, ntiles);
+		tile(p, i, &m, afr, t, valid, d + t * m.nc, direct);
+	if (!direct)
+		scatter_result(p, i, &m, d, ntiles);
 	return true;
 }

@@ -534,15 +534,18 @@ static void edge_copies(Px *p, const Block *from, const Block *to)
 			for (uint32_t k = 0; k < i->nops; k++) {
 				if (i->phiblk[k] != from)
 					continue;
-				for (uint32_t s = 0; s < SLOTS(i->ty.n); s++) {
-					const char *tmp = arena_printf(p->arena, "%s_x", px_reg(p, i, s));
-					const char *src = px_reg(p, i->ops[k], s);
+				/* in the phi's own layout (assign.c) */
+				const Layout *l = i->ty.n > 1 ? p->val[i->id].lay : NULL;
+				for (uint32_t s = 0; s < px_nregs(p, i); s++) {
+					const char *d = px_own(p, i, s);
+					const char *tmp = arena_printf(p->arena, "%s_x", d);
+					const char *src = px_reg_in(p, i->ops[k], l, s);
 					if (!via_tmp)
-						copy_reg(p, i->ty.elem, px_reg(p, i, s), src);
+						copy_reg(p, i->ty.elem, d, src);
 					else if (pass == 0)
 						copy_reg(p, i->ty.elem, tmp, src);
 					else
-						copy_reg(p, i->ty.elem, px_reg(p, i, s), tmp);
+						copy_reg(p, i->ty.elem, d, tmp);
 				}
 				break;
 			}
@@ -639,7 +642,7 @@ static void declare_regs(Px *p, Buf *out)
 				buf_printf(out, "\t.reg %s %s%uc%u_<%u>;\n", rc_decl[c], rc_prefix[c],
 				           i->id, k, pv->copy[k]->nregs);
 			if (i->op == Ophi)
-				for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
+				for (uint32_t s = 0; s < px_nregs(p, i); s++)
 					buf_printf(out, "\t.reg %s %s%u_%u_x;\n", rc_decl[c],
 					           rc_prefix[c], i->id, s);
 		}

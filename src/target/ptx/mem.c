@@ -970,9 +970,11 @@ static const char *media_test(Px *p, Inst *i, const Where *w, const char *x0, co
 }
 
 /* The layout a media access moves its value in, when it is not the
- * canonical one: then every register is one row of the block at
+ * canonical one.  When every register is one row of the block at
  * consecutive lanes (assign.c media_rows, layout.c lay_rows), *rows gets
- * them, and reg[s] the registers. */
+ * them; else (a read straight into the layout its users want, assign.c
+ * assign_mload) *rows is NULL and each lane finds its element in a lane
+ * table (px_lane_elems). */
 static const Layout *media_layout(Px *p, Inst *i, uint32_t cols, LRow **rows)
 {
 	bool st = i->op == Omstore;
@@ -982,8 +984,11 @@ static const Layout *media_layout(Px *p, Inst *i, uint32_t cols, LRow **rows)
 	if (!l || l->canon)
 		return NULL;
 	*rows = NEWN(p->arena, LRow, l->nregs);
-	if (!lay_rows(p->arena, l, cols, *rows))
-		die("media access of %%%u: its layout is not a set of rows", val->id);
+	if (!lay_rows(p->arena, l, cols, *rows)) {
+		if (st)
+			die("media write of %%%u: its layout is not a set of rows", val->id);
+		*rows = NULL;
+	}
 	return l;
 }
 
@@ -1089,20 +1094,94 @@ static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const cha
 
 /* Row r and column c (b32 registers) of the element in register s of each
  * lane, and the predicate of the lanes that hold one (NULL: all): from
- * its rows (media_layout), else k = 32 s + lane in the canonical layout. */
-static const char *media_rc(Px *p, const LRow *rows, uint32_t n, uint32_t cols, uint32_t s,
-                            const char *r, const char *c)
+ * its rows (media_layout), from layout l's lane table, else k = 32 s +
+ * lane in the canonical layout. */
+static const char *media_rc(Px *p, const Layout *l, const LRow *rows, uint32_t n,
+                            uint32_t cols, uint32_t s, const char *r, const char *c)
 {
 	if (rows) {
 		px_ins(p, "mov.u32 %s, %u", r, rows[s].row);
 		px_ins(p, "add.s32 %s, %%lane, %d", c, rows[s].col);
 		return row_lanes(p, &rows[s]);
 	}
+	uint32_t valid = n - s * 32 < 32 ? (1u << (n - s * 32)) - 1 : 0xffffffffu;
 	const char *k = px_tmp(p, RC_B32);
-	px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
+	if (l)
+		k = px_lane_elems(p, l, s, &valid);
+	else
+		px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
 	px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
 	px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
-	return n - s * 32 < 32 ? px_lane_lt(p, n - s * 32) : NULL;
+	return px_lanes_pred(p, valid);
+}
+
+typedef struct PxLaneOff {
+	const char *pitch;
+	const Layout *l;
+	uint32_t s, cols;
+	int eb;
+	const char *reg;
+	uint32_t valid;
+	struct PxLaneOff *next;
+} PxLaneOff;
+
+/* The byte offset in a media block (row * pitch + column * eb) of each
+ * lane's element in register s of layout l (NULL: canonical), computed
+ * once per kernel at its entry (the pitch is the surface's, loaded by the
+ * prologue): in a GEMM's k loop each tile read then costs an add, a
+ * mad.wide and the load.  *valid gets the lanes that hold an element. */
+static const char *media_lane_off(Px *p, const Where *w, const Layout *l, uint32_t s,
+                                  uint32_t n, uint32_t cols, int eb, uint32_t *valid)
+{
+	for (PxLaneOff *o = p->loffs; o; o = o->next)
+		if (o->s == s && o->cols == cols && o->eb == eb && !strcmp(o->pitch, w->pitch) &&
+		    (o->l == l || (o->l && l && lay_equal(o->l, l)))) {
+			*valid = o->valid;
+			return o->reg;
+		}
+	PxLaneOff *o = NEW(p->arena, PxLaneOff);
+	*o = (PxLaneOff){w->pitch, l, s, cols, eb, px_tmp(p, RC_B32), 0, p->loffs};
+	p->loffs = o;
+	const char *k = NULL;
+	o->valid = n - s * 32 < 32 ? (1u << (n - s * 32)) - 1 : 0xffffffffu;
+	if (l)
+		k = px_lane_elems(p, l, s, &o->valid);   /* into the entry itself */
+	px_entry_swap(p);
+	const char *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
+	if (!l) {
+		k = px_tmp(p, RC_B32);
+		px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
+	}
+	px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
+	px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
+	px_ins(p, "mul.lo.u32 %s, %s, %d", c, c, eb);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o->reg, r, w->pitch, c);
+	px_entry_swap(p);
+	*valid = o->valid;
+	return o->reg;
+}
+
+/* A media read wholly inside, each lane's element at an offset computed
+ * once (media_lane_off): a read into a layout of its own (media_layout
+ * without rows: each lane's element from its lane table), or a canonical
+ * block of one register; no clamp and no check. */
+static void media_fast_table(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                             uint32_t cols, const Layout *l)
+{
+	Elem e = i->ty.elem;
+	int eb = ir_elem_bytes[e];
+	const char *o = px_tmp(p, RC_B32);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
+	uint32_t nregs = l ? l->nregs : SLOTS(i->ty.n);
+	for (uint32_t s = 0; s < nregs; s++) {
+		uint32_t valid;
+		const char *lo = media_lane_off(p, w, l, s, i->ty.n, cols, eb, &valid);
+		const char *t = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
+		px_ins(p, "add.u32 %s, %s, %s", t, o, lo);
+		px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, t, w->base);
+		access(p, w, false, e, l ? px_own(p, i, s) : px_reg(p, i, s), a,
+		       px_lanes_pred(p, valid));
+	}
 }
 
 /* The exact media access: every element's x and y clamped to the edge
@@ -1136,7 +1215,7 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 			continue;
 		const char *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
-		const char *lanes = media_rc(p, rows, val->ty.n, cols, s, r, c);
+		const char *lanes = media_rc(p, rows ? NULL : l, rows, val->ty.n, cols, s, r, c);
 		px_ins(p, "mad.lo.s32 %s, %s, %d, %s", x, c, eb, x0);
 		px_ins(p, "add.s32 %s, %s, %s", y, r, y0);
 		if (st) {
@@ -1182,6 +1261,8 @@ static void media_path(Px *p, Inst *i, const Where *w, const char *x0, const cha
 	const Layout *l = media_layout(p, i, cols, &lr);
 	if (!fast)
 		media_exact(p, i, w, x0, y0, cols, l, lr);
+	else if ((l && !lr) || (!l && i->op == Omload && SLOTS(val->ty.n) == 1))
+		media_fast_table(p, i, w, x0, y0, cols, l);
 	else if (l)
 		media_fast_rows(p, i, w, x0, y0, l, lr);
 	else

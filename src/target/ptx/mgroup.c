@@ -39,15 +39,17 @@ static uint32_t cols_of(const Inst *i)
 	return i->imm > 0 ? (uint32_t)i->imm : val->ty.n;
 }
 
-/* A media access that takes mem.c's fast path: several registers (and at
- * most 64) of a surface. */
+/* A media access that can take mem.c's fast path: at most 64 registers of
+ * a surface.  A block of one register alone takes the exact path (the
+ * test would cost what it saves), but in a group it shares the test: a
+ * GEMM's tiles of 8 x 4 doubles, four A and four B tiles a k step. */
 static bool groupable(const Inst *i)
 {
 	if ((i->op != Omload && i->op != Omstore) || i->space != SP_SURF)
 		return false;
 	const Inst *val = i->op == Omstore ? i->ops[3] : i;
 	uint32_t n = SLOTS(val->ty.n);
-	return n >= 2 && n <= 64;
+	return val->ty.n >= 2 && n <= 64;
 }
 
 /* The box of access i relative to its roots: bytes [x0, x1), rows [y0, y1). */

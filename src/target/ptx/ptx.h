@@ -91,6 +91,8 @@ typedef struct {
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
 	Buf entry;            /* blimit.c: per-kernel values, after the prologue */
 	struct PxLim *lims;   /* blimit.c: those computed so far */
+	struct PxLaneTab *ltabs; /* region.c px_lane_elems: those made so far */
+	struct PxLaneOff *loffs; /* mem.c media_lane_off: the same */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
@@ -176,11 +178,21 @@ void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
 void px_emit_copies(Px *p, const Inst *v);
 /* Reinterprets the bytes of a value (Obitcast). */
 bool px_bitcast(Px *p, Inst *i);
+/* Register (b32) holding in each lane the element that register s of
+ * layout l keeps there, computed once at the kernel's entry from a lane
+ * table; *valid gets the lanes that keep one. */
+const char *px_lane_elems(Px *p, const struct Layout *l, uint32_t s, uint32_t *valid);
+/* The predicate "lane is in the set bits" (NULL for all 32). */
+const char *px_lanes_pred(Px *p, uint32_t bits);
 /* Broadcasts element k (constant) of v into a uniform register of v's class. */
 const char *px_extract(Px *p, const Inst *v, uint32_t k);
 
 /* dpas.c: Odpas (cm_dpas) as mma.sync */
 bool px_dpas(Px *p, Inst *i);
+/* The layout of Odpas i's mma fragment of operand k (0: the accumulator,
+ * also the result's; 1: B; 2: A); NULL for operands of 8- or 16-bit
+ * elements (packed into dwords by the gather). */
+const struct Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k);
 
 /* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
  * printf records (rt/cuda_abi.h "printf") */
@@ -252,6 +264,9 @@ void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char 
  * of surface parameter surf lies inside, computed once at the kernel's
  * entry (see the file's comment) (b32) */
 const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta);
+/* Instructions written between two calls go to the kernel's entry, after
+ * the prologue (per-kernel values that dominate every use). */
+void px_entry_swap(Px *p);
 /* bpair.c: two half-register block loads into one register as one load
  * (PxVal.pair, .skip) */
 void px_block_pairs(Px *p);

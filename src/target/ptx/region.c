@@ -197,6 +197,48 @@ static const char *lanes_pred(Px *p, uint32_t bits)
 	return q;
 }
 
+const char *px_lanes_pred(Px *p, uint32_t bits)
+{
+	return bits == 0xffffffffu ? NULL : lanes_pred(p, bits);
+}
+
+typedef struct PxLaneTab {
+	const Layout *l;
+	uint32_t s, valid;
+	const char *reg;
+	struct PxLaneTab *next;
+} PxLaneTab;
+
+const char *px_lane_elems(Px *p, const Layout *l, uint32_t s, uint32_t *valid)
+{
+	for (PxLaneTab *t = p->ltabs; t; t = t->next)
+		if (t->s == s && lay_equal(t->l, l)) {
+			*valid = t->valid;
+			return t->reg;
+		}
+	const int32_t *el = lay_elems(p->arena, l);
+	PxLaneTab *t = NEW(p->arena, PxLaneTab);
+	*t = (PxLaneTab){l, s, 0, px_tmp(p, RC_B32), p->ltabs};
+	p->ltabs = t;
+	const char *name = arena_printf(p->arena, "%s_elems%u", p->f->name, p->ntab++);
+	buf_printf(p->globals, ".global .align 4 .u32 %s[32] = {", name);
+	for (int L = 0; L < 32; L++) {
+		int32_t e = el[s * 32 + L];
+		buf_printf(p->globals, "%s%d", L ? ", " : "", e < 0 ? 0 : e);
+		if (e >= 0)
+			t->valid |= 1u << L;
+	}
+	buf_puts(p->globals, "};\n");
+	px_entry_swap(p);
+	const char *a = px_tmp(p, RC_B64);
+	px_ins(p, "mov.u64 %s, %s", a, name);
+	px_ins(p, "mad.wide.u32 %s, %%lane, 4, %s", a, a);
+	px_ins(p, "ld.global.nc.u32 %s, [%s]", t->reg, a);
+	px_entry_swap(p);
+	*valid = t->valid;
+	return t->reg;
+}
+
 void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
                   const LPlan *pl, bool keep, const IrRegion *rg)
 {
