@@ -22,8 +22,8 @@ typedef struct {
 	int tx, ty;		/* threads per group */
 	int cols, rows;		/* C per thread */
 	const char *prog;	/* cm/PROG.cm */
-	int plain;		/* C += A B, no alpha, beta arguments; a walker
-				 * launch (get_thread_origin), tx, ty unused */
+	int plain;		/* C += A B, no alpha, beta arguments; with
+				 * tx = ty = 1 a walker launch (get_thread_origin) */
 	int surf;		/* A, B, C bound as 2D surfaces over the buffers */
 } Variant;
 
@@ -33,7 +33,7 @@ static const Variant sgemm_variants[] = {
 };
 static const Variant dgemm_variants[] = {
 	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0, 0 },
-	{ "dgemm_dpas", "cm-dpas", 1, 1, 32, 32, "hgemm", 1, 1 },
+	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1 },	/* 128 x 128 a group */
 };
 static const Variant hgemm_variants[] = {
 	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0 },
@@ -75,10 +75,11 @@ static int arg_matrix(cmetal_device *dev, cmetal_kernel *k, uint32_t i, cmetal_b
 	return cmb_check(cmetal_kernel_set_arg_surface2d(k, i, *s), "surface argument");
 }
 
-/* v's threads for n x n, as groups or (v->plain) a walker. */
+/* v's threads for n x n, as groups or (v->plain, one thread a group) a
+ * walker. */
 static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v, int n)
 {
-	if (v->plain)
+	if (v->plain && v->tx * v->ty == 1)
 		return cmb_check(cmetal_task_add_walker(t, k, (uint32_t)(n / v->cols),
 							(uint32_t)(n / v->rows), CMETAL_DEP_NONE),
 				  "task entry");

@@ -35,6 +35,9 @@ bool opt_fold(Func *f);
 bool opt_cse(Func *f);
 /* dce.c — dead instructions and dead vector elements. */
 bool opt_dce(Func *f);
+/* blocks.c: a block and the next, its only successor and it the next's
+ * only predecessor, merged */
+bool opt_blocks(Func *f);
 /* region.c — region collapsing and copy propagation. */
 bool opt_region(Func *f);
 /* sr.c — strength reduction of division and remainder by 2^k. */

@@ -11,6 +11,7 @@
 #include "opt/opt.h"
 
 const Pass opt_passes[] = {
+	{"blocks", opt_blocks, 1, NULL},   /* straight-line seams (inlined calls) */
 	{"fold", opt_fold, 1, NULL},       /* constants through ops and regions */
 	{"region", opt_region, 1, NULL},   /* rdregion of rdregion, whole writes */
 	{"sr", opt_sr, 1, NULL},           /* x / 2^k, x % 2^k */

@@ -210,7 +210,8 @@ TEST(dgemm_dpas)
 	for (int i = 0; i < GN * GN; i++)
 		a[i] = h_float(h, -1, 1), b[i] = h_float(h, -1, 1), c0[i] = c[i] = h_float(h, -4, 4);
 	/* rows of GN doubles: 2 GN dwords of pixels */
-	if (!H_RUN(h, "../../bench/cm/hgemm", "dgemm_dpas", WALK(GN / 32, GN / 32),
+	HShape grid = {0, 0, {1, 1, 1}, {GN / 32, GN / 32, 1}, true, CMETAL_DEP_NONE, NULL};
+	if (!H_RUN(h, "../../bench/cm/hgemm", "dgemm_dpas", grid,
 	           SURF2D(a, 2 * GN, GN, CMETAL_FMT_R32_UINT), SURF2D(b, 2 * GN, GN, CMETAL_FMT_R32_UINT),
 	           SURF2D(c, 2 * GN, GN, CMETAL_FMT_R32_UINT), I32(GN)))
 		return;

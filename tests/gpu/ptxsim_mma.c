@@ -4,6 +4,7 @@
  *   m16n8k8  .row.col f32 = tf32 x tf32 + f32
  *   m16n8k32 .row.col s32 = s8/u8 x s8/u8 + s32
  *   m8n8k4   .row.col f64 = f64 x f64 + f64
+ *   m16n8k4  .row.col f64 = f64 x f64 + f64 (two m8n8k4 of one B, dpair.c)
  * The fragments are spread over the lanes as the PTX ISA's "Matrix
  * Fragments for mma.mMnNkK" figures say, with groupID = laneid / 4 and
  * threadID_in_group t = laneid % 4.  For the m16 shapes with E elements
@@ -14,7 +15,8 @@
  *   B element j of register r: row (k) t * E + j + 4E * r, column groupID
  *   C/D register i:            row groupID + 8 * (i >= 2), column 2t + (i & 1)
  * and for m8n8k4 .f64: A (groupID, t), B (t, groupID), C/D register i
- * (groupID, 2t + i).  Products are summed exactly enough (doubles, or
+ * (groupID, 2t + i); m16n8k4 .f64 adds rows groupID + 8: A register 1,
+ * C/D registers 2 and 3.  Products are summed exactly enough (doubles, or
  * 64-bit integers) and rounded once; the tensor cores' own order and
  * rounding of partial sums may differ in the last bits, and tf32 operands
  * keep only their 10 mantissa bits as the hardware reads them.
@@ -78,23 +80,26 @@ bool ps_mma(const PsIns *in, uint64_t (*a)[PS_NLANES], int na, uint64_t (*b)[PS_
 {
 	int m = in->shape[0], n = in->shape[1], k = in->shape[2];
 	PsType td = in->ty[0], ta = in->ty[1], tb = in->ty[2], tc = in->ty[3];
-	bool f64 = m == 8 && n == 8 && k == 4 && ta.k == TK_F && ta.bits == 64;
-	int e = per_reg(ta);
+	bool dbl = n == 8 && k == 4 && ta.k == TK_F && ta.bits == 64;
+	bool f64 = dbl && m == 8, f64w = dbl && m == 16;   /* m8n8k4, m16n8k4 */
+	int e = per_reg(ta), rows = f64w ? 2 : 1;
 	*why = "an mma shape or type it does not simulate";
 	if (in->nty != 4 || in->n != 4 || td.k != tc.k || td.bits != tc.bits || ta.k == TK_NONE)
 		return false;
-	if (!f64 && (m != 16 || n != 8 || k != 8 * e || per_reg(tb) != e))
+	if (!dbl && (m != 16 || n != 8 || k != 8 * e || per_reg(tb) != e))
 		return false;
-	if (na != (f64 ? 1 : 4) || nb != (f64 ? 1 : 2) || nc != (f64 ? 2 : 4))
+	if (na != (dbl ? rows : 4) || nb != (dbl ? 1 : 2) || nc != (f64 ? 2 : 4))
 		return false;
 	double A[MAXM][MAXK], B[MAXK][MAXN], C[MAXM][MAXN];
 	for (int l = 0; l < PS_NLANES; l++) {
 		int g = l / 4, t = l % 4;
-		if (f64) {
-			A[g][t] = elem(ta, a[0][l], 0);
+		if (dbl) {
 			B[t][g] = elem(tb, b[0][l], 0);
-			for (int i = 0; i < 2; i++)
-				C[g][2 * t + i] = acc(tc, c[i][l]);
+			for (int h = 0; h < rows; h++) {
+				A[g + 8 * h][t] = elem(ta, a[h][l], 0);
+				for (int i = 0; i < 2; i++)
+					C[g + 8 * h][2 * t + i] = acc(tc, c[2 * h + i][l]);
+			}
 			continue;
 		}
 		for (int r = 0; r < 4; r++)

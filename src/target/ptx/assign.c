@@ -47,12 +47,7 @@
 #include "rt/cuda_abi.h"
 #include "target/ptx/ptx.h"
 
-/* A use: instruction u reads its operand k. */
-typedef struct Use {
-	Inst *u;
-	uint32_t k;
-	struct Use *next;
-} Use;
+typedef PxUse Use;
 
 static bool is_vector(const Inst *v)
 {
@@ -252,6 +247,8 @@ static const Layout *tiles_layout(Px *p, const Inst *phi, const Inst *v)
 
 static const Layout *phi_layout(Px *p, const Inst *i)
 {
+	if (p->val[i->id].want)
+		return p->val[i->id].want;
 	for (uint32_t k = 0; k < i->nops; k++) {
 		const Inst *v = i->ops[k];
 		const Layout *l = NULL;
@@ -274,7 +271,12 @@ static bool assign_mload(Px *p, Inst *i, const Use *uses)
 {
 	if (i->op != Omload || !uses || i->ty.elem == E_I1)
 		return false;
-	const Layout *want = NULL;
+	const Layout *want = p->val[i->id].want;
+	if (want && want->n == i->ty.n && want->nregs == SLOTS(i->ty.n)) {
+		p->val[i->id].lay = (Layout *)want;
+		return true;
+	}
+	want = NULL;
 	for (const Use *s = uses; s; s = s->next) {
 		const Layout *l = use_layout(p, s->u, s->k);
 		if (!l || l->canon || (want && !lay_equal(want, l)))
@@ -590,6 +592,8 @@ void px_assign(Px *p)
 	p->val = NEWN(p->arena, PxVal, f->nextid + 1);
 	p->canon = NEWN(p->arena, const Layout *, maxn + 1);
 	Use **uses = p->o->ptx_canonical ? NULL : use_lists(p, f);
+	if (uses)
+		px_wants(p, uses);
 	/* The sweep goes in reverse postorder (ir_preds), so a definition is
 	 * seen before its uses other than phis' (a block that comes later in
 	 * layout order may dominate an earlier one: a wrregion there took the
@@ -621,6 +625,8 @@ void px_assign(Px *p)
 				p->val[i->id].lay = (Layout *)px_dpas_layout(p, i, 0);
 			else if (i->op == Ophi && phi_layout(p, i))
 				p->val[i->id].lay = (Layout *)phi_layout(p, i);
+			else if (i->op == Oconst && ir_const_is_splat(i) && p->val[i->id].want)
+				p->val[i->id].lay = (Layout *)p->val[i->id].want;
 			else
 				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);
 		}

@@ -322,8 +322,34 @@ static void scatter_result(Px *p, const Inst *i, const MmaForm *m, const char **
 	px_emit_plan(p, i->ty.elem, o, s, pl, false, NULL);
 }
 
+/* Odpas i and its partner j (dpair.c) as one m16n8k4 per tile: A, C and D
+ * rows 0..7 are i's fragments, rows 8..15 j's (read where they are ready
+ * at i); B is their common operand. */
+static void pair(Px *p, Inst *i, const Inst *j)
+{
+	int ntiles = ir_dpas_es(i) / 8;
+	px_comment(p, "dpas: %d x mma.sync.m16n8k4 (%%%u with %%%u: one B tile)", ntiles, i->id,
+	           j->id);
+	const char *ai = px_reg_in(p, i->ops[2], p->val[i->ops[2]->id].lay, 0);
+	const char *aj = px_dpair_reg(p, i, j, 2, 0);
+	for (int t = 0; t < ntiles; t++) {
+		const Layout *bl = p->val[i->ops[1]->id].lay, *cl = p->val[i->ops[0]->id].lay;
+		uint32_t r0 = (uint32_t)(2 * t), r1 = r0 + 1;
+		px_ins(p, "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%s, %s, %s, %s}, {%s, %s}, "
+		       "{%s}, {%s, %s, %s, %s}",
+		       px_own(p, i, r0), px_own(p, i, r1), px_own(p, j, r0), px_own(p, j, r1), ai, aj,
+		       px_reg_in(p, i->ops[1], bl, (uint32_t)t), px_reg_in(p, i->ops[0], cl, r0),
+		       px_reg_in(p, i->ops[0], cl, r1), px_dpair_reg(p, i, j, 0, r0),
+		       px_dpair_reg(p, i, j, 0, r1));
+	}
+}
+
 bool px_dpas(Px *p, Inst *i)
 {
+	if (p->val[i->id].dpair) {
+		pair(p, i, p->val[i->id].dpair);
+		return true;
+	}
 	MmaForm m = mma_form(p, i);
 	int ntiles = ir_dpas_es(i) / 8;
 	px_comment(p, "dpas: %d x mma.sync.%s (repeat %d)", ntiles, m.shape, ir_dpas_rc(i));

@@ -304,9 +304,9 @@ static void const_slot(Px *p, Inst *i, uint32_t s, Buf *globals)
 
 static void emit_const(Px *p, Inst *i, Buf *globals)
 {
-	if (i->ty.n <= 1 || ir_const_is_splat(i)) {
-		for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
-			mov_imm(p, i->ty.elem, px_reg(p, i, s), ir_const_at(i, 0));
+	if (i->ty.n <= 1 || ir_const_is_splat(i)) {	/* in its own layout (want.c) */
+		for (uint32_t s = 0; s < px_nregs(p, i); s++)
+			mov_imm(p, i->ty.elem, px_own(p, i, s), ir_const_at(i, 0));
 		return;
 	}
 	for (uint32_t s = 0; s < SLOTS(i->ty.n); s++)
@@ -690,6 +690,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_block_groups(p);
 	px_media_groups(p);
 	px_block_pairs(p);
+	px_dpas_pairs(p);
 	px_slm_vectorize(p);
 	px_slm_order(p);
 	px_prologue(p);

@@ -45,6 +45,7 @@ typedef struct {
 	                         source's SLM copy, one load per register,
 	                         where its shuffle plan costs more (assign.c) */
 	const struct Inst *store_before; /* (on a reader) this value, before it */
+	const struct Layout *want; /* the layout its users want it in (want.c) */
 	const struct Inst *rlead; /* (a runtime-offset scalar extract of an SLM
 	                           copy) the first of its block's extracts of the
 	                           same copy at the same runtime offset: it loads
@@ -75,6 +76,8 @@ typedef struct {
 	const Inst *pair;     /* (a wrregion) its first load: the pair's load
 	                         is emitted here (bpair.c) */
 	bool skip;            /* emits nothing: part of a pair */
+	const Inst *dpair;    /* (a cm_dpas) its partner, emitted with it as
+	                         one m16n8k4 (dpair.c) */
 	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
 	const Inst *svlead;   /* (a member of a merged group) where the group's
 	                         vector accesses are emitted (slmvec.c) */
@@ -236,6 +239,14 @@ const char *px_cluster_linear(Px *p);     /* printf's CM thread linear id */
 
 /* assign.c: the layout of every value, the copies its users need */
 void px_assign(Px *p);
+/* A use: instruction u reads its operand k (assign.c's use lists). */
+typedef struct PxUse {
+	Inst *u;
+	uint32_t k;
+	struct PxUse *next;
+} PxUse;
+/* want.c: PxVal.want, propagated backward from cm_dpas operands */
+void px_wants(Px *p, PxUse **uses);
 /* bgroup.c: block accesses checked once per group (PxVal.blead ...) */
 void px_block_groups(Px *p);
 /* mgroup.c: media accesses of one surface checked once per group
@@ -267,6 +278,10 @@ const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta);
 /* Instructions written between two calls go to the kernel's entry, after
  * the prologue (per-kernel values that dominate every use). */
 void px_entry_swap(Px *p);
+/* dpair.c: FP64 cm_dpas pairs of one B tile as m16n8k4 (PxVal.dpair,
+ * .skip), and register r of partner j's operand k where it is ready at i */
+void px_dpas_pairs(Px *p);
+const char *px_dpair_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32_t r);
 /* bpair.c: two half-register block loads into one register as one load
  * (PxVal.pair, .skip) */
 void px_block_pairs(Px *p);

@@ -1,0 +1,60 @@
+/* blocks.c — straight-line seams of the CFG closed.
+ *
+ * requires: SSA.  changes: the CFG (blocks merged, layout order kept).
+ * A block that jumps to the next block in layout order, whose only
+ * predecessor it is, becomes one block with it.  Inlined calls leave such
+ * seams (a CM function's body and its return point), and what the back
+ * ends find within one block stops at them: the PTX back end's groups of
+ * block and media accesses tested once (bgroup.c, mgroup.c) and its pairs
+ * of FP64 cm_dpas of one B tile (dpair.c).  The next block's phis have one
+ * operand each: their uses take it.  Loops stay laid out in order (the
+ * PTX back end's loop depths rely on it): the merged block is where both
+ * were, and a loop header (two predecessors or more) is never merged
+ * into the block before it.
+ */
+#include "opt/opt.h"
+
+/* Merges c, the block after b, into b. */
+static void merge(Func *f, Block *b, Block *c, uint32_t ci)
+{
+	Inst *next;
+	for (Inst *i = c->first; i; i = next) {
+		next = i->next;
+		if (i->op == Ophi) {
+			ir_replace_uses(f, i, i->ops[0]);
+			ir_remove(i);
+			continue;
+		}
+		ir_remove(i);
+		ir_append(b, i);
+	}
+	b->jmp = c->jmp;
+	for (int s = 0; s < 2; s++) {
+		Block *t = b->jmp.kind == J_CBR || (b->jmp.kind == J_BR && s == 0) ? b->jmp.to[s] : NULL;
+		for (Inst *i = t ? t->first : NULL; i && i->op == Ophi; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++)
+				if (i->phiblk[k] == c)
+					i->phiblk[k] = b;
+	}
+	for (uint32_t k = ci; k + 1 < f->nblocks; k++)
+		f->blocks[k] = f->blocks[k + 1];
+	f->nblocks--;
+}
+
+bool opt_blocks(Func *f)
+{
+	bool any = false;
+	ir_preds(f);
+	for (uint32_t bi = 0; bi + 1 < f->nblocks;) {
+		Block *b = f->blocks[bi], *c = f->blocks[bi + 1];
+		if (b->jmp.kind != J_BR || b->jmp.to[0] != c || c->npreds != 1) {
+			bi++;
+			continue;
+		}
+		merge(f, b, c, bi + 1);
+		any = true;
+	}
+	if (any)
+		ir_preds(f);
+	return any;
+}

@@ -1,0 +1,168 @@
+/* want.c — the layouts values are wanted in, propagated backward from the
+ * operations that need a particular one (cm_dpas operands, in their mma
+ * fragments), so that the values feeding them are made in that layout
+ * where making them costs nothing.
+ *
+ * requires: use lists (assign.c); runs before assign.c's forward sweep.
+ * changes: fills PxVal.want; assign.c gives a phi, a splat constant or a
+ * media read its wanted layout (they cost the same in any layout), and
+ * everything else follows by its own rules (a wrregion takes its
+ * destination's layout, an rdregion the pullback of its source's).
+ *
+ * A k loop that reads its next tiles of A and B while it multiplies the
+ * current ones (register double buffering) carries the tiles in phis:
+ *
+ *     b = phi [b0], [bn]          b.row(j) -> cm_dpas operand B (fragment)
+ *     bn = wrregion(wrregion(.., ld0, row 0) .., ld3, row 3)
+ *
+ * A forward sweep sees the phi first and gives it the canonical layout,
+ * then every row read converts.  Backward: each row read wants B's
+ * fragment, so the phi wants the composite (row j's elements where the
+ * fragment puts them, in registers of row j's own); the phi wants its
+ * incoming values in it; a wrregion wanted in a layout wants its
+ * destination in it and its written value in the pullback (row j: the
+ * fragment), so the base of the chain (a phi or a splat constant) is made
+ * in it and each media read of a row reads its fragment directly.
+ *
+ * Constraints on a value from its users, when they are known: a constant
+ * rdregion of it that is wanted in some layout constrains the elements
+ * it reads (they must sit as the read wants them); a wrregion of it (its
+ * destination) or a phi of it that is wanted in a layout, and a cm_dpas
+ * operand, constrain the whole value.  Users not yet known or of other
+ * kinds do not constrain (they read a copy, as today).  Whole-value
+ * constraints must agree with each other and with every region's; region
+ * constraints alone are composed, each distinct region in registers of
+ * its own and elements no region reads after them, in order.  Sweeps
+ * repeat until nothing changes (each sets a want once).
+ */
+#include <string.h>
+
+#include "target/ptx/ptx.h"
+
+static bool is_vector(const Inst *v)
+{
+	return v && v->ty.elem != E_VOID && v->ty.n > 1;
+}
+
+/* The layout user u wants for its operand k (NULL: none yet, or none). */
+static const Layout *whole_want(Px *p, const Inst *u, uint32_t k)
+{
+	const Layout *w = p->val[u->id].want;
+	switch (u->op) {
+	case Odpas: return px_dpas_layout(p, u, k);
+	case Ophi: return w;
+	case Owrregion:
+		if (ir_roff(u) || ir_mask(u) || !w)
+			return NULL;
+		if (k == 0)
+			return w;
+		return k == 1 ? lay_pullback(p->arena, w, u->rg, u->ops[1]->ty.n, NULL) : NULL;
+	default: return NULL;
+	}
+}
+
+/* The composite of the region constraints rg[k] -> want[k] on a value of
+ * n elements (see the top comment); NULL when two regions overlap but
+ * differ, or the layout would need more than twice the canonical
+ * registers. */
+static const Layout *compose(Px *p, uint32_t n, const IrRegion *rg, const Layout **want,
+                             uint32_t m)
+{
+	uint32_t *pos = NEWN(p->arena, uint32_t, n), nregs = 0;
+	for (uint32_t e = 0; e < n; e++)
+		pos[e] = UINT32_MAX;
+	for (uint32_t k = 0; k < m; k++) {
+		const Layout *w = want[k];
+		int64_t e0 = lay_region_index(rg[k], 0);
+		/* the same region again keeps its registers */
+		if (pos[e0] != UINT32_MAX && pos[e0] / 32 < w->pos[0] / 32)
+			return NULL;
+		uint32_t base = pos[e0] == UINT32_MAX ? nregs : pos[e0] / 32 - w->pos[0] / 32;
+		for (uint32_t j = 0; j < w->n; j++) {
+			int64_t e = lay_region_index(rg[k], j);
+			uint32_t at = (base + w->pos[j] / 32) * 32 + w->pos[j] % 32;
+			if (pos[e] != UINT32_MAX && pos[e] != at)
+				return NULL;
+			pos[e] = at;
+		}
+		if (base == nregs)
+			nregs += w->nregs;
+	}
+	uint32_t rest = 0;
+	for (uint32_t e = 0; e < n; e++)
+		if (pos[e] == UINT32_MAX)
+			pos[e] = nregs * 32 + rest++;
+	nregs += SLOTS(rest);
+	if (nregs > 2 * SLOTS(n))
+		return NULL;
+	Layout *l = NEW(p->arena, Layout);
+	*l = (Layout){.n = n, .nregs = nregs, .pos = pos};
+	return l;
+}
+
+/* Whether constant region rg of n elements lies inside m elements. */
+static bool inside(IrRegion rg, uint32_t n, uint32_t m)
+{
+	for (uint32_t j = 0; j < n; j++) {
+		int64_t e = lay_region_index(rg, j);
+		if (e < 0 || e >= m)
+			return false;
+	}
+	return true;
+}
+
+/* The layout v's known users want it in, or NULL. */
+static const Layout *wanted(Px *p, const Inst *v, const PxUse *uses)
+{
+	const Layout *whole = NULL;
+	uint32_t m = 0;
+	for (const PxUse *s = uses; s; s = s->next)
+		m++;
+	IrRegion *rg = NEWN(p->arena, IrRegion, m + 1);
+	const Layout **part = NEWN(p->arena, const Layout *, m + 1);
+	m = 0;
+	for (const PxUse *s = uses; s; s = s->next) {
+		const Inst *u = s->u;
+		if (u->op == Ordregion && s->k == 0 && !ir_roff(u)) {
+			const Layout *w = p->val[u->id].want;
+			if (w && is_vector(u) && inside(u->rg, u->ty.n, v->ty.n))
+				rg[m] = u->rg, part[m++] = w;
+			continue;
+		}
+		const Layout *w = whole_want(p, u, s->k);
+		if (!w || w->canon || w->n != v->ty.n)
+			continue;
+		if (whole && !lay_equal(whole, w))
+			return NULL;
+		whole = w;
+	}
+	if (!whole)
+		return m ? compose(p, v->ty.n, rg, part, m) : NULL;
+	for (uint32_t k = 0; k < m; k++) {
+		const Layout *pb = lay_pullback(p->arena, whole, rg[k], part[k]->n, NULL);
+		if (!pb || !lay_equal(pb, part[k]))
+			return NULL;
+	}
+	return whole;
+}
+
+void px_wants(Px *p, PxUse **uses)
+{
+	Func *f = p->f;
+	for (int round = 0; round < 16; round++) {
+		bool changed = false;
+		for (uint32_t b = f->nblocks; b-- > 0;)
+			for (Inst *i = f->blocks[b]->last; i; i = i->prev) {
+				PxVal *pv = &p->val[i->id];
+				if (!is_vector(i) || pv->want)
+					continue;
+				const Layout *w = wanted(p, i, uses[i->id]);
+				if (w && !w->canon) {
+					pv->want = w;
+					changed = true;
+				}
+			}
+		if (!changed)
+			break;
+	}
+}
