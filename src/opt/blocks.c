@@ -10,7 +10,10 @@
  * operand each: their uses take it.  Loops stay laid out in order (the
  * PTX back end's loop depths rely on it): the merged block is where both
  * were, and a loop header (two predecessors or more) is never merged
- * into the block before it.
+ * into the block before it.  It runs after early.c, which moves a read up
+ * out of its block only (k-means' membership reads cross the unrolled
+ * distance code that a merge would put in their block: 0.24 -> 0.45 ms
+ * on an H200 with the merge first, 2026-11-27).
  */
 #include "opt/opt.h"
 

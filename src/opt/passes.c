@@ -11,7 +11,6 @@
 #include "opt/opt.h"
 
 const Pass opt_passes[] = {
-	{"blocks", opt_blocks, 1, NULL},   /* straight-line seams (inlined calls) */
 	{"fold", opt_fold, 1, NULL},       /* constants through ops and regions */
 	{"region", opt_region, 1, NULL},   /* rdregion of rdregion, whole writes */
 	{"sr", opt_sr, 1, NULL},           /* x / 2^k, x % 2^k */
@@ -20,6 +19,8 @@ const Pass opt_passes[] = {
 	{"licm", opt_licm, 2, "licm"},     /* loop invariants to preheaders */
 	{"cse2", opt_cse, 2, "licm"},      /* what licm brought together */
 	{"early", opt_early, 2, "early-loads"}, /* surface reads issued early */
+	{"blocks", opt_blocks, 1, NULL},   /* straight-line seams (inlined calls);
+	                                    * after early, whose moves cross them */
 	{"dce", opt_dce, 1, NULL},         /* dead code, dead vector elements */
 };
 const int opt_npasses = sizeof opt_passes / sizeof opt_passes[0];
