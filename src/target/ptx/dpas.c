@@ -125,7 +125,8 @@ static int frag_regs(const Inst *i, uint32_t k)
 	return ir_dpas_p1(i) == PR_DF && k ? 1 : 2;
 }
 
-const Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k)
+/* The fragment layout of operand k, built anew (px_dpas_layout caches). */
+static const Layout *frag_layout(Px *p, const Inst *i, uint32_t k)
 {
 	const Inst *v = k ? i->ops[k] : i;
 	int eb = ir_dpas_p1(i) == PR_DF ? 8 : 4, ntiles = k == 2 ? 1 : ir_dpas_es(i) / 8;
@@ -138,6 +139,23 @@ const Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k)
 			for (int L = 0; L < 32; L++)
 				at[(tl * per + r) * 32 + L] = frag_elem(i, k, tl, r, L);
 	return table_layout(p, v->ty.n, (uint32_t)nregs, at);
+}
+
+/* Layout passes ask for the same fragments many times (want.c per round
+ * and per use): one per call and operand, kept while the kernel is
+ * emitted. */
+const Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k)
+{
+	if (!p->f)
+		return frag_layout(p, i, k);
+	if (!p->frags)
+		p->frags = NEWN(p->arena, PxFrag, (size_t)p->f->nextid + 1);
+	PxFrag *c = &p->frags[i->id];
+	if (!(c->done >> k & 1)) {
+		c->l[k] = frag_layout(p, i, k);
+		c->done |= (uint8_t)(1u << k);
+	}
+	return c->l[k];
 }
 
 /* Fragment register r of lane L wants element map[r*32 + L] of operand k

@@ -85,6 +85,12 @@ typedef struct {
 	                         the group and its -S note */
 } PxVal;
 
+/* dpas.c's fragment layouts of one cm_dpas, made on first use. */
+typedef struct {
+	const struct Layout *l[3];
+	uint8_t done;         /* bit k: l[k] made (NULL is an answer too) */
+} PxFrag;
+
 /* The state of emitting one kernel. */
 typedef struct {
 	Func *f;
@@ -96,6 +102,7 @@ typedef struct {
 	struct PxLim *lims;   /* blimit.c: those computed so far */
 	struct PxLaneTab *ltabs; /* region.c px_lane_elems: those made so far */
 	struct PxLaneOff *loffs; /* mem.c media_lane_off: the same */
+	PxFrag *frags;        /* dpas.c: by cm_dpas id, its fragment layouts */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
