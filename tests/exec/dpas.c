@@ -18,7 +18,8 @@ typedef struct {
 	const char *kernel;
 	int p1, p2, rc, es;
 	bool acc;             /* the form with src0 */
-	int nout;             /* elements the kernel writes */
+	int nout;             /* elements the kernel writes (per call) */
+	bool pair;            /* two calls of one B (dpair.c: one 16-row mma) */
 } Cfg;
 
 static int kdim(int p) { return p <= S8 ? 32 : p <= HF ? 16 : p == TF32 ? 8 : 4; }
@@ -84,66 +85,73 @@ static int b_index(int p, int k, int n, int es)
 static void run(H *h, const Cfg *c)
 {
 	enum { MAXK = 32, MAXE = 16, MAXR = 8 };
-	int K = kdim(c->p1), es = c->es, rc = c->rc, n = rc * es;
+	int K = kdim(c->p1), es = c->es, rc = c->rc, n = rc * es, np = c->pair ? 2 : 1;
 	bool fl = c->p1 >= BF, dbl = c->p1 == DF;
-	static unsigned char a[1024], b[1024], cc[1024], o[1024];
-	double A[MAXR][MAXK], B[MAXK][MAXE], C[MAXR * MAXE];
+	static unsigned char a[2048], b[1024], cc[2048], o[2048];
+	static double A[2][MAXR][MAXK], B[MAXK][MAXE], C[2][MAXR * MAXE];
+	/* the kernels read as many bytes as their operands have (a pair: two
+	 * A and two C operands, one after the other, and two results) */
+	size_t ab = (size_t)32 * rc, bb = (size_t)32 * es, cb = (size_t)n * (dbl ? 8 : 4);
+	size_t ob = (size_t)c->nout * (dbl ? 8 : 4);
 	memset(a, 0, sizeof a), memset(b, 0, sizeof b), memset(cc, 0, sizeof cc);
-	for (int r = 0; r < rc; r++)
-		for (int k = 0; k < K; k++)
-			A[r][k] = draw(h, c->p2, a, r * K + k);
+	for (int q = 0; q < np; q++)
+		for (int r = 0; r < rc; r++)
+			for (int k = 0; k < K; k++)
+				A[q][r][k] = draw(h, c->p2, a + q * ab, r * K + k);
 	for (int k = 0; k < K; k++)
 		for (int j = 0; j < es; j++)
 			B[k][j] = draw(h, c->p1, b, b_index(c->p1, k, j, es));
-	for (int e = 0; e < n; e++) {
-		C[e] = 0;
-		if (!c->acc)
-			continue;
-		if (dbl)
-			C[e] = h_float(h, -4, 4), memcpy(cc + 8 * e, &C[e], 8);
-		else if (fl) {
-			float x = h_float(h, -4, 4);
-			C[e] = x, memcpy(cc + 4 * e, &x, 4);
-		} else {
-			int32_t x = h_range(h, -100000, 100000);
-			C[e] = x, memcpy(cc + 4 * e, &x, 4);
+	for (int q = 0; q < np; q++)
+		for (int e = 0; e < n; e++) {
+			unsigned char *at = cc + q * cb;
+			C[q][e] = 0;
+			if (!c->acc)
+				continue;
+			if (dbl)
+				C[q][e] = h_float(h, -4, 4), memcpy(at + 8 * e, &C[q][e], 8);
+			else if (fl) {
+				float x = h_float(h, -4, 4);
+				C[q][e] = x, memcpy(at + 4 * e, &x, 4);
+			} else {
+				int32_t x = h_range(h, -100000, 100000);
+				C[q][e] = x, memcpy(at + 4 * e, &x, 4);
+			}
 		}
-	}
 	memset(o, 0, sizeof o);
-	/* the kernels read as many bytes as their operands have */
-	size_t ab = (size_t)32 * rc, bb = (size_t)32 * es, cb = (size_t)n * (dbl ? 8 : 4);
-	size_t ob = (size_t)c->nout * (dbl ? 8 : 4);
 	HArg args[4] = {
-		{HA_IN, a, ab}, {HA_IN, b, bb}, {HA_IN, cc, cb ? cb : 4}, {HA_OUT, o, ob},
+		{HA_IN, a, ab * np}, {HA_IN, b, bb}, {HA_IN, cc, cb ? cb * np : 4}, {HA_OUT, o, ob * np},
 	};
 	if (!h_run_n(h, F, c->kernel, WALK(1, 1), args, 4))
 		return;
-	for (int r = 0; r < rc; r++)
-		for (int j = 0; j < es; j++) {
-			int e = r * es + j;
-			double want = C[e], mag = fabs(C[e]);
-			for (int k = 0; k < K; k++)
-				want += A[r][k] * B[k][j], mag += fabs(A[r][k] * B[k][j]);
-			if (!fl) {
-				int32_t got, w = (int32_t)(uint32_t)(int64_t)want;
-				memcpy(&got, o + 4 * e, 4);
-				if (got != w)
-					h_fail(h, "%s: d[%d][%d] = %d, expected %d", c->kernel, r, j, got, w);
-				continue;
+	for (int q = 0; q < np; q++)
+		for (int r = 0; r < rc; r++)
+			for (int j = 0; j < es; j++) {
+				int e = r * es + j;
+				const unsigned char *at = o + q * ob;
+				double want = C[q][e], mag = fabs(C[q][e]);
+				for (int k = 0; k < K; k++)
+					want += A[q][r][k] * B[k][j], mag += fabs(A[q][r][k] * B[k][j]);
+				if (!fl) {
+					int32_t got, w = (int32_t)(uint32_t)(int64_t)want;
+					memcpy(&got, at + 4 * e, 4);
+					if (got != w)
+						h_fail(h, "%s: d%d[%d][%d] = %d, expected %d", c->kernel, q, r, j,
+						       got, w);
+					continue;
+				}
+				double got;
+				if (dbl) {
+					memcpy(&got, at + 8 * e, 8);
+				} else {
+					float g;
+					memcpy(&g, at + 4 * e, 4);
+					got = g;
+				}
+				double tol = (dbl ? 1e-13 : 1e-5) * (mag > 1e-30 ? mag : 1e-30);
+				if (!(fabs(got - want) <= tol))
+					h_fail(h, "%s: d%d[%d][%d] = %.17g, expected %.17g (tolerance %.3g)",
+					       c->kernel, q, r, j, got, want, tol);
 			}
-			double got;
-			if (dbl) {
-				memcpy(&got, o + 8 * e, 8);
-			} else {
-				float g;
-				memcpy(&g, o + 4 * e, 4);
-				got = g;
-			}
-			double tol = (dbl ? 1e-13 : 1e-5) * (mag > 1e-30 ? mag : 1e-30);
-			if (!(fabs(got - want) <= tol))
-				h_fail(h, "%s: d[%d][%d] = %.17g, expected %.17g (tolerance %.3g)", c->kernel,
-				       r, j, got, want, tol);
-		}
 	/* what the kernel pads its output with */
 	for (int e = n * (dbl ? 8 : 4); e < (int)ob; e++)
 		if (o[e])
@@ -161,6 +169,10 @@ static const Cfg cfgs[] = {
 	{"u8_r5", U8, U8, 5, 8, true, 48},
 	{"df_r8", DF, DF, 8, 8, true, 64},
 	{"df_r1", DF, DF, 1, 8, false, 8},
+	{"hf_pair", HF, HF, 8, 8, true, 64, true},
+	{"tf32_pair", TF32, TF32, 8, 16, true, 128, true},
+	{"s8_pair", S8, S8, 8, 8, true, 64, true},
+	{"df_pair", DF, DF, 8, 16, true, 128, true},
 };
 
 #define DPAS_TEST(i, name) TEST(name) { run(h, &cfgs[i]); }
@@ -174,6 +186,10 @@ DPAS_TEST(6, u8s8_r1)
 DPAS_TEST(7, u8_r5)
 DPAS_TEST(8, df_r8)
 DPAS_TEST(9, df_r1)
+DPAS_TEST(10, hf_pair)
+DPAS_TEST(11, tf32_pair)
+DPAS_TEST(12, s8_pair)
+DPAS_TEST(13, df_pair)
 
 /* bench/cm/hgemm.cm at n = 64: C += A B with half inputs (exact in half)
  * and float C, and the double form; tolerance as above with K = n. */
@@ -229,5 +245,6 @@ TEST(dgemm_dpas)
 
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
-	T(df_r8), T(df_r1), T(hgemm), T(dgemm_dpas), {0},
+	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hgemm),
+	T(dgemm_dpas), {0},
 };

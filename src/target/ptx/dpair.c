@@ -1,4 +1,4 @@
-/* dpair.c — two FP64 cm_dpas of one B tile as one m16n8k4.
+/* dpair.c — two cm_dpas of one B tile as one 16-row mma (FP64: m16n8k4).
  *
  * requires: layouts assigned (assign.c).
  * changes: sets PxVal.dpair on the first call of each pair (its partner)
@@ -17,6 +17,12 @@
  * updated one tile at a time) to a value defined before the first call.
  * The second's result registers are then written early, which nothing in
  * between reads (its users come after it).
+ *
+ * The 16-row shapes of the other precisions (m16n8k16 for HF and BF,
+ * m16n8k8 for TF32, m16n8k32 for S8 and U8) pair the same way: a lone
+ * call of repeat 8 fills rows 0..7 and multiplies zero rows 8..15, so
+ * its pair does the work of two calls in one instruction (A's registers
+ * a1 and a3, C's and D's c2 and c3 become the second call's).
  */
 #include <string.h>
 
@@ -79,22 +85,36 @@ static bool ready_reg(Px *p, const Inst *at, const Inst *v, uint32_t r, const In
 	return false;
 }
 
-/* A call that can be half of a pair: FP64, repeat 8, every operand and
- * the result in its fragment (assign.c), no copy of the result. */
+/* A call that can be half of a pair: repeat 8, every operand read in its
+ * fragment (its own registers or a copy), the result in its fragment
+ * (assign.c) with no copy. */
 static bool pairable(Px *p, const Inst *i)
 {
-	if (i->op != Odpas || ir_dpas_p1(i) != PR_DF || ir_dpas_p2(i) != PR_DF ||
-	    ir_dpas_rc(i) != 8)
+	if (i->op != Odpas || ir_dpas_rc(i) != 8)
 		return false;
 	const PxVal *pv = &p->val[i->id];
 	if (pv->ncopies || pv->in_slm || !lay_equal(pv->lay, px_dpas_layout(p, i, 0)))
 		return false;
 	for (uint32_t k = 0; k < 3; k++) {
 		const Layout *rd = px_read_layout(p, (Inst *)i, k), *fl = px_dpas_layout(p, i, k);
-		if (!fl || !lay_equal(rd, fl) || !lay_equal(rd, p->val[i->ops[k]->id].lay))
+		if (!fl || !lay_equal(rd, fl))
 			return false;
 	}
 	return true;
+}
+
+/* Register r of j's operand k where it is ready at i: its own registers
+ * traced back (ready_reg), or, read from a copy in its fragment layout
+ * (made right after it), the copy's when it is defined before i.  NULL
+ * when not ready. */
+static const char *operand_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32_t r)
+{
+	const Inst *v = j->ops[k], *dv;
+	const Layout *rd = px_read_layout(p, (Inst *)j, k);
+	uint32_t rr;
+	if (!lay_equal(rd, p->val[v->id].lay))
+		return v->block != i->block || v->id < i->id ? px_reg_in(p, v, rd, r) : NULL;
+	return ready_reg(p, i, v, r, &dv, &rr) ? px_own(p, dv, rr) : NULL;
 }
 
 /* Whether x and y are one value: themselves, or the same constant region
@@ -109,13 +129,10 @@ static bool same_value(const Inst *x, const Inst *y)
 /* Whether every register j reads is ready at i. */
 static bool ready(Px *p, const Inst *i, const Inst *j)
 {
-	for (uint32_t k = 0; k < 3; k++) {
-		const Inst *v = j->ops[k], *dv;
-		uint32_t rr;
-		for (uint32_t r = 0; r < p->val[v->id].lay->nregs; r++)
-			if (!ready_reg(p, i, v, r, &dv, &rr))
+	for (uint32_t k = 0; k < 3; k++)
+		for (uint32_t r = 0; r < px_read_layout(p, (Inst *)j, k)->nregs; r++)
+			if (!operand_reg(p, i, j, k, r))
 				return false;
-	}
 	return true;
 }
 
@@ -129,7 +146,8 @@ void px_dpas_pairs(Px *p)
 				continue;
 			for (Inst *j = i->next; j; j = j->next)
 				if (j->op == Odpas && same_value(j->ops[1], i->ops[1]) && !p->val[j->id].skip &&
-				    !p->val[j->id].dpair && ir_dpas_es(j) == ir_dpas_es(i) &&
+				    !p->val[j->id].dpair && j->imm == i->imm && ir_type_eq(j->ty, i->ty) &&
+				    ir_type_eq(j->ops[2]->ty, i->ops[2]->ty) &&
 				    pairable(p, j) && ready(p, i, j)) {
 					p->val[i->id].dpair = j;
 					p->val[j->id].skip = true;
@@ -138,12 +156,10 @@ void px_dpas_pairs(Px *p)
 		}
 }
 
-/* Register r of operand k of j where it is ready at i (ready_reg). */
 const char *px_dpair_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32_t r)
 {
-	const Inst *dv;
-	uint32_t rr;
-	if (!ready_reg(p, i, j->ops[k], r, &dv, &rr))
+	const char *reg = operand_reg(p, i, j, k, r);
+	if (!reg)
 		die("dpair: operand %u of %%%u is not ready at %%%u", k, j->id, i->id);
-	return px_own(p, dv, rr);
+	return reg;
 }

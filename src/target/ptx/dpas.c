@@ -340,25 +340,58 @@ static void scatter_result(Px *p, const Inst *i, const MmaForm *m, const char **
 	px_emit_plan(p, i->ty.elem, o, s, pl, false, NULL);
 }
 
-/* Odpas i and its partner j (dpair.c) as one m16n8k4 per tile: A, C and D
- * rows 0..7 are i's fragments, rows 8..15 j's (read where they are ready
- * at i); B is their common operand. */
+/* A b32 register holding r's bits (an f32 register of tf32 data is moved),
+ * with tf32's ignored mantissa bits cleared when tf32. */
+static const char *b32_of(Px *p, Elem e, const char *r, bool tf32)
+{
+	if (px_class(e) == RC_B32 && !tf32)
+		return r;
+	const char *t = px_tmp(p, RC_B32);
+	if (tf32)
+		px_ins(p, "and.b32 %s, %s, 0xffffe000", t, r);
+	else
+		px_ins(p, "mov.b32 %s, %s", t, r);
+	return t;
+}
+
+/* Odpas i and its partner j (dpair.c) as one 16-row mma per tile: A, C
+ * and D rows 0..7 are i's fragments, rows 8..15 j's (read where they are
+ * ready at i); B is their common operand. */
 static void pair(Px *p, Inst *i, const Inst *j)
 {
-	int ntiles = ir_dpas_es(i) / 8;
-	px_comment(p, "dpas: %d x mma.sync.m16n8k4 (%%%u with %%%u: one B tile)", ntiles, i->id,
+	MmaForm m = mma_form(p, i);
+	bool df = ir_dpas_p1(i) == PR_DF, tf32 = ir_dpas_p1(i) == PR_TF32;
+	int ntiles = ir_dpas_es(i) / 8, na = df ? 1 : 2;
+	const char *shape = df ? "m16n8k4" : m.shape;
+	px_comment(p, "dpas: %d x mma.sync.%s (%%%u with %%%u: one B tile)", ntiles, shape, i->id,
 	           j->id);
-	const char *ai = px_reg_in(p, i->ops[2], p->val[i->ops[2]->id].lay, 0);
-	const char *aj = px_dpair_reg(p, i, j, 2, 0);
+	const Inst *a = i->ops[2], *b = i->ops[1], *c = i->ops[0];
+	const Layout *al = px_read_layout(p, i, 2), *bl = px_read_layout(p, i, 1);
+	const Layout *cl = px_read_layout(p, i, 0);
+	const char *afr[4];
+	for (int r = 0; r < na; r++) {	/* mma's a0, a2 are i's; a1, a3 j's */
+		afr[2 * r] = px_reg_in(p, a, al, (uint32_t)r);
+		afr[2 * r + 1] = px_dpair_reg(p, i, j, 2, (uint32_t)r);
+		if (!df)
+			for (int h = 0; h < 2; h++)
+				afr[2 * r + h] = b32_of(p, a->ty.elem, afr[2 * r + h], tf32);
+	}
 	for (int t = 0; t < ntiles; t++) {
-		const Layout *bl = p->val[i->ops[1]->id].lay, *cl = p->val[i->ops[0]->id].lay;
 		uint32_t r0 = (uint32_t)(2 * t), r1 = r0 + 1;
-		px_ins(p, "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%s, %s, %s, %s}, {%s, %s}, "
-		       "{%s}, {%s, %s, %s, %s}",
-		       px_own(p, i, r0), px_own(p, i, r1), px_own(p, j, r0), px_own(p, j, r1), ai, aj,
-		       px_reg_in(p, i->ops[1], bl, (uint32_t)t), px_reg_in(p, i->ops[0], cl, r0),
-		       px_reg_in(p, i->ops[0], cl, r1), px_dpair_reg(p, i, j, 0, r0),
-		       px_dpair_reg(p, i, j, 0, r1));
+		Buf s = { 0 };
+		buf_printf(&s, "mma.sync.aligned.%s.row.col%s {%s, %s, %s, %s}, {", shape, m.types,
+		           px_own(p, i, r0), px_own(p, i, r1), px_own(p, j, r0), px_own(p, j, r1));
+		for (int r = 0; r < 2 * na; r++)
+			buf_printf(&s, "%s%s", r ? ", " : "", afr[r]);
+		buf_puts(&s, "}, {");
+		for (int r = 0; r < m.nb; r++) {
+			const char *br = px_reg_in(p, b, bl, (uint32_t)(t * m.nb + r));
+			buf_printf(&s, "%s%s", r ? ", " : "", df ? br : b32_of(p, b->ty.elem, br, tf32));
+		}
+		buf_printf(&s, "}, {%s, %s, %s, %s}", px_reg_in(p, c, cl, r0), px_reg_in(p, c, cl, r1),
+		           px_dpair_reg(p, i, j, 0, r0), px_dpair_reg(p, i, j, 0, r1));
+		px_ins(p, "%s", buf_cstr(&s));
+		buf_free(&s);
 	}
 }
 
