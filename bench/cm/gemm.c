@@ -11,7 +11,10 @@
  *                with alpha = beta = 1); A, B and C as 2D surfaces over
  *                the buffers (media reads and writes)
  *   hgemm        "cm" (workload hgemm): hgemm.cm, C += A B with fp16 A, B
- *                and fp32 C (cm_dpas HF), checked by check_hgemm */
+ *                and fp32 C (cm_dpas HF), checked by check_hgemm
+ *   hgemm_bt     "cm-bt": the same with B given transposed (the host
+ *                transposes it before timing) and A, B^T and C as 2D
+ *                surfaces over the buffers, 32 x 32 of C per thread */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,18 +28,20 @@ typedef struct {
 	int plain;		/* C += A B, no alpha, beta arguments; with
 				 * tx = ty = 1 a walker launch (get_thread_origin) */
 	int surf;		/* A, B, C bound as 2D surfaces over the buffers */
+	int bt;			/* B given transposed (B^T, row-major) */
 } Variant;
 
 static const Variant sgemm_variants[] = {
-	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0 },	/* a group: 128 x 128 of C */
-	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0, 0 },
+	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0, 0 },	/* a group: 128 x 128 of C */
+	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0, 0, 0 },
 };
 static const Variant dgemm_variants[] = {
-	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0, 0 },
-	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1 },	/* 128 x 128 a group */
+	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0, 0, 0 },
+	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* 128 x 128 a group */
 };
 static const Variant hgemm_variants[] = {
-	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0 },
+	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0 },
+	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* 128 x 128 a group */
 };
 
 typedef struct {
@@ -56,20 +61,23 @@ typedef struct {
 	int n, dbl, hlf;	/* double; fp16 A and B (C float) */
 	size_t es, bytes;	/* C's element and buffer size */
 	size_t abytes;		/* A's and B's buffer size */
+	char *bt;		/* B^T (hgemm only) */
 	char *a, *b, *c0, *got;
 } Inputs;
 
 /* Binds buffer b (rows of n elements of es bytes) to argument i, as a 2D
- * surface over it when 2d. */
+ * surface over it when surf (pixels of 4 bytes, or of 2 for halves). */
 static int arg_matrix(cmetal_device *dev, cmetal_kernel *k, uint32_t i, cmetal_buffer *b,
 		      int n, size_t es, int surf, cmetal_surface2d **s)
 {
 	uint64_t addr;
+	size_t bpp = es == 2 ? 2 : 4;
 	if (!surf)
 		return cmb_arg_buf(k, i, b);
 	if (cmb_check(cmetal_buffer_address(b, &addr), "buffer address") ||
-	    cmb_check(cmetal_surface2d_wrap(dev, addr, (uint32_t)(n * es / 4), (uint32_t)n,
-					    (uint32_t)(n * es), CMETAL_FMT_R32_UINT, s),
+	    cmb_check(cmetal_surface2d_wrap(dev, addr, (uint32_t)(n * es / bpp), (uint32_t)n,
+					    (uint32_t)(n * es),
+					    bpp == 2 ? CMETAL_FMT_R16_UINT : CMETAL_FMT_R32_UINT, s),
 		      "surface wrap"))
 		return 1;
 	return cmb_check(cmetal_kernel_set_arg_surface2d(k, i, *s), "surface argument");
@@ -109,7 +117,7 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 		da = db = 1, fa = fb = 1;
 	p = cmb_build(dev, v->prog, NULL);
 	k = p ? cmb_kernel(p, v->kernel) : NULL;
-	if (k && (ba = cmb_buffer(dev, abytes, in->a)) && (bb = cmb_buffer(dev, abytes, in->b)) &&
+	if (k && (ba = cmb_buffer(dev, abytes, in->a)) && (bb = cmb_buffer(dev, abytes, v->bt ? in->bt : in->b)) &&
 	    (bc = cmb_buffer(dev, bytes, in->c0)) &&
 	    !arg_matrix(dev, k, 0, ba, n, abytes / ((size_t)n * n), v->surf, &sa) &&
 	    !arg_matrix(dev, k, 1, bb, n, abytes / ((size_t)n * n), v->surf, &sb) &&
@@ -170,7 +178,7 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 	}
 	in.es = in.dbl ? 8 : 4, in.bytes = nn * in.es;
 	in.abytes = in.hlf ? nn * 2 : in.bytes;
-	in.a = xmalloc(in.abytes), in.b = xmalloc(in.abytes);
+	in.a = xmalloc(in.abytes), in.b = xmalloc(in.abytes), in.bt = NULL;
 	in.c0 = xmalloc(in.bytes), in.got = xmalloc(in.bytes);
 	if (in.hlf) {
 		gen_f16((uint16_t *)in.a, nn, SEED_GEMM_A), gen_f16((uint16_t *)in.b, nn, SEED_GEMM_B);
@@ -182,7 +190,14 @@ void cm_bench_gemm(cmetal_device *dev, const BenchCase *c, const char *device)
 		gen_f32((float *)in.a, nn, SEED_GEMM_A), gen_f32((float *)in.b, nn, SEED_GEMM_B);
 		gen_f32((float *)in.c0, nn, SEED_GEMM_C);
 	}
+	if (in.hlf) {	/* B^T for hgemm_bt */
+		uint16_t *b = (uint16_t *)in.b, *bt = xmalloc(in.abytes);
+		for (size_t k = 0; k < (size_t)in.n; k++)
+			for (size_t j = 0; j < (size_t)in.n; j++)
+				bt[j * (size_t)in.n + k] = b[k * (size_t)in.n + j];
+		in.bt = (char *)bt;
+	}
 	for (int i = 0; i < nv; i++)
 		run_variant(dev, c, device, &vs[i], &in);
-	free(in.a), free(in.b), free(in.c0), free(in.got);
+	free(in.a), free(in.b), free(in.bt), free(in.c0), free(in.got);
 }

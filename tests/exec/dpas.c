@@ -220,6 +220,38 @@ TEST(hgemm)
 		}
 }
 
+/* hgemm_bt: the same product with B given transposed and A, Bt and C as
+ * 2D surfaces, 2 x 2 threads of 32 x 32 in one group. */
+TEST(hgemm_bt)
+{
+	static uint16_t a[GN * GN], bt[GN * GN];
+	static float fa[GN * GN], fb[GN * GN], c[GN * GN], c0[GN * GN];
+	for (int i = 0; i < GN * GN; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256;
+		c0[i] = c[i] = h_float(h, -4, 4);
+	}
+	for (int k = 0; k < GN; k++)
+		for (int j = 0; j < GN; j++)
+			bt[j * GN + k] = half_bits(fb[k * GN + j]);
+	HShape grid = {0, 0, {1, 1, 1}, {GN / 32, GN / 32, 1}, true, CMETAL_DEP_NONE, NULL};
+	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm_bt", grid,
+	           SURF2D(a, GN, GN, CMETAL_FMT_R16_UINT), SURF2D(bt, GN, GN, CMETAL_FMT_R16_UINT),
+	           SURF2D(c, GN, GN, CMETAL_FMT_R32F), I32(GN)))
+		return;
+	for (int i = 0; i < GN; i++)
+		for (int j = 0; j < GN; j++) {
+			double want = c0[i * GN + j], mag = fabs(want);
+			for (int k = 0; k < GN; k++)
+				want += (double)fa[i * GN + k] * fb[k * GN + j],
+					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
+			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
+				return;
+			}
+		}
+}
+
 TEST(dgemm_dpas)
 {
 	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
@@ -246,5 +278,5 @@ TEST(dgemm_dpas)
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hgemm),
-	T(dgemm_dpas), {0},
+	T(hgemm_bt), T(dgemm_dpas), {0},
 };
