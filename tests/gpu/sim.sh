@@ -102,6 +102,10 @@ sim-cpu:tf32_r4: cm_dpas summation order (docs/builtins.md)
 sim-cpu:df_r1: cm_dpas summation order (docs/builtins.md)
 sim-cpu:df_r8: cm_dpas summation order (docs/builtins.md)
 sim-cpu:hgemm: cm_dpas summation order (docs/builtins.md)
+sim-cpu:hgemm_bt: cm_dpas summation order (docs/builtins.md)
+sim-cpu:hf_pair: cm_dpas summation order (docs/builtins.md)
+sim-cpu:tf32_pair: cm_dpas summation order (docs/builtins.md)
+sim-cpu:df_pair: cm_dpas summation order (docs/builtins.md)
 '
 
 # same VARIANT: its digest against the default run's, less the outputs of
