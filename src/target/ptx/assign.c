@@ -25,8 +25,11 @@
  *     media read whose users all want one layout (a cm_dpas fragment) is
  *     read in it (assign_mload);
  *   - cm_dpas results live in the accumulator's mma fragment and read
- *     their operands in theirs (dpas.c px_dpas_layout), and a phi of a
- *     cm_dpas result (a k loop's accumulator) takes its layout;
+ *     their operands in theirs (dpas.c px_dpas_layout); a phi takes the
+ *     layout its users want (want.c, propagated back from cm_dpas
+ *     operands: a double-buffered tile), else that of a cm_dpas result it
+ *     carries (a k loop's accumulator, tiles_layout), and a splat
+ *     constant or a media read the layout wanted of it;
  *   - everything else (memory, votes, other phis, arguments, constants,
  *     runtime regions) is canonical.
  * Then every use that reads an operand in a layout other than the

@@ -202,6 +202,8 @@ const char *px_lanes_pred(Px *p, uint32_t bits)
 	return bits == 0xffffffffu ? NULL : lanes_pred(p, bits);
 }
 
+/* Lane tables (px_lane_elems), one per layout register: a media read in a
+ * layout of its own finds its lane's element there. */
 typedef struct PxLaneTab {
 	const Layout *l;
 	uint32_t s, valid;
