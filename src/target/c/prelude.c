@@ -114,9 +114,10 @@ const char c_prelude_text[] =
 "	return 0;\n"
 "#endif\n"
 "}\n"
-/* memory spaces: a base pointer and the bytes addressable from it */
-"CMK_INL CmkMem cmk_surf(CmkThread *t, uint64_t i) { CmkMem m = {0, 0}; if (i < t->nsurfaces) { m.p = t->surfaces[i].base; m.size = t->surfaces[i].size; } return m; }\n"
-"CMK_INL CmkMem cmk_slm(CmkThread *t, uint64_t off) { CmkMem m = {0, 0}; if (off <= t->slm_size) { m.p = t->slm + off; m.size = t->slm_size - off; } return m; }\n"
+/* memory spaces: a base pointer and the bytes addressable from it; a NULL
+ * base has size 0 (nothing is in it), except an SVM space's absolute one */
+"CMK_INL CmkMem cmk_surf(CmkThread *t, uint64_t i) { CmkMem m = {0, 0}; if (i < t->nsurfaces && t->surfaces[i].base) { m.p = t->surfaces[i].base; m.size = t->surfaces[i].size; } return m; }\n"
+"CMK_INL CmkMem cmk_slm(CmkThread *t, uint64_t off) { CmkMem m = {0, 0}; if (t->slm && off <= t->slm_size) { m.p = t->slm + off; m.size = t->slm_size - off; } return m; }\n"
 "CMK_INL CmkMem cmk_svm(uint64_t a) { CmkMem m = {0, 0, 0}; m.p = (unsigned char *)(uintptr_t)a; m.size = UINT64_MAX; return m; }\n"
 "CMK_INL CmkMem cmk_svmc(CmkThread *t, uint64_t a) { CmkMem m = cmk_svm(a); m.chk = t; return m; }\n"
 /* bytes [a, a + n) inside one live allocation (binary search by base) */
@@ -130,9 +131,16 @@ const char c_prelude_text[] =
 /* the byte at offset a: integer arithmetic, since an SVM space has a NULL
  * base and absolute offsets (NULL + a is undefined; cc -O2 dropped stores) */
 "#define CMK_AT(m, a) ((unsigned char *)((uintptr_t)(m).p + (uintptr_t)(a)))\n"
+/* bytes [a, a + n) of m, n >= 1: a < size - n + 1, or nothing when n >
+ * size.  One compare of a against a bound that depends only on m and the
+ * constant n, which cc computes once outside a loop.  The former
+ * (m.p || size == UINT64_MAX) && a <= size && n <= size - a left three
+ * branches per access in the loop: on webbase/16, one CPU thread, a CSR
+ * loop of scalar reads took 0.65 ms instead of 0.52, the paper's SpMV
+ * kernel 1.77 instead of 1.60. */
 "CMK_INL int cmk_in(CmkMem m, uint64_t a, uint64_t n) {\n"
 "	if (m.chk) { uint64_t x = (uint64_t)(uintptr_t)m.p + a; return x >= a && cmk_svm_live(m.chk, x, n); }\n"
-"	return (m.p || m.size == UINT64_MAX) && a <= m.size && n <= m.size - a;\n"
+"	return a < ((m.size - n + 1) & -(uint64_t)(m.size >= n));\n"
 "}\n"
 /* the highest lane address hi passing cmk_in covers every lane, except in
  * a checked SVM space (lanes may straddle allocations): test each there */
