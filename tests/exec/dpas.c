@@ -220,6 +220,38 @@ TEST(hgemm)
 		}
 }
 
+/* hf_media: D = A B from 8 x 16 tiles of halves read at byte x of 2D
+ * surfaces of 8 rows of 24 halves (B given as B^T), x = 8 (8-byte loads)
+ * and x = 4 (the unaligned path). */
+TEST(hf_media)
+{
+	enum { W = 24 };
+	static uint16_t a[8 * W], bt[8 * W];
+	static float fa[8 * W], fb[8 * W], o[64];
+	for (int i = 0; i < 8 * W; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256, bt[i] = half_bits(fb[i]);
+	}
+	for (int x = 8; x >= 4; x -= 4) {
+		if (!H_RUN(h, F, "hf_media", WALK(1, 1), SURF2D(a, W, 8, CMETAL_FMT_R16_UINT),
+		           SURF2D(bt, W, 8, CMETAL_FMT_R16_UINT), OUT(o), I32(x)))
+			return;
+		for (int r = 0; r < 8; r++)
+			for (int n = 0; n < 8; n++) {
+				double want = 0, mag = 0;
+				for (int k = 0; k < 16; k++) {
+					double v = (double)fa[r * W + x / 2 + k] * fb[n * W + x / 2 + k];
+					want += v, mag += fabs(v);
+				}
+				if (!(fabs(o[r * 8 + n] - want) <= 1e-5 * (mag > 1e-30 ? mag : 1e-30))) {
+					h_fail(h, "x %d: d[%d][%d] = %.9g, expected %.9g", x, r, n,
+					       o[r * 8 + n], want);
+					return;
+				}
+			}
+	}
+}
+
 /* hgemm_bt: the same product with B given transposed and A, Bt and C as
  * 2D surfaces, 2 x 2 threads of 32 x 32 in one group. */
 TEST(hgemm_bt)
@@ -278,5 +310,5 @@ TEST(dgemm_dpas)
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hgemm),
-	T(hgemm_bt), T(dgemm_dpas), {0},
+	T(hf_media), T(hgemm_bt), T(dgemm_dpas), {0},
 };

@@ -106,6 +106,7 @@ sim-cpu:hgemm_bt: cm_dpas summation order (docs/builtins.md)
 sim-cpu:hf_pair: cm_dpas summation order (docs/builtins.md)
 sim-cpu:tf32_pair: cm_dpas summation order (docs/builtins.md)
 sim-cpu:df_pair: cm_dpas summation order (docs/builtins.md)
+sim-cpu:hf_media: cm_dpas summation order (docs/builtins.md)
 '
 
 # same VARIANT: its digest against the default run's, less the outputs of

@@ -917,14 +917,22 @@ typedef struct {
  * of packed 8- and 16-bit values).  A (k == 2): a0 row g, column t; a2
  * (our register 1) row g, column t + 4 (FP64: a0 only, column t).  B: b0
  * row t, column g; b1 row t + 4.  C and D: c0, c1 row g, columns 2t, 2t + 1.
- * g = L / 4, t = L % 4; rows 8..15 of the 16-row shapes are not CM's. */
-static void isa_place(const Shape *sh, int k, int tl, int r, int L, int *row, int *col)
+ * g = L / 4, t = L % 4; rows 8..15 of the 16-row shapes are not CM's.
+ * When both operands are loaded into their fragments cmetal permutes the
+ * k dwords of A and B alike (dpas.c frag_elem: dword 2t + r in the ISA's
+ * slot t + 4r), which changes only the order of the mma's sum. */
+static void isa_place(const Shape *sh, bool kperm, int k, int tl, int r, int L, int *row,
+                      int *col)
 {
 	int g = L / 4, t = L % 4;
+	/* the k dwords permuted alike in A and B when both are loaded
+	 * (dpas.c frag_elem): slot t + 4r holds dword 2t + r; FP64 has one
+	 * slot per lane */
+	int kd = sh->prec == PR_DF ? t : kperm ? 2 * t + r : t + 4 * r;
 	if (k == 2)
-		*row = g, *col = t + 4 * r;
+		*row = g, *col = kd;
 	else if (k == 1)
-		*row = t + 4 * r, *col = 8 * tl + g;
+		*row = kd, *col = 8 * tl + g;
 	else
 		*row = g, *col = 8 * tl + 2 * t + r;
 }
@@ -949,7 +957,7 @@ static void check_fragment(Test *t, Conv *cv, Px *p, const Shape *sh, Inst *i, i
 		for (int r = 0; r < per; r++)
 			for (int L = 0; L < 32; L++) {
 				int row, col;
-				isa_place(sh, k, tl, r, L, &row, &col);
+				isa_place(sh, px_dpas_kperm(i), k, tl, r, L, &row, &col);
 				int32_t want = row < rows ? row * cols + col : -1;
 				int32_t got = el[(tl * per + r) * 32 + L];
 				if (got != want) {
@@ -974,8 +982,9 @@ static int test_fragments(void)
 		{PR_S8, 8, 8, 4, 4, "s8 m16n8k32"}, {PR_U8, 1, 16, 4, 4, "u8 repeat 1"},
 		{PR_DF, 8, 8, 8, 8, "f64 m8n8k4"}, {PR_DF, 2, 16, 8, 8, "f64 repeat 2, exec 16"},
 	};
-	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-		const Shape *sh = &shapes[s];
+	for (size_t x = 0; x < 2 * sizeof shapes / sizeof *shapes; x++) {
+		const Shape *sh = &shapes[x / 2];
+		Op src = x % 2 ? Omload : Oconst;	/* loaded operands: k permuted */
 		Arena *a = arena_new();
 		Px px = {.arena = a};
 		Elem acc = sh->prec == PR_DF ? E_F64 : sh->prec == PR_S8 || sh->prec == PR_U8 ? E_I32
@@ -983,8 +992,8 @@ static int test_fragments(void)
 		Elem op = sh->prec == PR_DF ? E_F64 : E_U32;
 		int kb = sh->prec == PR_DF ? 4 : 8;	/* K in operand elements */
 		Inst *b = NEW(a, Inst), *am = NEW(a, Inst), *c = NEW(a, Inst), *i = NEW(a, Inst);
-		*b = (Inst){.op = Oconst, .ty = {op, (uint32_t)(kb * sh->es)}};
-		*am = (Inst){.op = Oconst, .ty = {op, (uint32_t)(kb * sh->rc)}};
+		*b = (Inst){.op = src, .ty = {op, (uint32_t)(kb * sh->es)}};
+		*am = (Inst){.op = src, .ty = {op, (uint32_t)(kb * sh->rc)}};
 		*c = (Inst){.op = Oconst, .ty = {acc, (uint32_t)(sh->rc * sh->es)}};
 		Inst **ops = NEWN(a, Inst *, 3);
 		ops[0] = c, ops[1] = b, ops[2] = am;

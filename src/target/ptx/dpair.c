@@ -147,6 +147,7 @@ void px_dpas_pairs(Px *p)
 			for (Inst *j = i->next; j; j = j->next)
 				if (j->op == Odpas && same_value(j->ops[1], i->ops[1]) && !p->val[j->id].skip &&
 				    !p->val[j->id].dpair && j->imm == i->imm && ir_type_eq(j->ty, i->ty) &&
+				    px_dpas_kperm(j) == px_dpas_kperm(i) &&
 				    ir_type_eq(j->ops[2]->ty, i->ops[2]->ty) &&
 				    pairable(p, j) && ready(p, i, j)) {
 					p->val[i->id].dpair = j;

@@ -18,7 +18,8 @@
  * t = lane % 4, A's fragment registers 0 and 2 are dwords g*8 + t and
  * g*8 + 4 + t of src2 (rows g < repeat; registers 1 and 3 are rows g + 8:
  * zero), B's registers 0 and 1 are dwords (t)*E + n and (4 + t)*E + n of
- * src1 (n = 8*tile + g), and C/D's registers 0 and 1 are elements
+ * src1 (n = 8*tile + g) (or dwords 2t and 2t + 1, when loaded: see
+ * frag_elem), and C/D's registers 0 and 1 are elements
  * g*E + 8*tile + 2t and + 1 (registers 2 and 3: rows g + 8).  The FP64
  * shape has the same pattern on doubles: A = element g*4 + t, B = element
  * t*E + n, C/D = g*E + 8*tile + 2t (+1).
@@ -107,15 +108,36 @@ static const Layout *table_layout(Px *p, uint32_t n, uint32_t nregs, const int32
  * tile 0 .. ntiles-1: the maps of this file's top comment, -1 where the
  * mma reads no element of the operand (rows past the repeat count; A's
  * and the accumulator's rows 8..15 of the 16-row shapes are registers of
- * their own, zero). */
+ * their own, zero).  When both dword operands are read from memory into
+ * their fragments (px_dpas_kperm) the k dwords are permuted: the ISA's
+ * slot (t, r) (dword t + 4r of A's row and B's column) holds dword 2t + r
+ * of both, so a lane's two registers of A (or B) are neighbours in memory
+ * and one 8-byte load fills them (mem.c); the mma sums over its k slots,
+ * so permuting both operands alike changes only the order of the sum.
+ * Operands in CM's layout keep the ISA's order: their conversion into
+ * the fragment then reads fewer registers (2 shuffles per B register
+ * instead of 4 for hf_r8). */
+static bool loaded(const Inst *v)
+{
+	while ((v->op == Ordregion && !ir_roff(v)) || v->op == Obitcast)
+		v = v->ops[0];
+	return v->op == Omload || v->op == Ophi;
+}
+
+bool px_dpas_kperm(const Inst *i)
+{
+	return ir_dpas_p1(i) != PR_DF && loaded(i->ops[1]) && loaded(i->ops[2]);
+}
+
 static int32_t frag_elem(const Inst *i, uint32_t k, int tile, int r, int L)
 {
 	int es = ir_dpas_es(i), rc = ir_dpas_rc(i), g = L / 4, t = L % 4;
 	bool df = ir_dpas_p1(i) == PR_DF;
+	int kd = px_dpas_kperm(i) ? 2 * t + r : t + 4 * r;   /* k dword of slot (t, r) */
 	switch (k) {
 	case 0: return g < rc ? g * es + 8 * tile + 2 * t + r : -1;
-	case 1: return (t + 4 * r) * es + 8 * tile + g;
-	default: return g >= rc ? -1 : df ? g * 4 + t : g * 8 + 4 * r + t;
+	case 1: return df ? t * es + 8 * tile + g : kd * es + 8 * tile + g;
+	default: return g >= rc ? -1 : df ? g * 4 + t : g * 8 + kd;
 	}
 }
 

@@ -1161,16 +1161,37 @@ static const char *media_lane_off(Px *p, const Where *w, const Layout *l, uint32
 	return o->reg;
 }
 
+/* Whether registers s and s + 1 of layout l hold, in every lane, two
+ * neighbours of one row of a block of cols columns, the first at an even
+ * column (an mma fragment's two k dwords, dpas.c frag_elem): one 8-byte
+ * load fills both when the block's x and pitch are multiples of 8. */
+static bool pair_regs(Px *p, const Layout *l, uint32_t s, uint32_t cols)
+{
+	if (!l || s + 1 >= l->nregs)
+		return false;
+	const int32_t *el = lay_elems(p->arena, l);
+	for (int L = 0; L < 32; L++) {
+		int32_t a = el[s * 32 + L], b = el[(s + 1) * 32 + L];
+		if (a < 0 || b != a + 1 || (uint32_t)a % cols % 2)
+			return false;
+	}
+	return true;
+}
+
 /* A media read wholly inside, each lane's element at an offset computed
  * once (media_lane_off): a read into a layout of its own (media_layout
  * without rows: each lane's element from its lane table), or a canonical
- * block of one register; no clamp and no check. */
+ * block of one register; no clamp and no check.  Two registers of 4-byte
+ * neighbours (pair_regs) are one ld.v2 when x0 and the pitch are multiples
+ * of 8 (a uniform test; else two loads): the L1 cache then serves a
+ * lane's 8 bytes of a row at once, where an mma fragment's registers each
+ * touch all 8 rows of its tile (hgemm_bt's reads kept the L1 98% busy). */
 static void media_fast_table(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
                              uint32_t cols, const Layout *l)
 {
 	Elem e = i->ty.elem;
 	int eb = ir_elem_bytes[e];
-	const char *o = px_tmp(p, RC_B32);
+	const char *o = px_tmp(p, RC_B32), *al = NULL;
 	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
 	uint32_t nregs = l ? l->nregs : SLOTS(i->ty.n);
 	for (uint32_t s = 0; s < nregs; s++) {
@@ -1179,8 +1200,23 @@ static void media_fast_table(Px *p, Inst *i, const Where *w, const char *x0, con
 		const char *t = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
 		px_ins(p, "add.u32 %s, %s, %s", t, o, lo);
 		px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, t, w->base);
-		access(p, w, false, e, l ? px_own(p, i, s) : px_reg(p, i, s), a,
-		       px_lanes_pred(p, valid));
+		const char *r = l ? px_own(p, i, s) : px_reg(p, i, s);
+		if (eb == 4 && pair_regs(p, l, s, cols)) {
+			if (!al) {
+				const char *u = px_tmp(p, RC_B32);
+				al = px_tmp(p, RC_PRED);
+				px_ins(p, "or.b32 %s, %s, %s", u, x0, w->pitch);
+				px_ins(p, "and.b32 %s, %s, 7", u, u);
+				px_ins(p, "setp.eq.u32 %s, %s, 0", al, u);
+			}
+			const char *r1 = px_own(p, i, s + 1), *ty = px_mem_ty(e);
+			px_ins(p, "@%s ld.global.v2.%s {%s, %s}, [%s]", al, ty, r, r1, a);
+			px_ins(p, "@!%s ld.global.%s %s, [%s]", al, ty, r, a);
+			px_ins(p, "@!%s ld.global.%s %s, [%s+4]", al, ty, r1, a);
+			s++;
+			continue;
+		}
+		access(p, w, false, e, r, a, px_lanes_pred(p, valid));
 	}
 }
 

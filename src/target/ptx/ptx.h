@@ -203,6 +203,9 @@ bool px_dpas(Px *p, Inst *i);
  * also the result's; 1: B; 2: A); NULL for operands of 8- or 16-bit
  * elements (packed into dwords by the gather). */
 const struct Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k);
+/* Whether i's fragments hold A's and B's k dwords permuted (2t + r in the
+ * ISA's slot t + 4r): both read from memory into them (dpas.c). */
+bool px_dpas_kperm(const Inst *i);
 
 /* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
  * printf records (rt/cuda_abi.h "printf") */
