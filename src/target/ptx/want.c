@@ -149,7 +149,11 @@ static const Layout *wanted(Px *p, const Inst *v, const PxUse *uses)
 void px_wants(Px *p, PxUse **uses)
 {
 	Func *f = p->f;
-	for (int round = 0; round < 16; round++) {
+	bool any = false;	/* wants start at cm_dpas operands only */
+	for (uint32_t b = 0; b < f->nblocks && !any; b++)
+		for (Inst *i = f->blocks[b]->first; i && !any; i = i->next)
+			any = i->op == Odpas;
+	for (int round = 0; any && round < 16; round++) {
 		bool changed = false;
 		for (uint32_t b = f->nblocks; b-- > 0;)
 			for (Inst *i = f->blocks[b]->last; i; i = i->prev) {
