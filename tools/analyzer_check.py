@@ -12,6 +12,9 @@ CSV rows (default: bench/runs/gpu-h100-cm.csv, later files override earlier).
 
 The launch shape of each case (CM threads per kernel, trips of its hot
 loops) is taken from bench/cm/*.c and *.cm by hand: the CASES table below.
+Loops are named by their block labels in `--analyze`, which follow the
+compiler's block numbering: re-read them when a pass changes the CFG (the
+blocks pass of 2026-11-27 merged straight-line seams and renumbered them).
 Per CM thread, resource r costs body[r] + sum over hot loops of
 (trips - 1) * loop[r] SM cycles (the body counts each loop once); the case
 takes max over r of (sum over its kernels of threads * cycles[r]) / SMs
@@ -36,10 +39,10 @@ def histogram(n):
     chunk = max(4096, (n // 16384 + 511) // 512 * 512)
     # the 512-byte block loop: its read and its 32-wide SLM increments
     return [k_("histogram", "histogram", -(-n // chunk),
-               {"b11": chunk // 512, "b13": chunk // 512, "b18": chunk // 512})]
+               {"b10": chunk // 512, "b12": chunk // 512, "b16": chunk // 512})]
 
 def sgemm(n):   # groups of 8 threads own 128x128 of C; k steps of 16
-    return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, {"b13": n // 16, "b16": n // 16})]
+    return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, {"b10": n // 16, "b12": n // 16})]
 
 def gemm_paper(kernel, rows, n):   # R x 128 of C per thread, k panels of 8
     return [k_("gemm", kernel, (n // rows) * (n // 128), {"b8": n // 8})]
@@ -50,9 +53,9 @@ def scan_tiles(t, n):   # one pass, one CM thread per 1024-element tile
 def scan_paper(t, n):   # reduce / carry / apply over 8192-element chunks
     c = n // 8192
     d = ["-DT=" + t]
-    return [k_("scan", "scan_reduce", c, {"b7": 256}, d),
+    return [k_("scan", "scan_reduce", c, {"b6": 256}, d),
             k_("scan", "scan_carry", 1, {"b1": -(-c // 32)}, d),
-            k_("scan", "scan_apply", c, {"b7": 256}, d)]
+            k_("scan", "scan_apply", c, {"b6": 256}, d)]
 
 CASES = [  # workload, size, impl, kernels
     ("linear", "1920x1080", "cm", linear(1920, 1080)),
