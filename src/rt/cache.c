@@ -57,8 +57,10 @@
 #include "rt/rt.h"
 #include "target/target.h"
 
-#define RT_CACHE_VERSION "cmetal-rt-cache 5"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap,
-                                                  5: block accesses in whole elements */
+#define RT_CACHE_VERSION "cmetal-rt-cache 6"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap,
+                                                  5: block accesses in whole elements,
+                                                  6: one-compare bounds test, cm_dpas
+                                                     operands converted once */
 #define TRAILER_MAGIC "\n#cmetal-cache-entry key "
 
 extern char **environ;
