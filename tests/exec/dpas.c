@@ -195,6 +195,24 @@ DPAS_TEST(13, df_pair)
  * and float C, and the double form; tolerance as above with K = n. */
 enum { GN = 64 };
 
+/* c = c0 + fa fb (GN x GN, row-major) within 1e-5 of the sum of the
+ * magnitudes, as fp16 products summed in fp32 give. */
+static void check_hgemm_c(H *h, const float *fa, const float *fb, const float *c0,
+                          const float *c)
+{
+	for (int i = 0; i < GN; i++)
+		for (int j = 0; j < GN; j++) {
+			double want = c0[i * GN + j], mag = fabs(want);
+			for (int k = 0; k < GN; k++)
+				want += (double)fa[i * GN + k] * fb[k * GN + j],
+					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
+			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
+				return;
+			}
+		}
+}
+
 TEST(hgemm)
 {
 	static uint16_t a[GN * GN], b[GN * GN];
@@ -207,17 +225,7 @@ TEST(hgemm)
 	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm", WALK(GN / 8, GN / 8), IN(a), IN(b),
 	           INOUT(c), I32(GN)))
 		return;
-	for (int i = 0; i < GN; i++)
-		for (int j = 0; j < GN; j++) {
-			double want = c0[i * GN + j], mag = fabs(want);
-			for (int k = 0; k < GN; k++)
-				want += (double)fa[i * GN + k] * fb[k * GN + j],
-					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
-			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
-				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
-				return;
-			}
-		}
+	check_hgemm_c(h, fa, fb, c0, c);
 }
 
 /* hf_media: D = A B from 8 x 16 tiles of halves read at byte x of 2D
@@ -271,17 +279,7 @@ TEST(hgemm_bt)
 	           SURF2D(a, GN, GN, CMETAL_FMT_R16_UINT), SURF2D(bt, GN, GN, CMETAL_FMT_R16_UINT),
 	           SURF2D(c, GN, GN, CMETAL_FMT_R32F), I32(GN)))
 		return;
-	for (int i = 0; i < GN; i++)
-		for (int j = 0; j < GN; j++) {
-			double want = c0[i * GN + j], mag = fabs(want);
-			for (int k = 0; k < GN; k++)
-				want += (double)fa[i * GN + k] * fb[k * GN + j],
-					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
-			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
-				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
-				return;
-			}
-		}
+	check_hgemm_c(h, fa, fb, c0, c);
 }
 
 TEST(dgemm_dpas)

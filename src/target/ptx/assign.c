@@ -214,38 +214,17 @@ static bool assign_load(Px *p, Inst *i, const Use *uses)
  * before it.  NULL unless the tiles are disjoint and cover the phi. */
 static const Layout *tiles_layout(Px *p, const Inst *phi, const Inst *v)
 {
-	uint32_t n = phi->ty.n, nregs = 0;
-	uint32_t *pos = NEWN(p->arena, uint32_t, n);
-	for (uint32_t e = 0; e < n; e++)
-		pos[e] = UINT32_MAX;
-	for (; v != phi; v = v->ops[0]) {
-		if (v->op != Owrregion || ir_roff(v) || ir_mask(v) ||
-		    v->ops[1]->op != Odpas || !ir_type_eq(v->ty, phi->ty))
+	uint32_t m = 0;
+	for (const Inst *w = v; w != phi; w = w->ops[0], m++)
+		if (w->op != Owrregion || ir_roff(w) || ir_mask(w) || w->ops[1]->op != Odpas ||
+		    !ir_type_eq(w->ty, phi->ty) || !px_dpas_layout(p, w->ops[1], 0))
 			return NULL;
-		const Layout *fl = px_dpas_layout(p, v->ops[1], 0);
-		if (!fl)
-			return NULL;
-		/* a tile written again (a k loop unrolled) keeps its registers */
-		int64_t e0 = lay_region_index(v->rg, 0);
-		if (e0 < 0 || e0 >= n)
-			return NULL;
-		uint32_t base = pos[e0] == UINT32_MAX ? nregs : pos[e0] / 32 - fl->pos[0] / 32;
-		for (uint32_t k = 0; k < fl->n; k++) {
-			int64_t e = lay_region_index(v->rg, k);
-			uint32_t at = (base + fl->pos[k] / 32) * 32 + fl->pos[k] % 32;
-			if (e < 0 || e >= n || (pos[e] != UINT32_MAX && pos[e] != at))
-				return NULL;
-			pos[e] = at;
-		}
-		if (base == nregs)
-			nregs += fl->nregs;
-	}
-	for (uint32_t e = 0; e < n; e++)
-		if (pos[e] == UINT32_MAX)
-			return NULL;
-	Layout *l = NEW(p->arena, Layout);
-	*l = (Layout){.n = n, .nregs = nregs, .pos = pos};
-	return l;
+	IrRegion *rg = NEWN(p->arena, IrRegion, m + 1);
+	const Layout **part = NEWN(p->arena, const Layout *, m + 1);
+	m = 0;
+	for (const Inst *w = v; w != phi; w = w->ops[0], m++)
+		rg[m] = w->rg, part[m] = px_dpas_layout(p, w->ops[1], 0);
+	return lay_compose(p->arena, phi->ty.n, rg, part, m, false);
 }
 
 static const Layout *phi_layout(Px *p, const Inst *i)

@@ -245,6 +245,20 @@ static void gather_dwords(Px *p, Inst *i, uint32_t k, const int32_t *dw, int nre
 	}
 }
 
+/* A b32 register holding r's bits (an f32 register of tf32 data is moved),
+ * with tf32's ignored mantissa bits cleared when tf32. */
+static const char *b32_of(Px *p, Elem e, const char *r, bool tf32)
+{
+	if (px_class(e) == RC_B32 && !tf32)
+		return r;
+	const char *t = px_tmp(p, RC_B32);
+	if (tf32)
+		px_ins(p, "and.b32 %s, %s, 0xffffe000", t, r);
+	else
+		px_ins(p, "mov.b32 %s, %s", t, r);
+	return t;
+}
+
 /* Fragment registers frag[0 .. nregs-1] of operand k of i for tile tl:
  * the operand's own registers when it is read in its fragment layout (a
  * rename), else gathered (and zeroed in the rows past the repeat count,
@@ -257,11 +271,8 @@ static void fragment(Px *p, Inst *i, uint32_t k, int tl, const char *valid, cons
 	if (fl && lay_equal(rd, fl)) {
 		for (int r = 0; r < nregs; r++) {
 			frag[r] = px_reg_in(p, v, rd, (uint32_t)(tl * nregs + r));
-			if (k && px_class(v->ty.elem) == RC_F32) {	/* tf32 data */
-				const char *t = px_tmp(p, RC_B32);
-				px_ins(p, "mov.b32 %s, %s", t, frag[r]);
-				frag[r] = t;
-			}
+			if (k && px_class(v->ty.elem) == RC_F32)	/* tf32 data */
+				frag[r] = b32_of(p, v->ty.elem, frag[r], false);
 		}
 		return;
 	}
@@ -360,20 +371,6 @@ static void scatter_result(Px *p, const Inst *i, const MmaForm *m, const char **
 	LPlan *pl = lay_plan(p->arena, dst, fl, NULL);
 	p->nshfl += pl->shfl;
 	px_emit_plan(p, i->ty.elem, o, s, pl, false, NULL);
-}
-
-/* A b32 register holding r's bits (an f32 register of tf32 data is moved),
- * with tf32's ignored mantissa bits cleared when tf32. */
-static const char *b32_of(Px *p, Elem e, const char *r, bool tf32)
-{
-	if (px_class(e) == RC_B32 && !tf32)
-		return r;
-	const char *t = px_tmp(p, RC_B32);
-	if (tf32)
-		px_ins(p, "and.b32 %s, %s, 0xffffe000", t, r);
-	else
-		px_ins(p, "mov.b32 %s, %s", t, r);
-	return t;
 }
 
 /* Odpas i and its partner j (dpair.c) as one 16-row mma per tile: A, C

@@ -115,6 +115,44 @@ Layout *lay_pullback(Arena *a, const Layout *src, IrRegion rg, uint32_t n, uint3
 	return l;
 }
 
+Layout *lay_compose(Arena *a, uint32_t n, const IrRegion *rg, const Layout *const *part,
+                    uint32_t m, bool fill)
+{
+	uint32_t *pos = NEWN(a, uint32_t, n ? n : 1), nregs = 0;
+	for (uint32_t e = 0; e < n; e++)
+		pos[e] = UINT32_MAX;
+	for (uint32_t k = 0; k < m; k++) {
+		const Layout *w = part[k];
+		int64_t e0 = lay_region_index(rg[k], 0);
+		if (e0 < 0 || e0 >= n || (pos[e0] != UINT32_MAX && pos[e0] / 32 < w->pos[0] / 32))
+			return NULL;
+		/* the same region again keeps its registers */
+		uint32_t base = pos[e0] == UINT32_MAX ? nregs : pos[e0] / 32 - w->pos[0] / 32;
+		for (uint32_t j = 0; j < w->n; j++) {
+			int64_t e = lay_region_index(rg[k], j);
+			uint32_t at = (base + w->pos[j] / 32) * 32 + w->pos[j] % 32;
+			if (e < 0 || e >= n || (pos[e] != UINT32_MAX && pos[e] != at))
+				return NULL;
+			pos[e] = at;
+		}
+		if (base == nregs)
+			nregs += w->nregs;
+	}
+	uint32_t rest = 0;
+	for (uint32_t e = 0; e < n; e++)
+		if (pos[e] == UINT32_MAX) {
+			if (!fill)
+				return NULL;
+			pos[e] = nregs * 32 + rest++;
+		}
+	nregs += SLOTS(rest);
+	if (nregs > 2 * SLOTS(n))
+		return NULL;
+	Layout *l = NEW(a, Layout);
+	*l = (Layout){.n = n, .nregs = nregs, .pos = pos};
+	return l;
+}
+
 /* ---- conversion plans ----------------------------------------------------------- */
 
 /* Classifies the move of m->lanes (m->src filled): free, a constant

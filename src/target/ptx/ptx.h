@@ -364,6 +364,14 @@ Layout *lay_canonical(Arena *a, uint32_t n);
  * leaves src or reads an element twice. */
 Layout *lay_pullback(Arena *a, const Layout *src, IrRegion rg, uint32_t n, uint32_t **regs);
 bool lay_equal(const Layout *x, const Layout *y);
+/* The layout of n elements in which region rg[k] of it sits as part[k]
+ * does, each distinct region in registers of its own (the same region
+ * again keeps its registers), in order; the elements no region covers
+ * follow in order when fill, else NULL.  NULL too when two regions
+ * overlap but differ, one leaves the n elements, or the layout would take
+ * more than twice the canonical registers. */
+Layout *lay_compose(Arena *a, uint32_t n, const IrRegion *rg, const Layout *const *part,
+                    uint32_t m, bool fill);
 const int32_t *lay_elems(Arena *a, const Layout *l);
 int64_t lay_region_index(IrRegion rg, int64_t k);   /* source element of k */
 /* Fills dst's registers: dst element d takes src element map[d] (map NULL:

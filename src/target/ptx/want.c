@@ -61,56 +61,6 @@ static const Layout *whole_want(Px *p, const Inst *u, uint32_t k)
 	}
 }
 
-/* The composite of the region constraints rg[k] -> want[k] on a value of
- * n elements (see the top comment); NULL when two regions overlap but
- * differ, or the layout would need more than twice the canonical
- * registers. */
-static const Layout *compose(Px *p, uint32_t n, const IrRegion *rg, const Layout **want,
-                             uint32_t m)
-{
-	uint32_t *pos = NEWN(p->arena, uint32_t, n), nregs = 0;
-	for (uint32_t e = 0; e < n; e++)
-		pos[e] = UINT32_MAX;
-	for (uint32_t k = 0; k < m; k++) {
-		const Layout *w = want[k];
-		int64_t e0 = lay_region_index(rg[k], 0);
-		/* the same region again keeps its registers */
-		if (pos[e0] != UINT32_MAX && pos[e0] / 32 < w->pos[0] / 32)
-			return NULL;
-		uint32_t base = pos[e0] == UINT32_MAX ? nregs : pos[e0] / 32 - w->pos[0] / 32;
-		for (uint32_t j = 0; j < w->n; j++) {
-			int64_t e = lay_region_index(rg[k], j);
-			uint32_t at = (base + w->pos[j] / 32) * 32 + w->pos[j] % 32;
-			if (pos[e] != UINT32_MAX && pos[e] != at)
-				return NULL;
-			pos[e] = at;
-		}
-		if (base == nregs)
-			nregs += w->nregs;
-	}
-	uint32_t rest = 0;
-	for (uint32_t e = 0; e < n; e++)
-		if (pos[e] == UINT32_MAX)
-			pos[e] = nregs * 32 + rest++;
-	nregs += SLOTS(rest);
-	if (nregs > 2 * SLOTS(n))
-		return NULL;
-	Layout *l = NEW(p->arena, Layout);
-	*l = (Layout){.n = n, .nregs = nregs, .pos = pos};
-	return l;
-}
-
-/* Whether constant region rg of n elements lies inside m elements. */
-static bool inside(IrRegion rg, uint32_t n, uint32_t m)
-{
-	for (uint32_t j = 0; j < n; j++) {
-		int64_t e = lay_region_index(rg, j);
-		if (e < 0 || e >= m)
-			return false;
-	}
-	return true;
-}
-
 /* The layout v's known users want it in, or NULL. */
 static const Layout *wanted(Px *p, const Inst *v, const PxUse *uses)
 {
@@ -125,7 +75,7 @@ static const Layout *wanted(Px *p, const Inst *v, const PxUse *uses)
 		const Inst *u = s->u;
 		if (u->op == Ordregion && s->k == 0 && !ir_roff(u)) {
 			const Layout *w = p->val[u->id].want;
-			if (w && is_vector(u) && inside(u->rg, u->ty.n, v->ty.n))
+			if (w && is_vector(u))
 				rg[m] = u->rg, part[m++] = w;
 			continue;
 		}
@@ -137,7 +87,7 @@ static const Layout *wanted(Px *p, const Inst *v, const PxUse *uses)
 		whole = w;
 	}
 	if (!whole)
-		return m ? compose(p, v->ty.n, rg, part, m) : NULL;
+		return m ? lay_compose(p->arena, v->ty.n, rg, part, m, true) : NULL;
 	for (uint32_t k = 0; k < m; k++) {
 		const Layout *pb = lay_pullback(p->arena, whole, rg[k], part[k]->n, NULL);
 		if (!pb || !lay_equal(pb, part[k]))
