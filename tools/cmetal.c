@@ -177,6 +177,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 	else if (!strcmp(a, "-fno-slm-regions") || !strcmp(a, "-fslm-regions"))
 		o->no_slm_regions = a[2] == 'n';   /* PTX: assign.c costly_region (A/B) */
+	else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions"))
+		o->no_loop_versions = a[2] == 'n';   /* PTX: bounds checks per loop (ptx/vloop.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))

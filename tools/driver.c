@@ -158,6 +158,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
 	                     .no_pack = o->no_pack, .no_slm_vec = o->no_slm_vec,
 	                     .no_slm_regions = o->no_slm_regions,
+	                     .no_loop_versions = o->no_loop_versions,
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;

@@ -176,7 +176,22 @@ def loop_ranking(ins, op=None):
              if not any(m != l and l.head <= m.head and m.tail <= l.tail for m in cands)]
     key = lambda l: (-(counter(ins[l.head:l.tail + 1], op) if op else 0),
                      -l.depth, -(l.tail - l.head), l.head)
-    return sorted(inner, key=key)
+    ranked = sorted(inner, key=key)
+    # a versioned loop (the PTX back end's vloop.c) is there twice, with and
+    # without its bounds checks: the same op and memory instructions at the
+    # same depth.  When the loop is inside, the copy without checks runs:
+    # of such twins the shorter one stands for them.
+    twin = lambda l: (key(l)[:2], sum(counter(ins[l.head:l.tail + 1], m)
+                                      for m in ("LDG", "STG", "ATOMG", "RED")))
+    if ranked:
+        best = ranked[0]
+        twins = [l for l in ranked[1:] if twin(l) == twin(best)]
+        if twins:
+            short = min(twins, key=lambda l: l.tail - l.head)
+            if short.tail - short.head < best.tail - best.head:
+                ranked.remove(short)
+                ranked.insert(0, short)
+    return ranked
 
 
 def is_store(op):

@@ -110,6 +110,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->no_pack = a[2] == 'n';   /* PTX: narrow CM threads share warps */
 		} else if (!strcmp(a, "-fno-slm-regions") || !strcmp(a, "-fslm-regions")) {
 			co->no_slm_regions = a[2] == 'n';   /* PTX: assign.c costly_region */
+		} else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions")) {
+			co->no_loop_versions = a[2] == 'n';   /* PTX: ptx/vloop.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||

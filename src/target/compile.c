@@ -69,6 +69,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
 	                     .no_slm_vec = o->no_slm_vec, .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .no_slm_regions = o->no_slm_regions,
+	                     .no_loop_versions = o->no_loop_versions,
 	                     .thread_args = o->thread_args};
 }
 

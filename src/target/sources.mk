@@ -13,7 +13,7 @@ GEN_OBJ += $(BUILD)/gen/cmk_abi.o
 
 # the PTX back end (target/ptx/, the PTX engineer's)
 TARGET_SRC += src/target/ptx/emit.c src/target/ptx/alu.c src/target/ptx/region.c \
-              src/target/ptx/mem.c src/target/ptx/warp.c src/target/ptx/ptxas.c \
+              src/target/ptx/mem.c src/target/ptx/warp.c src/target/ptx/vloop.c src/target/ptx/ptxas.c \
               src/target/ptx/cluster.c src/target/ptx/layout.c \
               src/target/ptx/assign.c src/target/ptx/range.c src/target/ptx/bgroup.c \
               src/target/ptx/slm.c src/target/ptx/dpas.c src/target/ptx/occupancy.c \

@@ -101,7 +101,8 @@ typedef struct {
 extern const HTest exec_core[], exec_members[], exec_simd[], exec_memory[],
 	exec_math[], exec_sync[], exec_arith[], exec_dataport[], exec_lang[],
 	exec_compat[], exec_dpas[];
-extern const HTest exec_gpu_regress[], exec_diff_regress[], exec_fp[], exec_occupancy[];
+extern const HTest exec_gpu_regress[], exec_diff_regress[], exec_fp[], exec_occupancy[],
+                    exec_vloop[];
 extern const HTest exec_pack[];
 
 #endif

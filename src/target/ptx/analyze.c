@@ -199,16 +199,42 @@ static bool free_move(const char *op, const char *l, const char *eol)
 	return true;
 }
 
-/* The mix of the instructions in [from, to). */
-static void mix_of(const char *from, const char *to, Mix *m)
+/* Whether [l, eol) is the label of a block of kernel k ("$L_K_bN:"). */
+static bool block_label(const PtxKernel *k, const char *l, const char *eol)
+{
+	size_t n = strlen(k->name);
+	return eol - l > (ptrdiff_t)(n + 5) && line_is(l, "$L_") && !strncmp(l + 3, k->name, n) &&
+	       line_is(l + 3 + n, "_b") && eol[-1] == ':';
+}
+
+/* Whether block label [l, eol) has a twin "..._v:": the block is in a loop
+ * that the back end also emitted without bounds checks (vloop.c), the
+ * copy that runs when the loop stays inside its buffers; the estimate
+ * counts that one. */
+static bool checked_twin(const PtxKernel *k, const char *l, const char *eol)
+{
+	char pat[160];
+	if (!block_label(k, l, eol) || eol - l > 150)
+		return false;
+	snprintf(pat, sizeof pat, "\n%.*s_v:", (int)(eol - l - 1), l);
+	const char *t = strstr(k->body, pat);
+	return t && t < k->end;
+}
+
+/* The mix of the instructions in [from, to) of kernel k, but for the
+ * blocks that have an unchecked twin. */
+static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m)
 {
 	memset(m, 0, sizeof *m);
+	bool skip = false;
 	for (const char *l = from; l && l < to;) {
 		const char *eol = strchr(l, '\n');
 		if (!eol || eol > to)
 			eol = to;
+		if (block_label(k, l, eol))
+			skip = checked_twin(k, l, eol);
 		char op[64];
-		if (opcode(l, eol, op, sizeof op) && !free_move(op, l, eol))
+		if (!skip && opcode(l, eol, op, sizeof op) && !free_move(op, l, eol))
 			classify(op, m);
 		l = eol + 1;
 	}
@@ -226,7 +252,7 @@ static int find_loops(const PtxKernel *k, Loop *lp, int max)
 		if (!eol)
 			break;
 		size_t len = (size_t)(eol - l);
-		if (*l == '$' && len > 1 && l[len - 1] == ':' && len < 64) {
+		if (*l == '$' && len > 1 && l[len - 1] == ':' && len < 64 && !checked_twin(k, l, eol)) {
 			char pat[80];
 			snprintf(pat, sizeof pat, " %.*s;", (int)(len - 1), l);
 			const char *last = NULL;
@@ -390,7 +416,7 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *
 	                   loads of the launch block and surface descriptors */
 	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
 	const char *from = strstr(k->body, b0);
-	mix_of(from && from < k->exit ? from : k->body, k->exit, &m);
+	mix_of(k, from && from < k->exit ? from : k->body, k->exit, &m);
 	buf_puts(out, "  instruction mix (PTX, static):\n");
 	estimate(a, "kernel body up to its exit, each instruction once", &m, out);
 	Loop lp[64];
@@ -400,7 +426,7 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *
 			continue;
 		char what[128];
 		snprintf(what, sizeof what, "innermost loop %s, per iteration", lp[i].label);
-		mix_of(lp[i].from, lp[i].to + 1, &m);
+		mix_of(k, lp[i].from, lp[i].to + 1, &m);
 		estimate(a, what, &m, out);
 	}
 	if (!n)

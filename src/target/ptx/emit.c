@@ -511,9 +511,11 @@ static bool emit_arg(Px *p, Inst *i)
 
 /* ---- blocks, phis, dispatch --------------------------------------------------- */
 
+/* b's label, as a jump from the block being emitted reaches it (vloop.c:
+ * a versioned loop's test, or its copy without checks). */
 static const char *block_label(Px *p, const Block *b)
 {
-	return arena_printf(p->arena, "$L_%s_b%u", p->f->name, b->id);
+	return arena_printf(p->arena, "$L_%s_b%u%s", p->f->name, b->id, px_vloop_suffix(p, b));
 }
 
 static void copy_reg(Px *p, Elem e, const char *d, const char *s)
@@ -627,6 +629,54 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 
 /* ---- kernels -------------------------------------------------------------------- */
 
+static bool emit_block(Px *p, Block *bl, Buf *globals)
+{
+	p->blk = bl;
+	buf_printf(&p->body, "%s:\n", block_label(p, bl));
+	p->slm_pending = p->slm_in[bl->id];
+	bool ok = true;
+	for (Inst *i = bl->first; i && ok; i = i->next) {
+		if (p->val[i->id].store_before)
+			px_slm_store(p, p->val[i->id].store_before);
+		px_slm_sync(p, i);
+		ok = emit_inst(p, i, globals);
+		if (ok && !p->val[i->id].skip)
+			px_emit_copies(p, i);
+	}
+	if (ok)
+		emit_jump(p, bl);
+	return ok;
+}
+
+/* The copy of versioned loop L without the checks its test covers
+ * (vloop.c).  Its blocks load what they use afresh: slm.c's groups of
+ * loads (by block) and the scratch base of copies stored in the loop must
+ * not come from the other copy, which may not have run. */
+/* Forgets the scratch base registers of SLM copies stored in loop L. */
+static void forget_scratch(Px *p, const struct PxLoop *L)
+{
+	for (uint32_t b = 0; b < p->f->nblocks; b++)
+		if (px_vloop_has(L, p->f->blocks[b]))
+			for (Inst *i = p->f->blocks[b]->first; i; i = i->next)
+				p->val[i->id].scr = NULL;
+}
+
+static bool emit_unchecked_copy(Px *p, const struct PxLoop *L, Buf *globals)
+{
+	Func *f = p->f;
+	p->vcopy = L;
+	p->groups = NULL;
+	p->rgroups = NULL;
+	forget_scratch(p, L);
+	bool ok = true;
+	for (uint32_t b = 0; b < f->nblocks && ok; b++)
+		if (px_vloop_has(L, f->blocks[b]))
+			ok = emit_block(p, f->blocks[b], globals);
+	p->vcopy = NULL;
+	forget_scratch(p, L);   /* what follows computes its own */
+	return ok;
+}
+
 /* Appends ".reg" lines for every value and temporary of the kernel. */
 static void declare_regs(Px *p, Buf *out)
 {
@@ -693,24 +743,18 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_dpas_pairs(p);
 	px_slm_vectorize(p);
 	px_slm_order(p);
+	px_vloops(p);
 	px_prologue(p);
 	size_t entry_at = p->body.len;   /* blimit.c's values go here */
 	bool ok = true;
 	for (uint32_t b = 0; b < f->nblocks && ok; b++) {
 		Block *bl = f->blocks[b];
-		p->blk = bl;
-		buf_printf(&p->body, "%s:\n", block_label(p, bl));
-		p->slm_pending = p->slm_in[bl->id];
-		for (Inst *i = bl->first; i && ok; i = i->next) {
-			if (p->val[i->id].store_before)
-				px_slm_store(p, p->val[i->id].store_before);
-			px_slm_sync(p, i);
-			ok = emit_inst(p, i, globals);
-			if (ok && !p->val[i->id].skip)
-				px_emit_copies(p, i);
-		}
-		if (ok)
-			emit_jump(p, bl);
+		p->blk = NULL;
+		px_vloop_entry(p, bl);
+		ok = emit_block(p, bl, globals);
+		const struct PxLoop *L = px_vloop_ending(p, bl);
+		if (ok && L)
+			ok = emit_unchecked_copy(p, L, globals);
 	}
 	p->blk = NULL;
 	buf_printf(&p->body, "$L_%s_exit:\n", f->name);

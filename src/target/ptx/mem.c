@@ -537,10 +537,14 @@ bool px_pair_load(Px *p, Inst *w2)
 	px_ins(p, "and.b32 %s, %%lane, 15", x);
 	px_ins(p, "mad.lo.u32 %s, %s, %d, %s", x, x, eb, off);
 	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, x, w.base);
-	const char *q = px_tmp(p, RC_PRED), *ok = px_tmp(p, RC_PRED);
-	px_ins(p, "setp.ge.u32 %s, %s, %s", q, x, off);
-	px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", ok, x, px_surf_limit(p, (uint32_t)w.surf, eb, 0),
-	       q);
+	const char *ok = NULL;
+	if (!px_unchecked(p, l1) || !px_unchecked(p, l2)) {
+		const char *q = px_tmp(p, RC_PRED);
+		ok = px_tmp(p, RC_PRED);
+		px_ins(p, "setp.ge.u32 %s, %s, %s", q, x, off);
+		px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", ok, x,
+		       px_surf_limit(p, (uint32_t)w.surf, eb, 0), q);
+	}
 	block_access(p, &w, false, e, px_own(p, w2, slot), a, 0, ok, block_align(l1));
 	return true;
 }
@@ -566,8 +570,10 @@ static bool block_alone(Px *p, Inst *i)
 	}
 	const Layout *sl = st || !p->val ? NULL : p->val[i->id].lay;
 	bool partial = n % 32 || (sl && !sl->canon);
+	/* in a versioned loop's copy the loop's test covers it (vloop.c) */
+	bool unchecked = p->val && px_unchecked(p, i);
 	if (off && w.surf >= 0 && !uni && n > 1 && partial && !px_checking(p) &&
-	    p->depth[i->block->id]) {
+	    p->depth[i->block->id] && !unchecked) {
 		block_limits(p, i, &w, off);
 		return true;
 	}
@@ -577,7 +583,7 @@ static bool block_alone(Px *p, Inst *i)
 			x = px_tmp(p, RC_B32);
 			px_ins(p, "mad.lo.u32 %s, %%lane, %d, %s", x, eb, off);
 		}
-		if (w.size)
+		if (w.size && !unchecked)
 			lim = no_wrap_limit(p, off, uni ? (uint32_t)eb : SLOTS(n) * 32 * eb,
 			                    limit32(p, &w, eb, 1));
 	}
@@ -681,7 +687,7 @@ static bool block_grouped(Px *p, Inst *i)
  * alone. */
 static bool block(Px *p, Inst *i)
 {
-	if (p->val && p->val[i->id].blead)
+	if (p->val && p->val[i->id].blead && !px_unchecked(p, i))
 		return block_grouped(p, i);
 	return block_alone(p, i);
 }

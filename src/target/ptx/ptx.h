@@ -76,6 +76,9 @@ typedef struct {
 	const Inst *pair;     /* (a wrregion) its first load: the pair's load
 	                         is emitted here (bpair.c) */
 	bool skip;            /* emits nothing: part of a pair */
+	bool inb;             /* (a block access in a versioned loop) inside its
+	                         surface in every iteration when the loop's test
+	                         passes: unchecked in its second copy (vloop.c) */
 	const Inst *dpair;    /* (a cm_dpas) its partner, emitted with it as
 	                         one m16n8k4 (dpair.c) */
 	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
@@ -132,6 +135,10 @@ typedef struct {
 	bool *wuni;           /* pack.c, by value id: the same in every segment
 	                         of the warp (packed only) */
 	const Block *blk;     /* the block being emitted (NULL: the prologue) */
+	struct PxLoop **vloops; /* vloop.c: the versioned loops ... */
+	uint32_t nvloops;
+	const struct PxLoop *vcopy; /* ... and the one whose unchecked copy is
+	                         being emitted (NULL: none) */
 } Px;
 
 /* emit.c */
@@ -262,6 +269,16 @@ void px_block_groups(Px *p);
 /* mgroup.c: media accesses of one surface checked once per group
  * (PxVal.mlead ...) */
 void px_media_groups(Px *p);
+/* vloop.c: loops run in a copy without the bounds checks of their block
+ * accesses when one test before them shows every iteration inside. */
+void px_vloops(Px *p);                     /* PxVal.inb, Px.vloops */
+bool px_unchecked(const Px *p, const Inst *i); /* i needs no check here */
+/* The label suffix of a jump from the block being emitted to "to": "_v" in
+ * a loop's unchecked copy, "_in" (the test) entering a versioned loop. */
+const char *px_vloop_suffix(const Px *p, const Block *to);
+void px_vloop_entry(Px *p, const Block *head);   /* the test, before head */
+const struct PxLoop *px_vloop_ending(const Px *p, const Block *b);
+bool px_vloop_has(const struct PxLoop *L, const Block *b);
 /* range.c: PxVal.umax and .exact of every integer value. */
 void px_ranges(Px *p);
 /* Loop depth of each block (by id): the lowering lays loops out in order. */

@@ -1,0 +1,626 @@
+/* vloop.c — loop versioning of bounds checks: a loop whose block accesses
+ * sit at offsets linear in its induction variable runs a second copy of
+ * itself, without their checks, when one test before the loop finds every
+ * access of every iteration inside its surface.
+ *
+ * requires: layouts assigned, block ids in layout order (ir_renumber),
+ * predecessor lists (ir_preds); bgroup.c and bpair.c have run.
+ * changes: fills PxVal.inb (an access the test covers) and Px.vloops;
+ * emit.c emits each versioned loop twice (px_vloop_*), mem.c leaves the
+ * checks of covered accesses out in the second copy (px_unchecked).
+ *
+ * Every block access is checked against its surface's size, lane by lane
+ * (mem.c): in the paper's dgemm about 9 of its 836 SASS per k step go to
+ * each of the 40 loads' address, wrap guard, compare and zeroing, more
+ * than its 128 shuffles (sm_90).  Their offsets are mostly ring
+ * arithmetic (+, -, *, << by a constant) on values fixed before the loop
+ * and on the induction variable k: off(k) = A + B k for the exact integer
+ * values of those leaves.  The 32-bit offset the loop computes is off(k)
+ * modulo 2^32, whatever the leaves' signedness, because ring operations
+ * commute with the reduction.  So when the exact off(k) of the first and
+ * of the last k both lie in [0, size - bytes] (with size <= 2^32), so does
+ * every off(k) between them (it is linear), and each 32-bit offset equals
+ * its exact value: every access of the loop is inside.
+ *
+ * The loop: blocks [head, tail] of the layout, entered only at head, whose
+ * one predecessor inside is tail; its induction variable is a phi of head
+ * stepped by a positive constant, and the loop stays while iv < bound or
+ * iv <= bound (bound fixed before it), tested in head on iv or in tail on
+ * the next iv.  Either way the iterations see iv in {iv0 + j step} up to
+ * last = iv0 + floor((bound - 1 - iv0) / step) step (iv0 itself even if
+ * it fails, harmlessly), provided last + step does not wrap the type (the
+ * test checks that too); a head test also runs head's own instructions
+ * for the failing iv, so head's accesses are not covered.  Other exits
+ * only end the loop sooner.
+ *
+ * The test (a stub that every entry from outside jumps to, just above the
+ * head) computes last and evaluates each covered offset at iv0 and last
+ * in 64 bits, exactly: each value's magnitude has a static bound, and
+ * where a product could pass 2^62 its operand is checked at run time to
+ * stay within a bound that prevents it (real offsets pass; a failure only
+ * means the checked copy runs).  One uniform branch then enters the copy
+ * without checks.  Loops nest in neither copy: the innermost loop with
+ * covered accesses is versioned, loops around it are not.  Not versioned:
+ * packed CM threads (a test per segment), the checking mode (its reports
+ * name each access), loops whose test would evaluate more than MAX_NODES
+ * values.
+ */
+#include <string.h>
+
+#include "rt/cmk_abi.h"
+#include "target/ptx/ptx.h"
+
+#define MAX_NODES 512
+#define B62 (1ull << 62)
+
+/* The bytes [R * scale + lo, R * scale + hi) of a surface that the
+ * accesses at offsets R * scale + c (ir_affine) cover, for one root R. */
+typedef struct Span {
+	const Inst *root;
+	uint32_t scale, surf;
+	int64_t lo, hi;
+} Span;
+
+typedef struct PxLoop {
+	uint32_t head, tail;  /* the header and the one block that jumps back */
+	uint32_t last;        /* the loop's last block in the layout */
+	bool *in;             /* by block id: in the loop */
+	uint32_t nblocks;
+	Inst *iv;             /* the phi of head */
+	int64_t step;         /* > 0 */
+	Inst *bound;          /* stay while iv < bound (le: <=), bound fixed */
+	bool le, head_test;   /* the test is in head on iv (else tail, next) */
+	uint32_t naccs;
+	Inst **accs;          /* the accesses the test covers ... */
+	uint32_t nspans;
+	struct Span *spans;   /* ... whose bytes the test checks by span */
+	uint32_t nnodes;      /* values its evaluation visits (MAX_NODES) */
+} PxLoop;
+
+static bool in_loop(const PxLoop *L, const Block *b)
+{
+	return L->in[b->id];
+}
+
+static bool is_int32(const Inst *v)
+{
+	return v->ty.n == 1 && (v->ty.elem == E_I32 || v->ty.elem == E_U32);
+}
+
+static bool const_int(const Inst *v, int64_t *k)
+{
+	if (v->op != Oconst || !is_int32(v))
+		return false;
+	*k = ir_const_at(v, 0).i;
+	if (v->ty.elem == E_U32)
+		*k = (int64_t)(uint32_t)*k;
+	return true;
+}
+
+/* ---- which loops, which accesses ---------------------------------------- */
+
+/* The natural loop of the back edge tail -> head (head dominates tail):
+ * head and every block that reaches tail without passing head, so it is
+ * entered at head only.  False unless tail is head's one predecessor
+ * inside. */
+static bool natural_loop(Px *p, Func *f, PxLoop *L)
+{
+	Block *h = f->blocks[L->head], *t = f->blocks[L->tail];
+	if (!ir_dominates(h, t))
+		return false;
+	L->in = NEWN(p->arena, bool, f->nblocks + 1);
+	Block **work = NEWN(p->arena, Block *, f->nblocks + 1);
+	uint32_t n = 0;
+	L->in[h->id] = true;
+	if (!L->in[t->id])
+		L->in[t->id] = true, work[n++] = t;
+	while (n) {
+		Block *b = work[--n];
+		for (uint32_t k = 0; k < b->npreds; k++)
+			if (!L->in[b->preds[k]->id])
+				L->in[b->preds[k]->id] = true, work[n++] = b->preds[k];
+	}
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		if (L->in[b])
+			L->nblocks++, L->last = b;
+	for (uint32_t k = 0; k < h->npreds; k++)
+		if (in_loop(L, h->preds[k]) && h->preds[k]->id != L->tail)
+			return false;
+	return true;
+}
+
+/* iv = phi of head whose value from tail is iv + step, step > 0. */
+static bool is_iv(const PxLoop *L, const Inst *v, int64_t *step, Inst **next)
+{
+	if (v->op != Ophi || v->block->id != L->head || v->nops != 2 || !is_int32(v))
+		return false;
+	for (uint32_t k = 0; k < 2; k++) {
+		Inst *n = v->ops[k];
+		if (v->phiblk[k]->id != L->tail)
+			continue;
+		if (n->op != Oadd || n->sat || n->ty.elem != v->ty.elem)
+			return false;
+		int64_t c;
+		Inst *o = n->ops[0] == v ? n->ops[1] : n->ops[1] == v ? n->ops[0] : NULL;
+		if (!o || !const_int(o, &c) || c <= 0)
+			return false;
+		*step = c, *next = n;
+		return true;
+	}
+	return false;
+}
+
+/* Flips a compare: the condition under which the loop goes on. */
+static Op negate(Op op)
+{
+	return op == Olt ? Oge : op == Ole ? Ogt : op == Ogt ? Ole : Olt;
+}
+
+/* The exit test of block x, when it bounds the induction variable. */
+static bool exit_test(PxLoop *L, Block *x, bool in_head)
+{
+	if (x->jmp.kind != J_CBR || in_loop(L, x->jmp.to[0]) == in_loop(L, x->jmp.to[1]))
+		return false;
+	Inst *c = x->jmp.cond;
+	if (c->ty.n != 1 || (c->op != Olt && c->op != Ole && c->op != Ogt && c->op != Oge))
+		return false;
+	Op op = in_loop(L, x->jmp.to[0]) ? c->op : negate(c->op);
+	Inst *a = c->ops[0], *b = c->ops[1];
+	if (op == Ogt || op == Oge) {   /* a > b is b < a */
+		Inst *t = a;
+		a = b, b = t, op = op == Ogt ? Olt : Ole;
+	}
+	int64_t k;
+	if (!is_int32(b) || (in_loop(L, b->block) && !const_int(b, &k)))
+		return false;
+	Inst *phi = in_head ? a : a->op == Oadd ? (a->ops[0]->op == Ophi ? a->ops[0] : a->ops[1])
+	                                        : NULL;
+	Inst *next;
+	if (!phi || !is_iv(L, phi, &L->step, &next) || (!in_head && next != a))
+		return false;
+	if (phi->ty.elem != b->ty.elem)
+		return false;
+	L->iv = phi, L->bound = b, L->le = op == Ole, L->head_test = in_head;
+	return true;
+}
+
+/* seen[]: what linear() found of a value */
+enum { UNSEEN, FAILED, FIXED, MOVES };
+
+/* Whether v is ring arithmetic on 32-bit integers, constants, values fixed
+ * before the loop and the induction variable, linear in the latter
+ * (seen[v]: FIXED or MOVES with it); counts the values visited. */
+static bool linear(Px *p, PxLoop *L, const Inst *v, uint8_t *seen)
+{
+	if (seen[v->id])
+		return seen[v->id] != FAILED;
+	seen[v->id] = FAILED;
+	int64_t k;
+	if (!is_int32(v) || p->val[v->id].skip || ++L->nnodes > MAX_NODES)
+		return false;
+	uint8_t r = FIXED;
+	if (v == L->iv) {
+		r = MOVES;
+	} else if (const_int(v, &k) || !in_loop(L, v->block)) {
+		r = FIXED;
+	} else if (v->op == Oadd || v->op == Osub || v->op == Omul) {
+		if (v->sat || !linear(p, L, v->ops[0], seen) || !linear(p, L, v->ops[1], seen))
+			return false;
+		uint8_t a = seen[v->ops[0]->id], b = seen[v->ops[1]->id];
+		if (v->op == Omul && a == MOVES && b == MOVES)
+			return false;   /* quadratic */
+		r = a == MOVES || b == MOVES ? MOVES : FIXED;
+	} else if (v->op == Oshl) {
+		if (!const_int(v->ops[1], &k) || k < 0 || k > 31 || !linear(p, L, v->ops[0], seen))
+			return false;
+		r = seen[v->ops[0]->id];
+	} else if (v->op == Oneg || v->op == Oconv || v->op == Ocopy) {
+		if (v->sat || !is_int32(v->ops[0]) || !linear(p, L, v->ops[0], seen))
+			return false;
+		r = seen[v->ops[0]->id];
+	} else {
+		return false;
+	}
+	seen[v->id] = r;
+	return true;
+}
+
+/* A block access of a surface parameter at a 32-bit offset. */
+static bool surface_block(Px *p, const Inst *i)
+{
+	if ((i->op != Obload && i->op != Obstore) || i->space != SP_SURF)
+		return false;
+	const Inst *b = i->ops[0];
+	return b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
+	       p->f->params[b->imm].kind == CMK_ARG_SURFACE && is_int32(i->ops[1]);
+}
+
+/* Adds access i's bytes to L's spans. */
+static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
+{
+	const Inst *val = i->op == Obstore ? i->ops[2] : i, *root;
+	uint32_t scale, surf = (uint32_t)i->ops[0]->imm;
+	int64_t c, bytes = (int64_t)val->ty.n * ir_elem_bytes[val->ty.elem];
+	ir_affine(i->ops[1], &root, &scale, &c);
+	for (uint32_t k = 0; k < L->nspans; k++) {
+		Span *s = &L->spans[k];
+		if (s->root == root && s->scale == scale && s->surf == surf) {
+			s->lo = c < s->lo ? c : s->lo;
+			s->hi = c + bytes > s->hi ? c + bytes : s->hi;
+			return;
+		}
+	}
+	if (L->nspans == *cap) {
+		Span *a = NEWN(p->arena, Span, *cap * 2);
+		memcpy(a, L->spans, *cap * sizeof *a);
+		L->spans = a, *cap *= 2;
+	}
+	L->spans[L->nspans++] = (Span){root, scale, surf, c, c + bytes};
+}
+
+/* The accesses of L the test can cover, and their spans. */
+static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
+{
+	uint32_t cap = 16, scap = 16;
+	L->accs = NEWN(p->arena, Inst *, cap);
+	L->spans = NEWN(p->arena, Span, scap);
+	for (uint32_t b = 0; b < f->nblocks; b++) {
+		if (!L->in[b] || (L->head_test && b == L->head))
+			continue;
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			if (!surface_block(p, i) || !linear(p, L, i->ops[1], seen))
+				continue;
+			if (L->naccs == cap) {
+				Inst **a = NEWN(p->arena, Inst *, cap * 2);
+				memcpy(a, L->accs, cap * sizeof *a);
+				L->accs = a, cap *= 2;
+			}
+			L->accs[L->naccs++] = i;
+			add_span(p, L, i, &scap);
+		}
+	}
+}
+
+/* A group of block accesses (bgroup.c) is covered whole or not at all:
+ * its leader's test and pointer serve every member. */
+static void whole_groups(Px *p, Func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+			const Inst *ld = p->val[i->id].blead;
+			if (!ld || p->val[i->id].inb)
+				continue;
+			for (uint32_t c = 0; c < f->nblocks; c++)
+				for (Inst *j = f->blocks[c]->first; j; j = j->next)
+					if (p->val[j->id].blead == ld)
+						p->val[j->id].inb = false;
+		}
+}
+
+static bool overlaps(const Func *f, const PxLoop *a, const PxLoop *b)
+{
+	for (uint32_t k = 0; k < f->nblocks; k++)
+		if (a->in[k] && b->in[k])
+			return true;
+	return false;
+}
+
+void px_vloops(Px *p)
+{
+	Func *f = p->f;
+	if (p->o->no_loop_versions || px_checking(p) || p->lanes < 32)
+		return;
+	/* candidates, innermost (fewest blocks) first */
+	ir_dominators(f);
+	PxLoop *c = NEWN(p->arena, PxLoop, 2 * f->nblocks + 1);
+	uint32_t nc = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++) {
+		Block *bl = f->blocks[b];
+		for (int k = 0; k < 2 && bl->jmp.kind != J_RET; k++) {
+			Block *to = bl->jmp.to[k];
+			if (!to || (k == 1 && to == bl->jmp.to[0]))
+				continue;
+			c[nc] = (PxLoop){.head = to->id, .tail = b};
+			if (natural_loop(p, f, &c[nc]))
+				nc++;
+		}
+	}
+	for (uint32_t x = 1; x < nc; x++)
+		for (uint32_t y = x; y > 0 && c[y].nblocks < c[y - 1].nblocks; y--) {
+			PxLoop t = c[y];
+			c[y] = c[y - 1], c[y - 1] = t;
+		}
+	uint8_t *seen = NEWN(p->arena, uint8_t, f->nextid + 1);
+	p->vloops = NEWN(p->arena, PxLoop *, f->nblocks + 1);
+	for (uint32_t x = 0; x < nc; x++) {
+		PxLoop *L = &c[x];
+		bool free = true;
+		for (uint32_t y = 0; y < p->nvloops; y++)
+			free = free && !overlaps(f, L, p->vloops[y]);
+		if (!free)
+			continue;
+		if (!exit_test(L, f->blocks[L->head], true) && !exit_test(L, f->blocks[L->tail], false))
+			continue;
+		memset(seen, 0, f->nextid + 1);
+		covered(p, f, L, seen);
+		if (!L->naccs)
+			continue;
+		for (uint32_t k = 0; k < L->naccs; k++)
+			p->val[L->accs[k]->id].inb = true;
+		p->vloops[p->nvloops++] = L;
+	}
+	whole_groups(p, f);
+}
+
+/* ---- emission ------------------------------------------------------------- */
+
+static PxLoop *loop_of(const Px *p, const Block *b)
+{
+	for (uint32_t k = 0; k < p->nvloops; k++)
+		if (in_loop(p->vloops[k], b))
+			return p->vloops[k];
+	return NULL;
+}
+
+bool px_unchecked(const Px *p, const Inst *i)
+{
+	return p->vcopy && p->val[i->id].inb;
+}
+
+const char *px_vloop_suffix(const Px *p, const Block *to)
+{
+	if (p->vcopy && in_loop(p->vcopy, to))
+		return "_v";
+	PxLoop *L = loop_of(p, to);
+	if (L && to->id == L->head && !(p->blk && in_loop(L, p->blk)))
+		return "_in";
+	return "";
+}
+
+/* A 64-bit value of the test: a constant, or a register; |value| <= bound. */
+typedef struct {
+	const char *r;        /* s64 register; NULL: the constant c */
+	int64_t c;
+	uint64_t bound;
+} Ex;
+
+typedef struct {
+	Ex *v;                /* by value id: its value at iv0 ... */
+	bool *done;           /* ... once computed */
+	const char *ok;       /* the test so far */
+	const char *iv0;      /* the induction variable's first value (s64) */
+	const uint8_t *seen;  /* linear()'s findings */
+} Eval;
+
+static Ex konst(int64_t c)
+{
+	return (Ex){NULL, c, c < 0 ? (uint64_t)-c : (uint64_t)c};
+}
+
+static Ex reg(const char *r, uint64_t bound)
+{
+	return (Ex){r, 0, bound};
+}
+
+/* The text of x as an operand. */
+static const char *opnd(Px *p, Ex x)
+{
+	return x.r ? x.r : arena_printf(p->arena, "%lld", (long long)x.c);
+}
+
+/* ok &= (a CMP b), CMP a setp comparison with its type ("le.u64"). */
+static void require(Px *p, Eval *e, const char *cmp, Ex a, Ex b)
+{
+	px_ins(p, "setp.%s.and.%s %s, %s, %s, %s", strtok(arena_printf(p->arena, "%s", cmp), "."),
+	       strchr(cmp, '.') + 1, e->ok, opnd(p, a), opnd(p, b), e->ok);
+}
+
+/* x held within [-k, k] (checked at run time when its bound is larger). */
+static Ex clamp(Px *p, Eval *e, Ex x, uint64_t k)
+{
+	if (x.bound <= k)
+		return x;
+	const char *t = px_tmp(p, RC_B64);
+	px_ins(p, "add.s64 %s, %s, %llu", t, x.r, (unsigned long long)k);
+	require(p, e, "le.u64", reg(t, 0), konst((int64_t)(2 * k)));
+	x.bound = k;
+	return x;
+}
+
+/* a op b for op add, sub, mul (both bounds small enough), folded. */
+static Ex arith(Px *p, const char *op, Ex a, Ex b, uint64_t bound)
+{
+	if (!a.r && !b.r) {
+		int64_t c = !strcmp(op, "add") ? a.c + b.c : !strcmp(op, "sub") ? a.c - b.c : a.c * b.c;
+		return konst(c);
+	}
+	if (!strcmp(op, "mul") && ((!a.r && a.c == 1) || (!b.r && b.c == 1)))
+		return !a.r ? b : a;
+	if (strcmp(op, "mul") && !b.r && b.c == 0)
+		return a;
+	const char *d = px_tmp(p, RC_B64);
+	px_ins(p, "%s.%s64 %s, %s, %s", op, !strcmp(op, "mul") ? "lo.s" : "s", d, opnd(p, a),
+	       opnd(p, b));
+	return reg(d, bound);
+}
+
+/* a * b, exact: a factor held where the product stays within 2^62. */
+static Ex times(Px *p, Eval *e, Ex a, Ex b)
+{
+	if (!a.r) {
+		Ex t = a;
+		a = b, b = t;
+	}
+	if (b.bound && a.bound > B62 / b.bound) {
+		if (!b.r)   /* by a constant */
+			a = clamp(p, e, a, B62 / b.bound);
+		else
+			a = clamp(p, e, a, 1ull << 31), b = clamp(p, e, b, 1ull << 31);
+	}
+	return arith(p, "mul", a, b, a.bound * b.bound);
+}
+
+/* a + b or a - b: both within 2^62, so the result within 2^63. */
+static Ex plus(Px *p, Eval *e, Ex a, Ex b, bool sub)
+{
+	a = clamp(p, e, a, B62), b = clamp(p, e, b, B62);
+	return arith(p, sub ? "sub" : "add", a, b, a.bound + b.bound);
+}
+
+/* v's exact value at the induction variable's first value. */
+static Ex ev(Px *p, PxLoop *L, Eval *e, const Inst *v)
+{
+	if (e->done[v->id])
+		return e->v[v->id];
+	Ex x;
+	int64_t k;
+	if (v == L->iv) {
+		x = reg(e->iv0, v->ty.elem == E_I32 ? 1ull << 31 : UINT32_MAX);
+	} else if (const_int(v, &k)) {
+		x = konst(k);
+	} else if (!in_loop(L, v->block)) {
+		bool sg = v->ty.elem == E_I32;
+		const char *d = px_tmp(p, RC_B64);
+		px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", d, px_reg(p, v, 0));
+		x = reg(d, sg ? 1ull << 31 : UINT32_MAX);
+	} else if (v->op == Omul) {
+		x = times(p, e, ev(p, L, e, v->ops[0]), ev(p, L, e, v->ops[1]));
+	} else if (v->op == Oshl) {
+		const_int(v->ops[1], &k);
+		x = times(p, e, ev(p, L, e, v->ops[0]), konst(1ll << k));
+	} else if (v->op == Oadd || v->op == Osub) {
+		x = plus(p, e, ev(p, L, e, v->ops[0]), ev(p, L, e, v->ops[1]), v->op == Osub);
+	} else if (v->op == Oneg) {
+		x = plus(p, e, konst(0), ev(p, L, e, v->ops[0]), true);
+	} else {   /* conv between 32-bit integers, copy: the same value mod 2^32 */
+		x = ev(p, L, e, v->ops[0]);
+	}
+	e->v[v->id] = x;
+	e->done[v->id] = true;
+	return x;
+}
+
+/* d v / d iv (v is linear in iv): what v gains per step of 1 in iv, held
+ * within 2^29 so that times any span of iv it stays within 2^62. */
+static Ex slope(Px *p, PxLoop *L, Eval *e, const Inst *v)
+{
+	if (e->seen[v->id] != MOVES)
+		return konst(0);
+	if (v == L->iv)
+		return konst(1);
+	const Inst *a = v->ops[0], *b = v->nops > 1 ? v->ops[1] : NULL;
+	int64_t k;
+	Ex x;
+	switch (v->op) {
+	case Oadd: case Osub:
+		x = plus(p, e, slope(p, L, e, a), slope(p, L, e, b), v->op == Osub);
+		break;
+	case Omul:   /* one factor is fixed: its value is the same everywhere */
+		if (e->seen[a->id] != MOVES) {
+			const Inst *t = a;
+			a = b, b = t;
+		}
+		x = times(p, e, slope(p, L, e, a), ev(p, L, e, b));
+		break;
+	case Oshl:
+		const_int(b, &k);
+		x = times(p, e, slope(p, L, e, a), konst(1ll << k));
+		break;
+	case Oneg:
+		x = plus(p, e, konst(0), slope(p, L, e, a), true);
+		break;
+	default:
+		x = slope(p, L, e, a);
+		break;
+	}
+	return clamp(p, e, x, 1ull << 29);
+}
+
+/* The number of steps after the first value that the induction variable
+ * takes (u32, in a b64 register), and the test that the step after the
+ * last does not wrap its type. */
+static const char *steps(Px *p, PxLoop *L, Eval *e)
+{
+	bool sg = L->iv->ty.elem == E_I32;
+	const char *b = px_tmp(p, RC_B64), *d = px_tmp(p, RC_B64), *n = px_tmp(p, RC_B32);
+	int64_t k;
+	if (const_int(L->bound, &k))
+		px_ins(p, "mov.b64 %s, %lld", b, (long long)k);
+	else
+		px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", b,
+		       px_reg(p, L->bound, 0));
+	/* lim - iv0, lim the last value the test lets through: in
+	 * [0, 2^32) once clamped at 0, so the division is 32-bit */
+	px_ins(p, "sub.s64 %s, %s, %s", d, b, e->iv0);
+	if (!L->le)
+		px_ins(p, "sub.s64 %s, %s, 1", d, d);
+	px_ins(p, "max.s64 %s, %s, 0", d, d);
+	px_ins(p, "cvt.u32.u64 %s, %s", n, d);
+	px_ins(p, "div.u32 %s, %s, %lld", n, n, (long long)L->step);
+	const char *s = px_tmp(p, RC_B64), *t = px_tmp(p, RC_B64);
+	px_ins(p, "cvt.u64.u32 %s, %s", s, n);
+	/* the last value plus a step must not wrap: iv0 + (s + 1) step */
+	px_ins(p, "mad.lo.s64 %s, %s, %lld, %s", t, s, (long long)L->step, e->iv0);
+	require(p, e, "le.s64", reg(t, 0),
+	        konst(sg ? INT32_MAX - L->step : (int64_t)UINT32_MAX - L->step));
+	return s;
+}
+
+/* Span sp lies inside its surface, below 2^32, where its root is r. */
+static void inside(Px *p, Eval *e, const Span *sp, Ex r, const char *lim)
+{
+	r = clamp(p, e, r, 1ull << 40);   /* then r * scale + lo is exact */
+	Ex lo = plus(p, e, times(p, e, r, konst(sp->scale)), konst(sp->lo), false);
+	Ex hi = plus(p, e, lo, konst(sp->hi - sp->lo), false);
+	require(p, e, "ge.s64", lo, konst(0));
+	require(p, e, "le.s64", hi, reg(lim, 0));
+}
+
+void px_vloop_entry(Px *p, const Block *head)
+{
+	PxLoop *L = loop_of(p, head);
+	if (!L || L->head != head->id)
+		return;
+	uint32_t n = p->f->nextid + 1;
+	buf_printf(&p->body, "$L_%s_b%u_in:\n", p->f->name, head->id);
+	px_comment(p, "loop b%u..b%u: %u block accesses checked here once (%u spans), not per "
+	           "iteration", L->head, L->tail, L->naccs, L->nspans);
+	Eval e = {NEWN(p->arena, Ex, n), NEWN(p->arena, bool, n), px_tmp(p, RC_PRED),
+	          px_tmp(p, RC_B64), NULL};
+	uint8_t *seen = NEWN(p->arena, uint8_t, n);
+	e.seen = seen;
+	bool sg = L->iv->ty.elem == E_I32;
+	px_ins(p, "setp.eq.u32 %s, 0, 0", e.ok);
+	px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", e.iv0,
+	       px_own(p, L->iv, 0));
+	const char *span = steps(p, L, &e);   /* last = iv0 + span * step */
+	/* each root at iv0 and, from its slope, at the last value; the
+	 * limit: the surface's size, at most 2^32 */
+	const char **lims = NEWN(p->arena, const char *, p->f->nparams + 1);
+	for (uint32_t a = 0; a < L->nspans; a++) {
+		const Span *s = &L->spans[a];
+		if (!lims[s->surf]) {
+			lims[s->surf] = px_tmp(p, RC_B64);
+			px_ins(p, "min.u64 %s, %%ss%u, 4294967296", lims[s->surf], s->surf);
+		}
+		L->nnodes = 0;
+		linear(p, L, s->root, seen);
+		Ex r0 = ev(p, L, &e, s->root);
+		Ex d = times(p, &e, slope(p, L, &e, s->root), konst((int64_t)L->step));
+		/* span < 2^32, |d| <= 2^29 step, so the product fits */
+		Ex r1 = plus(p, &e, clamp(p, &e, r0, 1ull << 40),
+		             times(p, &e, clamp(p, &e, d, 1ull << 29), reg(span, UINT32_MAX)), false);
+		inside(p, &e, s, r0, lims[s->surf]);
+		inside(p, &e, s, r1, lims[s->surf]);
+	}
+	px_ins(p, "@%s bra.uni $L_%s_b%u_v", e.ok, p->f->name, head->id);
+}
+
+/* emit.c, after block b: the versioned loop whose last block it is. */
+const struct PxLoop *px_vloop_ending(const Px *p, const Block *b)
+{
+	PxLoop *L = loop_of(p, b);
+	return L && L->last == b->id ? L : NULL;
+}
+
+bool px_vloop_has(const struct PxLoop *L, const Block *b) { return in_loop(L, b); }

@@ -1,0 +1,102 @@
+/* vloop.c — loops whose block accesses are checked once per loop on the
+ * GPU (ptx/vloop.c), against references with CM's rules: reads outside
+ * the buffer give 0, writes there are dropped. */
+#include "harness.h"
+
+#define F "vloop"
+
+/* uint element k of a buffer of n elements at byte offset off (u32, as the
+ * hardware's message offset: a negative int wraps far past the end) */
+static uint32_t at_u32(const uint32_t *a, size_t n, uint32_t off, int k)
+{
+	uint64_t b = (uint64_t)off + 4u * (uint64_t)k;
+	return b + 4 <= n * 4 ? a[b / 4] : 0;
+}
+
+TEST(vloop_rows)
+{
+	enum { NT = 8, N = 1024 };
+	/* {start, end, -, shift}: inside, ending past the end, starting before
+	 * byte 0, empty, one iteration, the whole buffer */
+	static const int32_t prm[NT][4] = {
+		{0, 256, 0, 0}, {0, 1024, 0, 0}, {512, 1100, 0, 5}, {-64, 64, 0, 0},
+		{100, 100, 0, 0}, {992, 1000, 0, 0}, {32, 990, 0, 3}, {-1, 40, 0, 0},
+	};
+	static uint32_t a[N], o[N], w[N], sums[NT * 32], ws[NT * 32];
+	for (int i = 0; i < N; i++)
+		a[i] = h_rand(h), o[i] = w[i] = h_rand(h);
+	memset(ws, 0, sizeof ws);
+	/* each thread writes blocks it read; threads 1 and 6 overlap others
+	 * with the same values (2 * a), so the order does not matter */
+	for (int t = 0; t < NT; t++)
+		for (int32_t i = prm[t][0]; i < prm[t][1]; i += 32) {
+			uint32_t off = (uint32_t)(i + prm[t][3]) * 4u;
+			for (int k = 0; k < 32; k++) {
+				uint32_t v = at_u32(a, N, off, k);
+				ws[t * 32 + k] += v;
+				uint64_t b = (uint64_t)off + 4u * (uint64_t)k;
+				if (b + 4 <= N * 4)
+					w[b / 4] = v * 2;
+			}
+		}
+	HShape sh = GROUPS(2, NT / 2);
+	sh.options = "-fno-bounds-check"; /* outside on purpose */
+	if (H_RUN(h, F, "rows", sh, IN(prm), IN(a), INOUT(o), OUT(sums)) &&
+	    h_eq_u32(h, "sums", sums, ws, NT * 32))
+		h_eq_u32(h, "out", o, w, N);
+}
+
+TEST(vloop_cols)
+{
+	enum { NT = 6, N = 40, ROWS = 30 };
+	/* {first row, last row (<=), column, -} */
+	static const uint32_t prm[NT][4] = {
+		{0, 27, 0, 0}, {1, 29, 32, 0}, {2, 35, 8, 0}, {0, 0, 33, 0},
+		{5, 4, 0, 0}, {0xfffffff0u, 0xfffffffeu, 0, 0},
+	};
+	static double a[ROWS * N], sums[NT * 8], ws[NT * 8];
+	for (int i = 0; i < ROWS * N; i++)
+		a[i] = (double)(h_rand(h) % 1000) / 8.0;
+	memset(ws, 0, sizeof ws);
+	for (int t = 0; t < NT; t++)
+		for (uint64_t r = prm[t][0]; r <= prm[t][1]; r += 3)
+			for (int k = 0; k < 8; k++) {
+				uint64_t b = (uint64_t)((uint32_t)((uint32_t)r * N + prm[t][2]) * 8u) + 8u * k;
+				ws[t * 8 + k] += b + 8 <= sizeof a ? a[b / 8] : 0.0;
+			}
+	HShape sh = GROUPS(1, NT);
+	sh.options = "-fno-bounds-check -fno-warp-packing"; /* packed threads: not versioned */
+	if (H_RUN(h, F, "cols", sh, IN(prm), IN(a), OUT(sums), U32(N)))
+		h_eq_u8(h, "sums (exact: eighths)", (const uint8_t *)sums, (const uint8_t *)ws,
+		        sizeof sums);
+}
+
+TEST(vloop_tail)
+{
+	enum { NT = 4, N = 2048 };
+	/* {i0, end, bytes below i << 7, -} */
+	static const int32_t prm[NT][4] = {
+		{0, 60, 0, 0}, {1, 70, 64, 0}, {0, 9, 256, 0}, {30, 20, 4, 0},
+	};
+	static uint32_t a[N], sums[NT * 32], ws[NT * 32];
+	for (int i = 0; i < N; i++)
+		a[i] = h_rand(h);
+	memset(ws, 0, sizeof ws);
+	for (int t = 0; t < NT; t++) {
+		int32_t i = prm[t][0];
+		do {
+			uint32_t off = (uint32_t)(i << 7) - (uint32_t)prm[t][2];
+			for (int k = 0; k < 32; k++)
+				ws[t * 32 + k] += at_u32(a, N, off, k) * (uint32_t)(i + 1);
+			i += 2;
+		} while (i < prm[t][1]);
+	}
+	HShape sh = GROUPS(1, NT);
+	sh.options = "-fno-bounds-check";
+	if (H_RUN(h, F, "tail_test", sh, IN(prm), IN(a), OUT(sums)))
+		h_eq_u32(h, "sums", sums, ws, NT * 32);
+}
+
+const HTest exec_vloop[] = {
+	T(vloop_rows), T(vloop_cols), T(vloop_tail), {0},
+};
