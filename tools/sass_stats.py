@@ -177,13 +177,14 @@ def loop_ranking(ins, op=None):
     key = lambda l: (-(counter(ins[l.head:l.tail + 1], op) if op else 0),
                      -l.depth, -(l.tail - l.head), l.head)
     ranked = sorted(inner, key=key)
-    # a versioned loop (the PTX back end's vloop.c) is there twice, with and
-    # without its bounds checks: the same op and memory instructions at the
-    # same depth.  When the loop is inside, the copy without checks runs:
-    # of such twins the shorter one stands for them.
+    # a versioned loop (the PTX back end's vloop.c; Code.versioned) is
+    # there twice, with and without its bounds checks: the same op and
+    # memory instructions at the same depth.  When the loop stays inside
+    # its buffers the copy without checks runs: of such twins the shorter
+    # one stands for them.
     twin = lambda l: (key(l)[:2], sum(counter(ins[l.head:l.tail + 1], m)
                                       for m in ("LDG", "STG", "ATOMG", "RED")))
-    if ranked:
+    if ranked and getattr(ins, "versioned", False):
         best = ranked[0]
         twins = [l for l in ranked[1:] if twin(l) == twin(best)]
         if twins:
@@ -307,18 +308,36 @@ def registers(log):
     return regs
 
 
+class Code(list):
+    """A kernel's instructions; versioned: its PTX has a loop emitted twice
+    (a "$L_KERNEL_bN_v:" label, the PTX back end's vloop.c)."""
+    versioned = False
+
+
+def versioned_kernels(ptx):
+    """Kernels of a PTX file (its text) with a versioned loop."""
+    return set(re.findall(r"^\$L_(\w+?)_b\d+_v:", ptx, re.M))
+
+
 def load(files, tool, named=None):
     """[(name, ins, regs)] for every kernel of the files, sorted; a name
-    is STEM:KERNEL when named (default: when there are several files)."""
+    is STEM:KERNEL when named (default: when there are several files).
+    A STEM.ptx beside a file says which kernels have versioned loops."""
     out = []
     named = len(files) > 1 if named is None else named
     for f in files:
         stem = os.path.splitext(f)[0]
         log = stem + ".log"
         regs = registers(log) if os.path.exists(log) else {}
+        vers = set()
+        if os.path.exists(stem + ".ptx"):
+            with open(stem + ".ptx") as t:
+                vers = versioned_kernels(t.read())
         prefix = os.path.basename(stem) + ":" if named else ""
         for k, ins in sorted(parse(disassemble(f, tool)).items()):
-            out.append((prefix + k, ins, regs.get(k)))
+            code = Code(ins)
+            code.versioned = k in vers
+            out.append((prefix + k, code, regs.get(k)))
     return out
 
 

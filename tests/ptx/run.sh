@@ -77,7 +77,7 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 		fi
 	fi
 	if [ -z "$why" ] && [ -e "$DIR/$name.cost" -o "$UPDATE" = 1 ]; then
-		grep -E '^	// (rdregion|wrregion|iselect|bitcast|rsum|rprod|rmin|rmax|layout)' "$out" > "$tmp/cost"
+		grep -E '^	// (rdregion|wrregion|iselect|bitcast|rsum|rprod|rmin|rmax|layout|loop b)' "$out" > "$tmp/cost"
 		case $src in "$DIR"/*)
 			if [ "$UPDATE" = 1 ] && [ -s "$tmp/cost" ]; then cp "$tmp/cost" "$DIR/$name.cost"; fi ;;
 		esac

@@ -8,7 +8,10 @@ and NAME.log (ptxas -v) per bench kernel variant.  TABLE (its header says
 what the columns and regions mean) names one region and one unit of work
 per kernel.  Prints `ok sass/ROW` or `FAIL sass/ROW` and the reasons, then
 the table of current figures.  A row fails when its SASS or SHFL per unit
-grows by more than 5%, when the kernel's registers grow, when any kernel
+grows by more than 5%, when the kernel's registers grow past what keeps
+as many warps resident on an SM (sm_90: 64K registers, allotted 8 per
+lane at a time, at most 64 warps; growth within that is reported), when
+any kernel
 has divergent fallback code, or when its region cannot be found.  Targets
 are reported as met or missed and never fail.  With UPDATE=1 the figures
 are re-recorded (a kernel new to the table gets region `all`, to be
@@ -25,6 +28,13 @@ import sass_stats  # noqa: E402
 SLACK = 1.05
 COLUMNS = ["kernel", "region", "unit", "work", "sass/unit", "shfl/unit", "fallback", "regs", "target"]
 
+
+
+def resident_warps(regs):
+    """Warps an sm_90 SM holds at regs registers per lane, by registers
+    alone (the occupancy that register growth can cost)."""
+    per_lane = max(8, (regs + 7) // 8 * 8)
+    return min(64, 65536 // (per_lane * 32))
 
 def read_table(path):
     """(header comment lines, [row dict]) of the table file."""
@@ -126,8 +136,9 @@ def main(argv):
             if now > old * SLACK + 1e-9:
                 why.append("%s %s, recorded %s (+%.0f%%; 5%% allowed)"
                            % (col, fmt(now), r[col], 100 * (now / old - 1) if old else float("inf")))
-        if regs > int(r["regs"]):
-            why.append("registers %d, recorded %s" % (regs, r["regs"]))
+        if resident_warps(regs) < resident_warps(int(r["regs"])):
+            why.append("registers %d, recorded %s: %d warps per SM, was %d"
+                       % (regs, r["regs"], resident_warps(regs), resident_warps(int(r["regs"]))))
         if fallback:
             why.append("%d SASS of divergent fallback code (a branch before a shuffle not known "
                        "to be uniform: emit bra.uni)" % fallback)

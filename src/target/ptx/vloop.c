@@ -583,8 +583,9 @@ void px_vloop_entry(Px *p, const Block *head)
 		return;
 	uint32_t n = p->f->nextid + 1;
 	buf_printf(&p->body, "$L_%s_b%u_in:\n", p->f->name, head->id);
-	px_comment(p, "loop b%u..b%u: %u block accesses checked here once (%u spans), not per "
-	           "iteration", L->head, L->tail, L->naccs, L->nspans);
+	px_comment(p, "loop b%u..b%u versioned: %u block access%s (%u span%s) checked here, once",
+	           L->head, L->tail, L->naccs, L->naccs == 1 ? "" : "es", L->nspans,
+	           L->nspans == 1 ? "" : "s");
 	Eval e = {NEWN(p->arena, Ex, n), NEWN(p->arena, bool, n), px_tmp(p, RC_PRED),
 	          px_tmp(p, RC_B64), NULL};
 	uint8_t *seen = NEWN(p->arena, uint8_t, n);
