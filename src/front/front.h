@@ -167,6 +167,10 @@ typedef struct {
 	Buf *deps;                    /* when set: each file #include looked for, in
 	                               * order, as dep_line() writes it (its hash or
 	                               * "-" when absent); not the built-in headers */
+	Arena *keep;                  /* where the source table's texts and file
+	                               * names go (NULL: the preprocessor's arena):
+	                               * diagnostics and -g read them after the
+	                               * syntax tree is freed (target/compile.c) */
 } PPOptions;
 
 /* The preprocessed tokens: malloc'd blocks of TOK_BLOCK tokens that never

@@ -70,6 +70,7 @@ typedef struct {
 
 typedef struct {
 	Arena *a;
+	Arena *keep;             /* the source table's texts and names (PPOptions.keep) */
 	const PPOptions *opt;
 	VEC(Frame) frames;
 	VEC(Token *) files;      /* the lexed files, freed at the end: macro
@@ -969,11 +970,11 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 		vec_push(&cands, name);
 	else {
 		if (quoted && f->path[0] != '<')
-			vec_push(&cands, arena_printf(pp->a, "%s%s", dir_of(pp, f->path), name));
+			vec_push(&cands, arena_printf(pp->keep, "%s%s", dir_of(pp, f->path), name));
 		for (int i = 0; i < pp->opt->n_include_dirs; i++) {
 			const char *d = pp->opt->include_dirs[i];
 			size_t n = strlen(d);
-			vec_push(&cands, arena_printf(pp->a, "%s%s%s", d, n && d[n - 1] == '/' ? "" : "/", name));
+			vec_push(&cands, arena_printf(pp->keep, "%s%s%s", d, n && d[n - 1] == '/' ? "" : "/", name));
 		}
 	}
 	for (int i = 0; i < cands.len; i++) {
@@ -985,7 +986,7 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 			continue;
 		const char *path = cands.data[i];
 		if (!map_get(&pp->once, once_key(pp, path))) {
-			char *copy = arena_strndup(pp->a, text, len);
+			char *copy = arena_strndup(pp->keep, text, len);
 			push_file(pp, path, copy, len);
 		}
 		free(text);
@@ -996,7 +997,7 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 	const char *b = cm_builtin_header(name);
 	if (!b)
 		return false;
-	const char *path = arena_printf(pp->a, "<%s>", name);
+	const char *path = arena_printf(pp->keep, "<%s>", name);
 	if (!map_get(&pp->once, intern_cstr(path)))
 		push_file(pp, path, b, strlen(b));
 	return true;
@@ -1091,7 +1092,7 @@ static void do_line(PP *pp, const Line *l, bool gnu)
 	}
 	const char *name = NULL;
 	if (x.len > 1 && x.data[1].kind == TK_STRING)
-		name = arena_strdup(pp->a, x.data[1].str);
+		name = arena_strdup(pp->keep, x.data[1].str);
 	else if (x.len > 1 && !gnu)
 		diag_at(DIAG_ERROR, x.data[1].loc, x.data[1].len, "invalid filename for #line directive");
 	vec_free(&x);
@@ -1355,6 +1356,7 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 {
 	static const PPOptions none;
 	PP pp = {.a = a, .opt = opt ? opt : &none};
+	pp.keep = pp.opt->keep ? pp.opt->keep : a;
 	size_t len = 0;
 	if (text) {
 		len = strlen(text);
@@ -1364,7 +1366,7 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 			error_at((Loc){0}, "cannot open file '%s'", path);
 			return false;
 		}
-		text = arena_strndup(a, t, len);
+		text = arena_strndup(pp.keep, t, len);
 		free(t);
 	}
 	define_builtin(&pp, "__FILE__", PPB_FILE);
@@ -1372,7 +1374,7 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 	define_builtin(&pp, "__COUNTER__", PPB_COUNTER);
 	push_file(&pp, path, text, len);
 	char *pre_text = predefined_text(pp.opt);
-	const char *pre = arena_strdup(a, pre_text);
+	const char *pre = arena_strdup(pp.keep, pre_text);
 	free(pre_text);
 	push_file(&pp, "<built-in>", pre, strlen(pre));
 	for (;;) {

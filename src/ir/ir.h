@@ -565,6 +565,9 @@ bool ir_verify_enabled(void);
 typedef struct {
 	bool debug;           /* -g: keep precise locations */
 	const char *march;
+	Arena *tree;          /* ir_lower_each: the syntax tree's arena, reset
+	                         once the last kernel is lowered, before it is
+	                         handed to each (NULL: kept) */
 } IrLowerOptions;
 /* Lowers a checked translation unit to CMIR: one Func per kernel, every
  * call inlined.  NULL (with diagnostics) on errors. */
