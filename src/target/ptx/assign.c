@@ -89,7 +89,7 @@ static bool media_rows(Px *p, const Inst *u, uint32_t k, const Layout *l)
 	if (k != 3 || u->op != Omstore || !l || l->canon || u->ops[3]->ty.elem == E_I1)
 		return false;
 	uint32_t cols = u->imm > 0 ? (uint32_t)u->imm : u->ops[3]->ty.n;
-	return lay_rows(p->arena, l, cols, NEWN(p->arena, LRow, l->nregs));
+	return lay_rows(p->arena, l, cols, NEWN(p->tmp, LRow, l->nregs));
 }
 
 /* The layout in which u reads its operand k (NULL: the operand's own). */
@@ -123,23 +123,24 @@ const Layout *px_read_layout(Px *p, Inst *u, uint32_t k)
 	return l ? l : own(p, u->ops[k]);
 }
 
-/* The cost of converting a value of element type e from layout a to b. */
+/* The cost of converting a value of element type e from layout a to b
+ * (its plan in Px.tmp). */
 static uint32_t conv_cost(Px *p, Elem e, const Layout *a, const Layout *b)
 {
 	if (!a || !b || lay_equal(a, b))
 		return 0;
-	return lay_cost(lay_plan(p->arena, b, a, NULL), (uint32_t)ir_elem_bytes[e]);
+	return lay_cost(lay_plan(p->tmp, b, a, NULL), (uint32_t)ir_elem_bytes[e]);
 }
 
 /* The layout a wrregion user wants for the value it writes: its
- * destination's own layout pulled back through the region. */
-static const Layout *wanted_by_write(Px *p, const Inst *u, const Inst *v)
+ * destination's own layout pulled back through the region (in arena a). */
+static const Layout *wanted_by_write(Px *p, Arena *a, const Inst *u, const Inst *v)
 {
 	if (u->op != Owrregion || ir_roff(u) || !is_vector(u) || u->ops[1] != v ||
 	    is_vector(ir_mask(u)))
 		return NULL;
 	const Layout *d = own(p, u->ops[0]);
-	return d ? lay_pullback(p->arena, d, u->rg, v->ty.n, NULL) : NULL;
+	return d ? lay_pullback(a, d, u->rg, v->ty.n, NULL) : NULL;
 }
 
 /* The cost of computing element-wise i in layout l. */
@@ -155,7 +156,7 @@ static uint32_t ew_cost(Px *p, Inst *i, const Layout *l, const Use *uses)
 	}
 	bool canon_use = false;
 	for (const Use *s = uses; s; s = s->next) {
-		const Layout *want = wanted_by_write(p, s->u, i);
+		const Layout *want = wanted_by_write(p, p->tmp, s->u, i);
 		if (want)
 			c += conv_cost(p, i->ty.elem, l, want);
 		else if (!elementwise(s->u) && !const_region(s->u) &&
@@ -180,6 +181,7 @@ static void assign_ew(Px *p, Inst *i, const Use *uses)
 			best = l, bc = c;
 	}
 	p->val[i->id].lay = (Layout *)best;
+	arena_reset(p->tmp);
 }
 
 /* A block load whose one user writes it into a vector at an offset that is
@@ -193,7 +195,7 @@ static bool assign_load(Px *p, Inst *i, const Use *uses)
 	if (i->op != Obload || !uses || uses->next || px_class(i->ops[1]->ty.elem) != RC_B32 ||
 	    i->ty.elem == E_I1)
 		return false;
-	const Layout *want = wanted_by_write(p, uses->u, i);
+	const Layout *want = wanted_by_write(p, p->arena, uses->u, i);
 	if (!want || want->canon || want->pos[0] == 0 || want->pos[0] >= 32 ||
 	    want->nregs > SLOTS(i->ty.n) + 1)
 		return false;
@@ -352,10 +354,12 @@ static uint32_t region_shuffles(Px *p, const Inst *i)
 	if (i->op != Ordregion || ir_roff(i) || i->ty.n < 2 || !is_vector(i->ops[0]) ||
 	    pv->srcregs || !pv->lay || !own(p, i->ops[0]))
 		return 0;
-	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
+	int32_t *map = NEWN(p->tmp, int32_t, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++)
 		map[k] = (int32_t)lay_region_index(i->rg, k);
-	return lay_plan(p->arena, pv->lay, own(p, i->ops[0]), map)->shfl;
+	uint32_t n = lay_plan(p->tmp, pv->lay, own(p, i->ops[0]), map)->shfl;
+	arena_reset(p->tmp);
+	return n;
 }
 
 /* A constant vector region that gathers each of its registers from many
@@ -619,4 +623,5 @@ void px_assign(Px *p)
 					need_copy(p, i->ops[k], use_layout(p, i, k));
 	if (uses)
 		assign_slm(p, f);
+	arena_reset(p->tmp);
 }

@@ -678,6 +678,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	size_t start = out->len;
 	Px px = {.f = f, .o = o, .arena = arena_new(), .globals = globals, .pfmeta = pfmeta,
 	         .npf = npf, .body = *out};
+	px.tmp = arena_child(px.arena);
 	*out = (Buf){0};
 	Px *p = &px;
 	ir_renumber(f);
@@ -708,6 +709,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 			ok = emit_inst(p, i, globals);
 			if (ok && !p->val[i->id].skip)
 				px_emit_copies(p, i);
+			arena_reset(p->tmp);
 		}
 		if (ok)
 			emit_jump(p, bl);

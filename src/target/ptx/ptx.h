@@ -96,6 +96,9 @@ typedef struct {
 	Func *f;
 	const EmitOptions *o;
 	Arena *arena;         /* names; lives for the kernel */
+	Arena *tmp;           /* scratch of one decision (assign.c's costs) or
+	                         one instruction's emission (its plans): reset
+	                         after it, so nothing in it is kept */
 	Buf body;             /* instructions, after the declarations */
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
 	Buf entry;            /* blimit.c: per-kernel values, after the prologue */
