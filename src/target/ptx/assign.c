@@ -298,6 +298,8 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
 			return;
 	if (pv->ncopies == PX_MAX_COPIES)
 		die("value %%%u is read in more than %d layouts", v->id, PX_MAX_COPIES);
+	if (!pv->copy)
+		pv->copy = NEWN(p->arena, const Layout *, PX_MAX_COPIES);
 	pv->copy[pv->ncopies++] = l;
 }
 
