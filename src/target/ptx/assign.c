@@ -553,18 +553,25 @@ static void assign_slm(Px *p, Func *f)
 	group_rextracts(p, f);
 }
 
-static Use **use_lists(Px *p, Func *f)
+/* Each vector value's uses, latest first, in arena a (one array of nodes:
+ * a kernel has a few per instruction). */
+static Use **use_lists(Arena *a, Func *f)
 {
-	Use **uses = NEWN(p->arena, Use *, f->nextid + 1);
+	Use **uses = NEWN(a, Use *, f->nextid + 1);
+	size_t n = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++)
+				n += is_vector(i->ops[k]);
+	Use *s = NEWN(a, Use, n ? n : 1);
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next)
 			for (uint32_t k = 0; k < i->nops; k++) {
 				Inst *v = i->ops[k];
 				if (!is_vector(v))
 					continue;
-				Use *s = NEW(p->arena, Use);
 				*s = (Use){i, k, uses[v->id]};
-				uses[v->id] = s;
+				uses[v->id] = s++;
 			}
 	return uses;
 }
@@ -579,7 +586,8 @@ void px_assign(Px *p)
 				maxn = i->ty.n;
 	p->val = NEWN(p->arena, PxVal, f->nextid + 1);
 	p->canon = NEWN(p->arena, const Layout *, maxn + 1);
-	Use **uses = p->o->ptx_canonical ? NULL : use_lists(p, f);
+	Arena *ua = arena_child(p->arena);   /* the use lists: this function's */
+	Use **uses = p->o->ptx_canonical ? NULL : use_lists(ua, f);
 	if (uses)
 		px_wants(p, uses);
 	/* The sweep goes in reverse postorder (ir_preds), so a definition is
@@ -626,4 +634,5 @@ void px_assign(Px *p)
 	if (uses)
 		assign_slm(p, f);
 	arena_reset(p->tmp);
+	arena_reset(ua);
 }

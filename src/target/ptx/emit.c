@@ -607,7 +607,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	emit_loc(p, i);
 	if (p->val[i->id].skip)
 		return true;
-	if (p->val[i->id].pair)
+	if (i->op == Owrregion && p->val[i->id].pair)
 		return px_pair_load(p, i);
 	switch (i->op) {
 	case Ophi: return true;

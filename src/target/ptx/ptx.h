@@ -67,20 +67,29 @@ typedef struct {
 	                           same copy at the same runtime offset: it loads
 	                           them all (slm.c px_slm_rextract) */
 	const char *scr;      /* register: the warp's scratch base, once stored */
-	const struct Inst *blead; /* (a block access) the leader of its group,
-	                         checked once (bgroup.c), ... */
-	int64_t bc;           /* ... at offset root * scale + bc */
-	PxBGroup *bg;         /* (a leader) its group */
-	const Inst *mlead;    /* (a media access) the leader of its group (mgroup.c) */
-	PxMGroup *mg;         /* (a leader) its group */
-	const Inst *pair;     /* (a wrregion) its first load: the pair's load
-	                         is emitted here (bpair.c) */
-	const Inst *dpair;    /* (a cm_dpas) its partner, emitted with it as
-	                         one m16n8k4 (dpair.c) */
-	const Inst *svlead;   /* (a member of a merged group) where the group's
-	                         vector accesses are emitted (slmvec.c) */
-	struct PxSv *sv;      /* (there, or at a refused group's first member)
-	                         the group and its -S note */
+	union {               /* by the instruction's kind (read only there): */
+		struct {      /* a block access: */
+			const struct Inst *blead; /* the leader of its group,
+			                 checked once (bgroup.c), ... */
+			int64_t bc;   /* ... at offset root * scale + bc */
+			PxBGroup *bg; /* (a leader) its group */
+		};
+		struct {      /* a media access: */
+			const Inst *mlead; /* the leader of its group (mgroup.c) */
+			PxMGroup *mg; /* (a leader) its group */
+		};
+		const Inst *pair;     /* a wrregion: its first load: the pair's
+		                         load is emitted here (bpair.c) */
+		const Inst *dpair;    /* a cm_dpas: its partner, emitted with it
+		                         as one m16n8k4 (dpair.c) */
+		struct {      /* an SLM gather or scatter: */
+			const Inst *svlead; /* (a member of a merged group) where
+			                 the group's vector accesses are emitted
+			                 (slmvec.c) */
+			struct PxSv *sv; /* (there, or at a refused group's first
+			                 member) the group and its -S note */
+		};
+	};
 	uint32_t ncopies;
 	uint32_t slm;         /* (in SLM) its byte offset in the scratch, ... */
 	uint32_t slm_pitch;   /* (a copy read only by costly regions) a word of
