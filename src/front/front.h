@@ -152,6 +152,12 @@ Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet,
  * the tokens still live in a). */
 Token *lex_text_owned(Arena *a, int file, const char *text, size_t len, bool quiet,
                       int *ntok);
+/* The same a token at a time (the preprocessor reads files so, never
+ * holding a whole file's tokens): lex_next gives the next token, and
+ * TK_EOF at the end and after it.  The lexer lives in a. */
+typedef struct Lexer Lexer;
+Lexer *lex_open(Arena *a, int file, const char *text, size_t len, bool quiet);
+void lex_next(Lexer *L, Token *t);
 void lex_report(const Token *t);
 const char *tok_str(Arena *a, const Token *t); /* spelling as a C string */
 

@@ -61,7 +61,12 @@ typedef struct {
 	const Token *toks;
 	int pos, n;
 	Token *owned;            /* malloc'd toks, freed when the frame pops */
-	bool is_file;            /* directives are processed */
+	bool is_file;            /* directives are processed; toks is a window
+	                            of the file's tokens (ftok), n of them */
+	Lexer *lx;               /* file: lexes the tokens after the window */
+	Token *win;              /* file: the window (malloc'd), win == toks */
+	int cap;
+	uint32_t file;           /* file: its id in the source table */
 	const char *path;        /* file: the path it was opened under */
 	int cond_base;           /* file: its first entry in PP.conds */
 	uint32_t alias;          /* #line: file id that locations map to (0: none) */
@@ -73,8 +78,6 @@ typedef struct {
 	Arena *keep;             /* the source table's texts and names (PPOptions.keep) */
 	const PPOptions *opt;
 	VEC(Frame) frames;
-	VEC(Token *) files;      /* the lexed files, freed at the end: macro
-	                            bodies point into them */
 	VEC(Cond) conds;
 	Map macros;              /* name -> Macro* */
 	Map once;                /* #pragma once keys */
@@ -214,10 +217,39 @@ static void unget(PP *pp, Token t)
 	push_tokens(pp, c, 1);
 }
 
-/* The i-th token of a file frame, with #line applied. */
-static Token file_tok(const Frame *f, int i)
+/* Token i of file frame f's window, lexing up to it: a file is never in
+ * memory as tokens, only the window from the token before the current
+ * one (compact) to the furthest one read ahead (a directive's line). */
+static const Token *ftok(Frame *f, int i)
 {
-	Token t = f->toks[i];
+	while (i >= f->n) {
+		if (f->n == f->cap) {
+			f->cap = f->cap ? 2 * f->cap : 1024;
+			f->win = xrealloc(f->win, sizeof(Token) * (size_t)f->cap);
+			f->toks = f->win;
+		}
+		lex_next(f->lx, &f->win[f->n++]);
+	}
+	return &f->win[i];
+}
+
+/* Drops the tokens of file frame f before the one before the current
+ * one; only where no pointer into the window is held. */
+static void compact(Frame *f)
+{
+	enum { SLACK = 1024 };
+	if (f->pos <= SLACK)
+		return;
+	int drop = f->pos - 1;
+	memmove(f->win, f->win + drop, sizeof(Token) * (size_t)(f->n - drop));
+	f->n -= drop;
+	f->pos -= drop;
+}
+
+/* The i-th token of a file frame, with #line applied. */
+static Token file_tok(Frame *f, int i)
+{
+	Token t = *ftok(f, i);
 	if (f->alias) {
 		t.loc.file = f->alias;
 		t.loc.line = (uint32_t)((int)t.loc.line + f->line_delta);
@@ -235,6 +267,7 @@ static bool end_file(PP *pp)
 	pp->conds.len = f->cond_base;
 	if (pp->frames.len == 1)
 		return false;
+	free(f->win);
 	pp->frames.len--;
 	pp->depth--;
 	return true;
@@ -250,7 +283,8 @@ static Token raw_next(PP *pp)
 			pop_frames_to(pp, pp->frames.len - 1);
 			continue;
 		}
-		const Token *t = &f->toks[f->pos];
+		compact(f);
+		const Token *t = ftok(f, f->pos);
 		if (t->kind == TK_EOF) {
 			if (end_file(pp))
 				continue;
@@ -690,11 +724,11 @@ static Line read_line(PP *pp)
 	Frame *f = &vec_last(&pp->frames);
 	Token hash = file_tok(f, f->pos++);
 	Line l = {.name = hash};
-	if (f->toks[f->pos].bol || f->toks[f->pos].kind == TK_EOF)
+	if (ftok(f, f->pos)->bol || ftok(f, f->pos)->kind == TK_EOF)
 		return l;
 	l.name = file_tok(f, f->pos++);
 	int start = f->pos;
-	while (!f->toks[f->pos].bol && f->toks[f->pos].kind != TK_EOF)
+	while (!ftok(f, f->pos)->bol && ftok(f, f->pos)->kind != TK_EOF)
 		f->pos++;
 	l.n = f->pos - start;
 	if (f->alias) {
@@ -703,7 +737,7 @@ static Line read_line(PP *pp)
 			c[i] = file_tok(f, start + i);
 		l.args = c;
 	} else {
-		l.args = &f->toks[start];
+		l.args = &f->win[start];   /* valid until the window moves */
 	}
 	return l;
 }
@@ -716,13 +750,16 @@ static void extra_tokens(const Line *l, int from)
 }
 
 /* Skips lines until the #elif/#else/#endif that closes the current group,
- * leaving the frame at its '#'. */
+ * leaving the frame at its '#'.  Its callers' lines are read: the window
+ * may move. */
 static void skip_group(PP *pp)
 {
 	Frame *f = &vec_last(&pp->frames);
 	int depth = 0;
 	for (;; f->pos++) {
-		const Token *t = &f->toks[f->pos];
+		compact(f);
+		ftok(f, f->pos + 1);
+		const Token *t = &f->win[f->pos];
 		if (t->kind == TK_EOF)
 			return;
 		if (!t->bol || !is_punct(t, P_HASH) || t[1].bol || t[1].kind == TK_EOF)
@@ -914,8 +951,12 @@ static void do_define(PP *pp, const Line *l)
 		if ((body = parse_params(pp, l, m)) < 0)
 			return;
 	}
-	m->body = l->args + body;
+	/* a copy: the line is in the file's window, which moves on */
 	m->nbody = l->n - body;
+	Token *b = NEWN(pp->a, Token, m->nbody + 1);
+	if (m->nbody)
+		memcpy(b, l->args + body, sizeof(Token) * (size_t)m->nbody);
+	m->body = b;
 	if (check_body(m))
 		define(pp, m);
 }
@@ -943,11 +984,8 @@ static const char *dir_of(PP *pp, const char *path)
 static void push_file(PP *pp, const char *name, const char *text, size_t len)
 {
 	int id = src_add(name, text, len);
-	int n;
-	Token *t = lex_text_owned(pp->a, id, text, len, true, &n);
-	vec_push(&pp->files, t);
-	push_frame(pp, (Frame){.toks = t, .n = n, .is_file = true, .path = name,
-	                       .cond_base = pp->conds.len});
+	push_frame(pp, (Frame){.is_file = true, .lx = lex_open(pp->a, id, text, len, true),
+	                       .file = (uint32_t)id, .path = name, .cond_base = pp->conds.len});
 	pp->depth++;
 }
 
@@ -1066,11 +1104,11 @@ static void do_include(PP *pp, const Line *l)
 static void set_line(PP *pp, const Line *l, uint64_t line, const char *name)
 {
 	Frame *f = &vec_last(&pp->frames);
-	const SrcFile *phys = src_get(f->toks[0].loc.file);
-	const Token *last = &f->toks[f->pos - 1];
+	const SrcFile *phys = src_get(f->file);
+	const Token *last = ftok(f, f->pos - 1);
 	int next_phys = (int)last->loc.line + 1;
 	int delta = (int)line - next_phys;
-	const SrcFile *cur = src_get(f->alias ? f->alias : f->toks[0].loc.file);
+	const SrcFile *cur = src_get(f->alias ? f->alias : f->file);
 	if (!name)
 		name = cur->name;
 	f->alias = (uint32_t)src_add_shifted(name, phys->text, phys->len, delta);
@@ -1388,9 +1426,9 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 			break;
 	}
 	finish(&pp, out);
-	for (int i = 0; i < pp.files.len; i++)
-		free(pp.files.data[i]);
-	vec_free(&pp.files);
+	for (int i = 0; i < pp.frames.len; i++)
+		if (pp.frames.data[i].is_file)
+			free(pp.frames.data[i].win);
 	vec_free(&pp.frames);
 	vec_free(&pp.conds);
 	map_free(&pp.macros);
