@@ -106,8 +106,9 @@ typedef enum {
 
 typedef enum { PRAGMA_UNROLL = 1, PRAGMA_NOUNROLL } PragmaKind;
 
-/* 56 bytes: the preprocessor copies tokens by value, and a unit's tokens
- * are in memory at once (a few per source byte), so keep it small. */
+/* 56 bytes: the preprocessor copies tokens by value, and the parser's
+ * tokens are in memory a block at a time and more (a few per source byte,
+ * until the parser frees them), so keep it small. */
 typedef struct Token {
 	Loc loc;              /* where the user sees it (macro use site) */
 	int len;
@@ -181,7 +182,7 @@ typedef struct {
 
 /* The preprocessed tokens: malloc'd blocks of TOK_BLOCK tokens that never
  * move, so that the parser can hold pointers to tokens and free the blocks
- * it has left behind (64 bytes a token, a few tokens per source byte). */
+ * it has left behind (56 bytes a token, a few tokens per source byte). */
 enum { TOK_BLOCK = 4096 };
 typedef struct {
 	Token **blocks;               /* a block freed by tl_release is NULL */

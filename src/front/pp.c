@@ -1,6 +1,6 @@
 /* pp.c — the C preprocessor, with CM's predefined macros and pragmas.
  *
- * contract: preprocess(path) lexes the file (lex_text) and returns the
+ * contract: preprocess(path) lexes the file (lex_next) and returns the
  * token stream after directives and macro expansion, ending in TK_EOF:
  * numbers converted to TK_INT/TK_FLOAT, adjacent string literals joined,
  * #pragma unroll/nounroll and _Pragma("unroll") turned into TK_PRAGMA
@@ -11,7 +11,8 @@
  * name starts with '<' (cmetal includes them again anyway).
  *
  * Algorithm: a stack of frames, each a token array being read: source
- * files (where directives are processed) and macro expansions.  raw_next
+ * files (where directives are processed; a window of the file's tokens,
+ * lexed as they are read, ftok) and macro expansions.  raw_next
  * reads the top frame, runs directives, pops finished frames; expand_next
  * expands macros on top of it with hide sets (Prosser's algorithm): a
  * token cannot be expanded by a macro in its hide set.  A function-like
