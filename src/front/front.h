@@ -106,8 +106,9 @@ typedef enum {
 
 typedef enum { PRAGMA_UNROLL = 1, PRAGMA_NOUNROLL } PragmaKind;
 
-/* 56 bytes: the preprocessor copies tokens by value, and a unit's tokens
- * are in memory at once (a few per source byte), so keep it small. */
+/* 56 bytes: the preprocessor copies tokens by value, and the parser's
+ * tokens are in memory a block at a time and more (a few per source byte,
+ * until the parser frees them), so keep it small. */
 typedef struct Token {
 	Loc loc;              /* where the user sees it (macro use site) */
 	int len;
@@ -152,6 +153,12 @@ Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet,
  * the tokens still live in a). */
 Token *lex_text_owned(Arena *a, int file, const char *text, size_t len, bool quiet,
                       int *ntok);
+/* The same a token at a time (the preprocessor reads files so, never
+ * holding a whole file's tokens): lex_next gives the next token, and
+ * TK_EOF at the end and after it.  The lexer lives in a. */
+typedef struct Lexer Lexer;
+Lexer *lex_open(Arena *a, int file, const char *text, size_t len, bool quiet);
+void lex_next(Lexer *L, Token *t);
 void lex_report(const Token *t);
 const char *tok_str(Arena *a, const Token *t); /* spelling as a C string */
 
@@ -167,11 +174,15 @@ typedef struct {
 	Buf *deps;                    /* when set: each file #include looked for, in
 	                               * order, as dep_line() writes it (its hash or
 	                               * "-" when absent); not the built-in headers */
+	Arena *keep;                  /* where the source table's texts and file
+	                               * names go (NULL: the preprocessor's arena):
+	                               * diagnostics and -g read them after the
+	                               * syntax tree is freed (target/compile.c) */
 } PPOptions;
 
 /* The preprocessed tokens: malloc'd blocks of TOK_BLOCK tokens that never
  * move, so that the parser can hold pointers to tokens and free the blocks
- * it has left behind (64 bytes a token, a few tokens per source byte). */
+ * it has left behind (56 bytes a token, a few tokens per source byte). */
 enum { TOK_BLOCK = 4096 };
 typedef struct {
 	Token **blocks;               /* a block freed by tl_release is NULL */

@@ -44,15 +44,15 @@ int scalar_size(ScalarKind k) { return k < SK_COUNT_ ? scalars[k].size : 0; }
 /* What a TK_OTHER token's ival means. */
 enum { LEXERR_CHAR = 1, LEXERR_UNTERM_CHAR, LEXERR_UNTERM_STR, LEXERR_EMPTY_CHAR };
 
-typedef struct {
+struct Lexer {
 	Arena *a;
 	int file;
 	const char *p, *end;   /* p never rests on a line splice */
 	uint32_t line, col;
 	bool spliced;          /* a splice was skipped inside the current token */
 	bool quiet;
-	VEC(Token) out;
-} Lexer;
+	bool nl;               /* the next token is the first on its line */
+};
 
 static _Thread_local Map kw_map;   /* interned spelling -> Keyword */
 
@@ -396,35 +396,49 @@ static void finish_token(Lexer *L, Token *t, const char *s)
 	}
 }
 
+Lexer *lex_open(Arena *a, int file, const char *text, size_t len, bool quiet)
+{
+	init_keywords();
+	Lexer *L = NEW(a, Lexer);
+	*L = (Lexer){.a = a, .file = file, .p = text, .end = text + len, .line = 1, .col = 1,
+	             .quiet = quiet, .nl = true};
+	skip_splices(L);
+	return L;
+}
+
+void lex_next(Lexer *L, Token *out)
+{
+	bool sp = false;
+	skip_space(L, &L->nl, &sp);
+	Token t = {.loc = {(uint32_t)L->file, L->line, L->col}, .bol = L->nl, .space = sp};
+	if (L->p >= L->end) {
+		t.kind = TK_EOF;
+		t.text = "";
+		*out = t;
+		return;
+	}
+	const char *s = L->p;
+	L->spliced = false;
+	scan_token(L, &t);
+	finish_token(L, &t, s);
+	if (t.kind == TK_OTHER && !L->quiet)
+		lex_report(&t);
+	L->nl = false;
+	*out = t;
+}
+
 Token *lex_text_owned(Arena *a, int file, const char *text, size_t len, bool quiet,
                       int *ntok)
 {
-	init_keywords();
-	Lexer L = {.a = a, .file = file, .p = text, .end = text + len, .line = 1,
-	           .col = 1, .quiet = quiet};
-	skip_splices(&L);
-	bool nl = true;
-	for (;;) {
-		bool sp = false;
-		skip_space(&L, &nl, &sp);
-		Token t = {.loc = {(uint32_t)file, L.line, L.col}, .bol = nl, .space = sp};
-		if (L.p >= L.end) {
-			t.kind = TK_EOF;
-			t.text = "";
-			vec_push(&L.out, t);
-			break;
-		}
-		const char *s = L.p;
-		L.spliced = false;
-		scan_token(&L, &t);
-		finish_token(&L, &t, s);
-		if (t.kind == TK_OTHER && !quiet)
-			lex_report(&t);
-		vec_push(&L.out, t);
-		nl = false;
-	}
-	*ntok = L.out.len;
-	return xrealloc(L.out.data, sizeof(Token) * (size_t)L.out.len);
+	Lexer *L = lex_open(a, file, text, len, quiet);
+	VEC(Token) out = {0};
+	do {
+		Token t;
+		lex_next(L, &t);
+		vec_push(&out, t);
+	} while (vec_last(&out).kind != TK_EOF);
+	*ntok = out.len;
+	return xrealloc(out.data, sizeof(Token) * (size_t)out.len);
 }
 
 Token *lex_text(Arena *a, int file, const char *text, size_t len, bool quiet, int *ntok)

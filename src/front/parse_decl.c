@@ -324,12 +324,12 @@ static void parse_instantiation(Parser *p, NodeList *out, int extra, Token *kw)
  *                | explicit_instantiation */
 static void parse_template(Parser *p, NodeList *out, int extra)
 {
-	Token *kw = next(p);
+	Token kw = *next(p);   /* a copy: ps_block frees the tokens behind */
 	if (!at(p, P_LT)) {
-		parse_instantiation(p, out, extra, kw);
+		parse_instantiation(p, out, extra, &kw);
 		return;
 	}
-	Node *t = mk(p, ND_TEMPLATE, kw);
+	Node *t = mk(p, ND_TEMPLATE, &kw);
 	ps_scope_push(p, NULL, true);
 	parse_tparams(p, t);
 	NodeList decl = {0};
@@ -339,7 +339,7 @@ static void parse_template(Parser *p, NodeList *out, int extra)
 	ps_scope_pop(p);
 	if (decl.len != 1 || (decl.data[0]->kind != ND_FUNC &&
 	                      decl.data[0]->kind != ND_STRUCT_DECL)) {
-		ps_perr(p, kw, "a template must declare one function or struct");
+		ps_perr(p, &kw, "a template must declare one function or struct");
 		return;
 	}
 	t->lhs = decl.data[0];
@@ -461,7 +461,7 @@ static Node *parse_namespace(Parser *p)
 		n->name_loc = peek(p)->loc;
 		n->name = ps_take_qualname(p, NULL);
 	}
-	Token *open = peek(p);
+	Token open = *peek(p);   /* a copy: ps_block frees the tokens behind */
 	if (!ps_expect(p, P_LBRACE, "after the namespace name")) {
 		ps_sync(p);
 		return n;
@@ -471,7 +471,7 @@ static Node *parse_namespace(Parser *p)
 	ps_scope_push(p, ns, false);
 	ps_externals(p, &n->args, 0, true);
 	ps_scope_pop(p);
-	ps_expect_close(p, P_RBRACE, open, "the namespace");
+	ps_expect_close(p, P_RBRACE, &open, "the namespace");
 	return n;
 }
 
@@ -511,9 +511,9 @@ static void parse_external(Parser *p, NodeList *out, int extra)
 			parse_external(p, out, extra | DS_EXTERN_C);
 			return;
 		}
-		Token *open = next(p);
+		Token open = *next(p);   /* a copy: ps_block frees the tokens behind */
 		ps_externals(p, out, extra | DS_EXTERN_C, true);
-		ps_expect_close(p, P_RBRACE, open, "the extern \"C\" block");
+		ps_expect_close(p, P_RBRACE, &open, "the extern \"C\" block");
 		return;
 	}
 	if (t->kind == TK_KEYWORD) {

@@ -15,20 +15,25 @@
 
 static Node *parse_stmt(Parser *p);
 
-/* block := '{' statement* '}' */
+/* block := '{' statement* '}'
+ * Between statements the tokens before the previous one are freed (a
+ * kernel may be most of the unit): a rule that holds a token across a
+ * statement it parses keeps a copy (open here, parse_pragma's, and the
+ * braced declarations' of parse_decl.c). */
 Node *ps_block(Parser *p)
 {
-	Token *open = next(p);
-	Node *b = mk(p, ND_BLOCK, open);
+	Token open = *next(p);
+	Node *b = mk(p, ND_BLOCK, &open);
 	ps_scope_push(p, NULL, false);
 	while (!at(p, P_RBRACE) && !at_eof(p) && ps_check_limit(p)) {
 		int start = p->pos;
+		tl_release(p->toks, start - 1);
 		p->quiet = false;
 		ps_push_if(p, &b->args, parse_stmt(p));
 		if (p->pos == start)
 			next(p);
 	}
-	ps_expect_close(p, P_RBRACE, open, "the block");
+	ps_expect_close(p, P_RBRACE, &open, "the block");
 	ps_scope_pop(p);
 	return b;
 }
@@ -213,16 +218,16 @@ static Node *parse_jump(Parser *p)
  * the following loop's unroll (0: full, n, 1 for nounroll). */
 static Node *parse_pragma(Parser *p)
 {
-	Token *t = next(p);
+	Token t = *next(p);   /* a copy: see ps_block */
 	bool loop = at_kw(p, KW_FOR) || at_kw(p, KW_WHILE) || at_kw(p, KW_DO);
 	if (!loop) {
-		ps_stray_pragma(p, t);
+		ps_stray_pragma(p, &t);
 		return at(p, P_RBRACE) ? NULL : parse_stmt(p);
 	}
 	Node *n = parse_stmt(p);
-	if (n && t->id == PRAGMA_UNROLL)
-		n->unroll = (int)t->ival;
-	else if (n && t->id == PRAGMA_NOUNROLL)
+	if (n && t.id == PRAGMA_UNROLL)
+		n->unroll = (int)t.ival;
+	else if (n && t.id == PRAGMA_NOUNROLL)
 		n->unroll = 1;
 	return n;
 }

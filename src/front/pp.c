@@ -1,6 +1,6 @@
 /* pp.c — the C preprocessor, with CM's predefined macros and pragmas.
  *
- * contract: preprocess(path) lexes the file (lex_text) and returns the
+ * contract: preprocess(path) lexes the file (lex_next) and returns the
  * token stream after directives and macro expansion, ending in TK_EOF:
  * numbers converted to TK_INT/TK_FLOAT, adjacent string literals joined,
  * #pragma unroll/nounroll and _Pragma("unroll") turned into TK_PRAGMA
@@ -11,7 +11,8 @@
  * name starts with '<' (cmetal includes them again anyway).
  *
  * Algorithm: a stack of frames, each a token array being read: source
- * files (where directives are processed) and macro expansions.  raw_next
+ * files (where directives are processed; a window of the file's tokens,
+ * lexed as they are read, ftok) and macro expansions.  raw_next
  * reads the top frame, runs directives, pops finished frames; expand_next
  * expands macros on top of it with hide sets (Prosser's algorithm): a
  * token cannot be expanded by a macro in its hide set.  A function-like
@@ -61,7 +62,12 @@ typedef struct {
 	const Token *toks;
 	int pos, n;
 	Token *owned;            /* malloc'd toks, freed when the frame pops */
-	bool is_file;            /* directives are processed */
+	bool is_file;            /* directives are processed; toks is a window
+	                            of the file's tokens (ftok), n of them */
+	Lexer *lx;               /* file: lexes the tokens after the window */
+	Token *win;              /* file: the window (malloc'd), win == toks */
+	int cap;
+	uint32_t file;           /* file: its id in the source table */
 	const char *path;        /* file: the path it was opened under */
 	int cond_base;           /* file: its first entry in PP.conds */
 	uint32_t alias;          /* #line: file id that locations map to (0: none) */
@@ -70,10 +76,9 @@ typedef struct {
 
 typedef struct {
 	Arena *a;
+	Arena *keep;             /* the source table's texts and names (PPOptions.keep) */
 	const PPOptions *opt;
 	VEC(Frame) frames;
-	VEC(Token *) files;      /* the lexed files, freed at the end: macro
-	                            bodies point into them */
 	VEC(Cond) conds;
 	Map macros;              /* name -> Macro* */
 	Map once;                /* #pragma once keys */
@@ -213,10 +218,39 @@ static void unget(PP *pp, Token t)
 	push_tokens(pp, c, 1);
 }
 
-/* The i-th token of a file frame, with #line applied. */
-static Token file_tok(const Frame *f, int i)
+/* Token i of file frame f's window, lexing up to it: a file is never in
+ * memory as tokens, only the window from the token before the current
+ * one (compact) to the furthest one read ahead (a directive's line). */
+static const Token *ftok(Frame *f, int i)
 {
-	Token t = f->toks[i];
+	while (i >= f->n) {
+		if (f->n == f->cap) {
+			f->cap = f->cap ? 2 * f->cap : 1024;
+			f->win = xrealloc(f->win, sizeof(Token) * (size_t)f->cap);
+			f->toks = f->win;
+		}
+		lex_next(f->lx, &f->win[f->n++]);
+	}
+	return &f->win[i];
+}
+
+/* Drops the tokens of file frame f before the one before the current
+ * one; only where no pointer into the window is held. */
+static void compact(Frame *f)
+{
+	enum { SLACK = 1024 };
+	if (f->pos <= SLACK)
+		return;
+	int drop = f->pos - 1;
+	memmove(f->win, f->win + drop, sizeof(Token) * (size_t)(f->n - drop));
+	f->n -= drop;
+	f->pos -= drop;
+}
+
+/* The i-th token of a file frame, with #line applied. */
+static Token file_tok(Frame *f, int i)
+{
+	Token t = *ftok(f, i);
 	if (f->alias) {
 		t.loc.file = f->alias;
 		t.loc.line = (uint32_t)((int)t.loc.line + f->line_delta);
@@ -234,6 +268,7 @@ static bool end_file(PP *pp)
 	pp->conds.len = f->cond_base;
 	if (pp->frames.len == 1)
 		return false;
+	free(f->win);
 	pp->frames.len--;
 	pp->depth--;
 	return true;
@@ -249,7 +284,8 @@ static Token raw_next(PP *pp)
 			pop_frames_to(pp, pp->frames.len - 1);
 			continue;
 		}
-		const Token *t = &f->toks[f->pos];
+		compact(f);
+		const Token *t = ftok(f, f->pos);
 		if (t->kind == TK_EOF) {
 			if (end_file(pp))
 				continue;
@@ -689,11 +725,11 @@ static Line read_line(PP *pp)
 	Frame *f = &vec_last(&pp->frames);
 	Token hash = file_tok(f, f->pos++);
 	Line l = {.name = hash};
-	if (f->toks[f->pos].bol || f->toks[f->pos].kind == TK_EOF)
+	if (ftok(f, f->pos)->bol || ftok(f, f->pos)->kind == TK_EOF)
 		return l;
 	l.name = file_tok(f, f->pos++);
 	int start = f->pos;
-	while (!f->toks[f->pos].bol && f->toks[f->pos].kind != TK_EOF)
+	while (!ftok(f, f->pos)->bol && ftok(f, f->pos)->kind != TK_EOF)
 		f->pos++;
 	l.n = f->pos - start;
 	if (f->alias) {
@@ -702,7 +738,7 @@ static Line read_line(PP *pp)
 			c[i] = file_tok(f, start + i);
 		l.args = c;
 	} else {
-		l.args = &f->toks[start];
+		l.args = &f->win[start];   /* valid until the window moves */
 	}
 	return l;
 }
@@ -715,13 +751,16 @@ static void extra_tokens(const Line *l, int from)
 }
 
 /* Skips lines until the #elif/#else/#endif that closes the current group,
- * leaving the frame at its '#'. */
+ * leaving the frame at its '#'.  Its callers' lines are read: the window
+ * may move. */
 static void skip_group(PP *pp)
 {
 	Frame *f = &vec_last(&pp->frames);
 	int depth = 0;
 	for (;; f->pos++) {
-		const Token *t = &f->toks[f->pos];
+		compact(f);
+		ftok(f, f->pos + 1);
+		const Token *t = &f->win[f->pos];
 		if (t->kind == TK_EOF)
 			return;
 		if (!t->bol || !is_punct(t, P_HASH) || t[1].bol || t[1].kind == TK_EOF)
@@ -913,8 +952,12 @@ static void do_define(PP *pp, const Line *l)
 		if ((body = parse_params(pp, l, m)) < 0)
 			return;
 	}
-	m->body = l->args + body;
+	/* a copy: the line is in the file's window, which moves on */
 	m->nbody = l->n - body;
+	Token *b = NEWN(pp->a, Token, m->nbody + 1);
+	if (m->nbody)
+		memcpy(b, l->args + body, sizeof(Token) * (size_t)m->nbody);
+	m->body = b;
 	if (check_body(m))
 		define(pp, m);
 }
@@ -942,11 +985,8 @@ static const char *dir_of(PP *pp, const char *path)
 static void push_file(PP *pp, const char *name, const char *text, size_t len)
 {
 	int id = src_add(name, text, len);
-	int n;
-	Token *t = lex_text_owned(pp->a, id, text, len, true, &n);
-	vec_push(&pp->files, t);
-	push_frame(pp, (Frame){.toks = t, .n = n, .is_file = true, .path = name,
-	                       .cond_base = pp->conds.len});
+	push_frame(pp, (Frame){.is_file = true, .lx = lex_open(pp->a, id, text, len, true),
+	                       .file = (uint32_t)id, .path = name, .cond_base = pp->conds.len});
 	pp->depth++;
 }
 
@@ -969,11 +1009,11 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 		vec_push(&cands, name);
 	else {
 		if (quoted && f->path[0] != '<')
-			vec_push(&cands, arena_printf(pp->a, "%s%s", dir_of(pp, f->path), name));
+			vec_push(&cands, arena_printf(pp->keep, "%s%s", dir_of(pp, f->path), name));
 		for (int i = 0; i < pp->opt->n_include_dirs; i++) {
 			const char *d = pp->opt->include_dirs[i];
 			size_t n = strlen(d);
-			vec_push(&cands, arena_printf(pp->a, "%s%s%s", d, n && d[n - 1] == '/' ? "" : "/", name));
+			vec_push(&cands, arena_printf(pp->keep, "%s%s%s", d, n && d[n - 1] == '/' ? "" : "/", name));
 		}
 	}
 	for (int i = 0; i < cands.len; i++) {
@@ -985,7 +1025,7 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 			continue;
 		const char *path = cands.data[i];
 		if (!map_get(&pp->once, once_key(pp, path))) {
-			char *copy = arena_strndup(pp->a, text, len);
+			char *copy = arena_strndup(pp->keep, text, len);
 			push_file(pp, path, copy, len);
 		}
 		free(text);
@@ -996,7 +1036,7 @@ static bool open_include(PP *pp, const char *name, bool quoted)
 	const char *b = cm_builtin_header(name);
 	if (!b)
 		return false;
-	const char *path = arena_printf(pp->a, "<%s>", name);
+	const char *path = arena_printf(pp->keep, "<%s>", name);
 	if (!map_get(&pp->once, intern_cstr(path)))
 		push_file(pp, path, b, strlen(b));
 	return true;
@@ -1065,11 +1105,11 @@ static void do_include(PP *pp, const Line *l)
 static void set_line(PP *pp, const Line *l, uint64_t line, const char *name)
 {
 	Frame *f = &vec_last(&pp->frames);
-	const SrcFile *phys = src_get(f->toks[0].loc.file);
-	const Token *last = &f->toks[f->pos - 1];
+	const SrcFile *phys = src_get(f->file);
+	const Token *last = ftok(f, f->pos - 1);
 	int next_phys = (int)last->loc.line + 1;
 	int delta = (int)line - next_phys;
-	const SrcFile *cur = src_get(f->alias ? f->alias : f->toks[0].loc.file);
+	const SrcFile *cur = src_get(f->alias ? f->alias : f->file);
 	if (!name)
 		name = cur->name;
 	f->alias = (uint32_t)src_add_shifted(name, phys->text, phys->len, delta);
@@ -1091,7 +1131,7 @@ static void do_line(PP *pp, const Line *l, bool gnu)
 	}
 	const char *name = NULL;
 	if (x.len > 1 && x.data[1].kind == TK_STRING)
-		name = arena_strdup(pp->a, x.data[1].str);
+		name = arena_strdup(pp->keep, x.data[1].str);
 	else if (x.len > 1 && !gnu)
 		diag_at(DIAG_ERROR, x.data[1].loc, x.data[1].len, "invalid filename for #line directive");
 	vec_free(&x);
@@ -1355,6 +1395,7 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 {
 	static const PPOptions none;
 	PP pp = {.a = a, .opt = opt ? opt : &none};
+	pp.keep = pp.opt->keep ? pp.opt->keep : a;
 	size_t len = 0;
 	if (text) {
 		len = strlen(text);
@@ -1364,7 +1405,7 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 			error_at((Loc){0}, "cannot open file '%s'", path);
 			return false;
 		}
-		text = arena_strndup(a, t, len);
+		text = arena_strndup(pp.keep, t, len);
 		free(t);
 	}
 	define_builtin(&pp, "__FILE__", PPB_FILE);
@@ -1372,7 +1413,7 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 	define_builtin(&pp, "__COUNTER__", PPB_COUNTER);
 	push_file(&pp, path, text, len);
 	char *pre_text = predefined_text(pp.opt);
-	const char *pre = arena_strdup(a, pre_text);
+	const char *pre = arena_strdup(pp.keep, pre_text);
 	free(pre_text);
 	push_file(&pp, "<built-in>", pre, strlen(pre));
 	for (;;) {
@@ -1386,9 +1427,9 @@ bool preprocess(Arena *a, const char *path, const char *text, const PPOptions *o
 			break;
 	}
 	finish(&pp, out);
-	for (int i = 0; i < pp.files.len; i++)
-		free(pp.files.data[i]);
-	vec_free(&pp.files);
+	for (int i = 0; i < pp.frames.len; i++)
+		if (pp.frames.data[i].is_file)
+			free(pp.frames.data[i].win);
 	vec_free(&pp.frames);
 	vec_free(&pp.conds);
 	map_free(&pp.macros);

@@ -361,6 +361,7 @@ struct Inst {
 	IrType ty;            /* the result; E_VOID for none */
 	uint32_t id;          /* value number: %id in the text */
 	Loc loc;              /* source position: #line / .loc */
+	uint32_t nuse;        /* filled by ir_count_uses */
 	Block *block;
 	Inst *prev, *next;    /* in block order */
 	Inst **ops;
@@ -388,11 +389,13 @@ struct Inst {
 	                         variables; passes ignore it */
 	IrConst c;            /* Oconst */
 	Block **phiblk;       /* Ophi: predecessor of each operand */
-	uint32_t nuse;        /* filled by ir_count_uses */
 	void *aux;            /* pass-private */
 	Inst *fwd;            /* replaced by this value (ir_forward) until the
 	                         pass's ir_apply_forwards rewrites the uses */
 };
+/* A kernel holds one per instruction, and arenas round to 16 bytes: keep
+ * the fields packed (no padding between them). */
+_Static_assert(sizeof(Inst) == 160, "an instruction should stay 160 bytes");
 
 /* Odpas attributes (see IR_OPS). */
 static inline int ir_dpas_p1(const Inst *i) { return (int)(i->imm & 255); }
@@ -565,6 +568,9 @@ bool ir_verify_enabled(void);
 typedef struct {
 	bool debug;           /* -g: keep precise locations */
 	const char *march;
+	Arena *tree;          /* ir_lower_each: the syntax tree's arena, reset
+	                         once the last kernel is lowered, before it is
+	                         handed to each (NULL: kept) */
 } IrLowerOptions;
 /* Lowers a checked translation unit to CMIR: one Func per kernel, every
  * call inlined.  NULL (with diagnostics) on errors. */

@@ -1099,6 +1099,11 @@ static void lower_kernel(L *l, Node *fn)
 		f->blocks[i]->aux = NULL;
 }
 
+static bool is_kernel_def(const Node *n)
+{
+	return n->kind == ND_FUNC && (n->dspec & DS_GENX_MAIN) && n->body;
+}
+
 bool ir_lower_each(Module *m, Node *unit, const IrLowerOptions *o,
                    bool (*each)(Func *f, void *ctx), void *ctx)
 {
@@ -1108,10 +1113,19 @@ bool ir_lower_each(Module *m, Node *unit, const IrLowerOptions *o,
 	int errors = diag_state.errors;
 	bool ok = true;
 	find_const_globals(&l);
-	for (int i = 0; i < unit->args.len; i++) {
+	int last = -1;
+	for (int i = 0; i < unit->args.len; i++)
+		if (is_kernel_def(unit->args.data[i]))
+			last = i;
+	for (int i = 0; i <= last; i++) {
 		Node *n = unit->args.data[i];
-		if (n->kind == ND_FUNC && (n->dspec & DS_GENX_MAIN) && n->body) {
+		if (is_kernel_def(n)) {
 			lower_kernel(&l, n);
+			/* the tree is read no more: the last kernel is optimized and
+			 * emitted without it (it is most of the memory of a unit
+			 * that is one huge kernel) */
+			if (i == last && o && o->tree)
+				arena_reset(o->tree);
 			/* after an error, lowering goes on only to report more */
 			if (ok && diag_state.errors == errors && each)
 				ok = each(l.f, ctx);

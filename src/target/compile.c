@@ -106,11 +106,12 @@ static bool stream_kernel(Func *f, void *ctx)
 
 /* Lowers, optimizes and emits unit kernel by kernel (a target with
  * begin), or whole (a dump, or T_ir). */
-static bool lower_and_emit(Arena *a, Node *unit, const CompileOptions *o, const Target *t,
-                           Buf *out)
+static bool lower_and_emit(Arena *a, Arena *tree, Node *unit, const CompileOptions *o,
+                           const Target *t, Buf *out)
 {
-	IrLowerOptions lo = {.debug = o->debug, .march = o->march};
+	IrLowerOptions lo = {.debug = o->debug, .march = o->march, .tree = tree};
 	if (o->dump_pass || !t->begin) {
+		lo.tree = NULL;
 		Module *m = ir_lower(a, unit, &lo);
 		return m && !diag_state.errors && compile_module(m, o, t, out);
 	}
@@ -131,11 +132,15 @@ bool compile_to(const char *path, const char *text, const CompileOptions *o,
 	/* the source table names files of earlier compiles in arenas freed
 	 * since; -g's .file list walks the whole table */
 	src_reset();
-	Arena *a = arena_new();
+	/* the syntax tree lives in an arena of its own, reset once the last
+	 * kernel is lowered; the source texts, which diagnostics quote, in a */
+	Arena *a = arena_new(), *tree = arena_child(a);
+	FrontOptions fo = o->fo;
+	fo.pp.keep = a;
 	bool ok = false;
-	Node *unit = front_compile(a, path, text, &o->fo);
+	Node *unit = front_compile(tree, path, text, &fo);
 	if (unit)
-		ok = lower_and_emit(a, unit, o, t, out);
+		ok = lower_and_emit(a, tree, unit, o, t, out);
 	arena_free(a);
 	return ok;
 }

@@ -21,6 +21,9 @@ typedef struct {
 	int line;             /* source line of the instruction being emitted */
 	const char **names;   /* -g: by C variable id, the CM variable it
 	                         holds (v12_acc), or NULL */
+	Arena *tmp;           /* the text of the instruction being emitted
+	                         (expressions, element indices): reset after
+	                         it, so nothing in it is kept */
 	/* The element loop being emitted, for the inlined reads in it (ops.c,
 	 * region_at): */
 	uint32_t loop_w;      /* nonzero: `for r, for c < loop_w`, k = r * loop_w + c */

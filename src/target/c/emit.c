@@ -466,6 +466,7 @@ static bool emit_kernel(CGen *g, Func *f)
 {
 	Buf *o = g->out;
 	g->f = f;
+	g->tmp = arena_child(f->arena);
 	g->store = c_assign_storage(f, g->o->debug);
 	g->names = g->o->debug ? var_names(g, f) : NULL;
 	g->inl = NULL;
@@ -494,9 +495,12 @@ static bool emit_kernel(CGen *g, Func *f)
 		Block *b = f->blocks[bi];
 		buf_printf(o, "b%u:;\n", b->id);
 		for (Inst *i = b->first; i && ok; i = i->next)
-			if (i->op != Ophi && !g->inl[i->id])
+			if (i->op != Ophi && !g->inl[i->id]) {
 				ok = emit_inst(g, i);
+				arena_reset(g->tmp);
+			}
 		emit_jump(g, b);
+		arena_reset(g->tmp);
 	}
 	buf_puts(o, "}\n");
 	return ok;

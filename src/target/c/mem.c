@@ -13,7 +13,7 @@
 
 #include "target/c/c.h"
 
-#define STR(...) arena_printf(g->f->arena, __VA_ARGS__)
+#define STR(...) arena_printf(g->tmp, __VA_ARGS__)
 
 static int chk(CGen *g) { return g->o->bounds_check ? 1 : 0; }
 

@@ -12,7 +12,7 @@
 
 #include "target/c/c.h"
 
-#define STR(...) arena_printf(g->f->arena, __VA_ARGS__)
+#define STR(...) arena_printf(g->tmp, __VA_ARGS__)
 
 /* Element k of v as a string (f16 as float). */
 static char *rd(CGen *g, const Inst *v, const char *k)
@@ -21,7 +21,7 @@ static char *rd(CGen *g, const Inst *v, const char *k)
 	g->out = &tmp;
 	c_rd(g, v, k);
 	g->out = save;
-	char *s = arena_strdup(g->f->arena, buf_cstr(&tmp));
+	char *s = arena_strdup(g->tmp, buf_cstr(&tmp));
 	buf_free(&tmp);
 	return s;
 }
@@ -32,7 +32,7 @@ static char *conv_str(CGen *g, Elem from, Elem to, bool sat, const char *x)
 	g->out = &tmp;
 	c_conv(g, from, to, sat, x);
 	g->out = save;
-	char *s = arena_strdup(g->f->arena, buf_cstr(&tmp));
+	char *s = arena_strdup(g->tmp, buf_cstr(&tmp));
 	buf_free(&tmp);
 	return s;
 }
@@ -201,7 +201,7 @@ static char *raw(CGen *g, const Inst *v, const char *k)
 	g->out = &tmp;
 	c_val(g, v, k);
 	g->out = save;
-	char *s = arena_strdup(g->f->arena, buf_cstr(&tmp));
+	char *s = arena_strdup(g->tmp, buf_cstr(&tmp));
 	buf_free(&tmp);
 	return s;
 }
@@ -534,7 +534,7 @@ static bool iselect(CGen *g, const Inst *i)
 	g->out = &tmp;
 	c_lv(g, s, STR("%s", x));
 	g->out = save;
-	char *src = s->ty.n == 1 ? STR("%s", buf_cstr(&tmp)) : arena_strdup(g->f->arena, buf_cstr(&tmp));
+	char *src = s->ty.n == 1 ? STR("%s", buf_cstr(&tmp)) : arena_strdup(g->tmp, buf_cstr(&tmp));
 	buf_free(&tmp);
 	assign(g, i, STR("((uint64_t)%s < %u ? %s : 0)", x, s->ty.n, src));
 	if (g->o->bounds_check) {   /* an index past the source read 0: report it */
@@ -681,7 +681,7 @@ char *c_inline_expr(CGen *g, const Inst *v, const char *kx)
 	g->out = &tmp;
 	c_lv(g, s, s->ty.n == 1 ? "0" : region_at(g, v, kx));
 	g->out = save;
-	char *e = arena_strdup(g->f->arena, buf_cstr(&tmp));
+	char *e = arena_strdup(g->tmp, buf_cstr(&tmp));
 	buf_free(&tmp);
 	return e;
 }

@@ -89,7 +89,7 @@ static bool media_rows(Px *p, const Inst *u, uint32_t k, const Layout *l)
 	if (k != 3 || u->op != Omstore || !l || l->canon || u->ops[3]->ty.elem == E_I1)
 		return false;
 	uint32_t cols = u->imm > 0 ? (uint32_t)u->imm : u->ops[3]->ty.n;
-	return lay_rows(p->arena, l, cols, NEWN(p->arena, LRow, l->nregs));
+	return lay_rows(p->arena, l, cols, NEWN(p->tmp, LRow, l->nregs));
 }
 
 /* The layout in which u reads its operand k (NULL: the operand's own). */
@@ -123,23 +123,24 @@ const Layout *px_read_layout(Px *p, Inst *u, uint32_t k)
 	return l ? l : own(p, u->ops[k]);
 }
 
-/* The cost of converting a value of element type e from layout a to b. */
+/* The cost of converting a value of element type e from layout a to b
+ * (its plan in Px.tmp). */
 static uint32_t conv_cost(Px *p, Elem e, const Layout *a, const Layout *b)
 {
 	if (!a || !b || lay_equal(a, b))
 		return 0;
-	return lay_cost(lay_plan(p->arena, b, a, NULL), (uint32_t)ir_elem_bytes[e]);
+	return lay_cost(lay_plan(p->tmp, b, a, NULL), (uint32_t)ir_elem_bytes[e]);
 }
 
 /* The layout a wrregion user wants for the value it writes: its
- * destination's own layout pulled back through the region. */
-static const Layout *wanted_by_write(Px *p, const Inst *u, const Inst *v)
+ * destination's own layout pulled back through the region (in arena a). */
+static const Layout *wanted_by_write(Px *p, Arena *a, const Inst *u, const Inst *v)
 {
 	if (u->op != Owrregion || ir_roff(u) || !is_vector(u) || u->ops[1] != v ||
 	    is_vector(ir_mask(u)))
 		return NULL;
 	const Layout *d = own(p, u->ops[0]);
-	return d ? lay_pullback(p->arena, d, u->rg, v->ty.n, NULL) : NULL;
+	return d ? lay_pullback(a, d, u->rg, v->ty.n, NULL) : NULL;
 }
 
 /* The cost of computing element-wise i in layout l. */
@@ -155,7 +156,7 @@ static uint32_t ew_cost(Px *p, Inst *i, const Layout *l, const Use *uses)
 	}
 	bool canon_use = false;
 	for (const Use *s = uses; s; s = s->next) {
-		const Layout *want = wanted_by_write(p, s->u, i);
+		const Layout *want = wanted_by_write(p, p->tmp, s->u, i);
 		if (want)
 			c += conv_cost(p, i->ty.elem, l, want);
 		else if (!elementwise(s->u) && !const_region(s->u) &&
@@ -180,6 +181,7 @@ static void assign_ew(Px *p, Inst *i, const Use *uses)
 			best = l, bc = c;
 	}
 	p->val[i->id].lay = (Layout *)best;
+	arena_reset(p->tmp);
 }
 
 /* A block load whose one user writes it into a vector at an offset that is
@@ -193,7 +195,7 @@ static bool assign_load(Px *p, Inst *i, const Use *uses)
 	if (i->op != Obload || !uses || uses->next || px_class(i->ops[1]->ty.elem) != RC_B32 ||
 	    i->ty.elem == E_I1)
 		return false;
-	const Layout *want = wanted_by_write(p, uses->u, i);
+	const Layout *want = wanted_by_write(p, p->arena, uses->u, i);
 	if (!want || want->canon || want->pos[0] == 0 || want->pos[0] >= 32 ||
 	    want->nregs > SLOTS(i->ty.n) + 1)
 		return false;
@@ -296,6 +298,8 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
 			return;
 	if (pv->ncopies == PX_MAX_COPIES)
 		die("value %%%u is read in more than %d layouts", v->id, PX_MAX_COPIES);
+	if (!pv->copy)
+		pv->copy = NEWN(p->arena, const Layout *, PX_MAX_COPIES);
 	pv->copy[pv->ncopies++] = l;
 }
 
@@ -352,10 +356,12 @@ static uint32_t region_shuffles(Px *p, const Inst *i)
 	if (i->op != Ordregion || ir_roff(i) || i->ty.n < 2 || !is_vector(i->ops[0]) ||
 	    pv->srcregs || !pv->lay || !own(p, i->ops[0]))
 		return 0;
-	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
+	int32_t *map = NEWN(p->tmp, int32_t, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++)
 		map[k] = (int32_t)lay_region_index(i->rg, k);
-	return lay_plan(p->arena, pv->lay, own(p, i->ops[0]), map)->shfl;
+	uint32_t n = lay_plan(p->tmp, pv->lay, own(p, i->ops[0]), map)->shfl;
+	arena_reset(p->tmp);
+	return n;
 }
 
 /* A constant vector region that gathers each of its registers from many
@@ -547,18 +553,25 @@ static void assign_slm(Px *p, Func *f)
 	group_rextracts(p, f);
 }
 
-static Use **use_lists(Px *p, Func *f)
+/* Each vector value's uses, latest first, in arena a (one array of nodes:
+ * a kernel has a few per instruction). */
+static Use **use_lists(Arena *a, Func *f)
 {
-	Use **uses = NEWN(p->arena, Use *, f->nextid + 1);
+	Use **uses = NEWN(a, Use *, f->nextid + 1);
+	size_t n = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++)
+				n += is_vector(i->ops[k]);
+	Use *s = NEWN(a, Use, n ? n : 1);
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next)
 			for (uint32_t k = 0; k < i->nops; k++) {
 				Inst *v = i->ops[k];
 				if (!is_vector(v))
 					continue;
-				Use *s = NEW(p->arena, Use);
 				*s = (Use){i, k, uses[v->id]};
-				uses[v->id] = s;
+				uses[v->id] = s++;
 			}
 	return uses;
 }
@@ -573,7 +586,8 @@ void px_assign(Px *p)
 				maxn = i->ty.n;
 	p->val = NEWN(p->arena, PxVal, f->nextid + 1);
 	p->canon = NEWN(p->arena, const Layout *, maxn + 1);
-	Use **uses = p->o->ptx_canonical ? NULL : use_lists(p, f);
+	Arena *ua = arena_child(p->arena);   /* the use lists: this function's */
+	Use **uses = p->o->ptx_canonical ? NULL : use_lists(ua, f);
 	if (uses)
 		px_wants(p, uses);
 	/* The sweep goes in reverse postorder (ir_preds), so a definition is
@@ -619,4 +633,6 @@ void px_assign(Px *p)
 					need_copy(p, i->ops[k], use_layout(p, i, k));
 	if (uses)
 		assign_slm(p, f);
+	arena_reset(p->tmp);
+	arena_reset(ua);
 }

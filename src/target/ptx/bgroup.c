@@ -2,8 +2,7 @@
  * constants, checked once.
  *
  * requires: layouts assigned (assign.c); no output.
- * changes: fills PxVal.blead, .bc (members) and .broot, .bscale, .blo,
- * .bhi (leaders).
+ * changes: fills PxVal.blead, .bc (members) and .bg (leaders).
  *
  * A tile loop unrolled by the front end reads row after row of one buffer
  * at offsets (t * 1024 + 32 k) * 4, k = 0..31: each block access alone
@@ -98,7 +97,8 @@ static void group_from(Px *p, Inst *i)
 				p->val[j->id].blead = NULL;
 		return;
 	}
-	v->broot = root, v->bscale = scale, v->blo = lo, v->bhi = hi;
+	v->bg = NEW(p->arena, PxBGroup);
+	*v->bg = (PxBGroup){.root = root, .scale = scale, .lo = lo, .hi = hi};
 }
 
 void px_block_groups(Px *p)

@@ -609,7 +609,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	emit_loc(p, i);
 	if (p->val[i->id].skip)
 		return true;
-	if (p->val[i->id].pair)
+	if (i->op == Owrregion && p->val[i->id].pair)
 		return px_pair_load(p, i);
 	switch (i->op) {
 	case Ophi: return true;
@@ -642,6 +642,7 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 		ok = emit_inst(p, i, globals);
 		if (ok && !p->val[i->id].skip)
 			px_emit_copies(p, i);
+		arena_reset(p->tmp);
 	}
 	if (ok)
 		emit_jump(p, bl);
@@ -728,6 +729,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	size_t start = out->len;
 	Px px = {.f = f, .o = o, .arena = arena_new(), .globals = globals, .pfmeta = pfmeta,
 	         .npf = npf, .body = *out};
+	px.tmp = arena_child(px.arena);
 	*out = (Buf){0};
 	Px *p = &px;
 	ir_renumber(f);

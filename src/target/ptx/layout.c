@@ -39,16 +39,13 @@ Layout *lay_canonical(Arena *a, uint32_t n)
 }
 
 /* The element at each location of l (-1: padding), built on first use. */
+static const int32_t *elems_in(Arena *a, const Layout *l);
+
 const int32_t *lay_elems(Arena *a, const Layout *l)
 {
 	Layout *m = (Layout *)l;
-	if (m->elem)
-		return m->elem;
-	m->elem = NEWN(a, int32_t, (size_t)l->nregs * 32);
-	for (uint32_t k = 0; k < l->nregs * 32; k++)
-		m->elem[k] = -1;
-	for (uint32_t e = 0; e < l->n; e++)
-		m->elem[l->pos[e]] = (int32_t)e;
+	if (!m->elem)
+		m->elem = (int32_t *)elems_in(a, l);
 	return m->elem;
 }
 
@@ -243,10 +240,24 @@ static void plan_reg(Arena *a, LRegPlan *rp, const int32_t *delem, uint32_t d,
 	}
 }
 
+/* The inverse of l in a, not kept on l: a plan's arena may be scratch
+ * (Px.tmp) while l lives for the kernel. */
+static const int32_t *elems_in(Arena *a, const Layout *l)
+{
+	if (l->elem)
+		return l->elem;
+	int32_t *el = NEWN(a, int32_t, (size_t)l->nregs * 32);
+	for (uint32_t k = 0; k < l->nregs * 32; k++)
+		el[k] = -1;
+	for (uint32_t e = 0; e < l->n; e++)
+		el[l->pos[e]] = (int32_t)e;
+	return el;
+}
+
 LPlan *lay_plan(Arena *a, const Layout *dst, const Layout *src, const int32_t *map)
 {
 	LPlan *pl = NEW(a, LPlan);
-	const int32_t *delem = lay_elems(a, dst);
+	const int32_t *delem = elems_in(a, dst);
 	pl->nregs = dst->nregs;
 	pl->r = NEWN(a, LRegPlan, dst->nregs ? dst->nregs : 1);
 	for (uint32_t d = 0; d < dst->nregs; d++) {

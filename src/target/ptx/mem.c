@@ -628,21 +628,21 @@ static bool block_alone(Px *p, Inst *i)
  * all its members' bytes [R + lo, R + hi), R = root * scale, lie inside
  * the buffer with no offset past 2^32, and builds the pointer to R plus
  * the lane's element. */
-static void group_test(Px *p, PxVal *g, const Where *w, int eb)
+static void group_test(Px *p, PxBGroup *g, const Where *w, int eb)
 {
-	const char *r = px_reg(p, g->broot, 0);
-	if (g->bscale != 1) {
+	const char *r = px_reg(p, g->root, 0);
+	if (g->scale != 1) {
 		const char *t = px_tmp(p, RC_B32);
-		px_ins(p, "mul.lo.u32 %s, %s, %u", t, r, g->bscale);
+		px_ins(p, "mul.lo.u32 %s, %s, %u", t, r, g->scale);
 		r = t;
 	}
 	const char *r64 = px_tmp(p, RC_B64), *e = px_tmp(p, RC_B64), *q = px_tmp(p, RC_PRED);
 	px_ins(p, "cvt.u64.u32 %s, %s", r64, r);
-	px_ins(p, "add.s64 %s, %s, %lld", e, r64, (long long)g->bhi);
+	px_ins(p, "add.s64 %s, %s, %lld", e, r64, (long long)g->hi);
 	px_ins(p, "setp.le.u64 %s, %s, %s", q, e, w->size);
 	px_ins(p, "setp.le.and.u64 %s, %s, 4294967296, %s", q, e, q);
-	if (g->blo < 0)
-		px_ins(p, "setp.ge.and.u32 %s, %s, %lld, %s", q, r, -(long long)g->blo, q);
+	if (g->lo < 0)
+		px_ins(p, "setp.ge.and.u32 %s, %s, %lld, %s", q, r, -(long long)g->lo, q);
 	const char *a;
 	if (w->sp == SP_SLM) {
 		a = px_tmp(p, RC_B32);
@@ -653,7 +653,7 @@ static void group_test(Px *p, PxVal *g, const Where *w, int eb)
 		px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", a, eb, w->base);
 		px_ins(p, "add.u64 %s, %s, %s", a, a, r64);
 	}
-	g->bok = q, g->bptr = a;
+	g->ok = q, g->ptr = a;
 }
 
 /* A member of a block group: its slots at immediate offsets from the
@@ -662,7 +662,7 @@ static void group_test(Px *p, PxVal *g, const Where *w, int eb)
 static bool block_grouped(Px *p, Inst *i)
 {
 	const Inst *ld = p->val[i->id].blead;
-	PxVal *g = &p->val[ld->id];
+	PxBGroup *g = p->val[ld->id].bg;
 	bool st = i->op == Obstore;
 	Inst *val = st ? i->ops[2] : i;
 	Elem e = val->ty.elem;
@@ -671,9 +671,9 @@ static bool block_grouped(Px *p, Inst *i)
 	if (ld == i)
 		group_test(p, g, &w, eb);
 	const char *cold = px_label(p), *done = px_label(p);
-	px_ins(p, "@!%s bra%s %s", g->bok, px_uni(p), cold);
+	px_ins(p, "@!%s bra%s %s", g->ok, px_uni(p), cold);
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++)
-		block_access(p, &w, st, e, px_reg(p, val, s), g->bptr,
+		block_access(p, &w, st, e, px_reg(p, val, s), g->ptr,
 		             p->val[i->id].bc + (int64_t)s * 32 * eb,
 		             slot_pred(p, val->ty.n, s, st, false), block_align(i));
 	buf_printf(&p->body, "%s:\n", done);
@@ -967,12 +967,12 @@ static const char *media_test(Px *p, Inst *i, const Where *w, const char *x0, co
 	const Inst *ld = p->val ? p->val[i->id].mlead : NULL;
 	if (!ld)
 		return media_inside(p, w, x0, y0, cols * eb, rows);
-	PxVal *g = &p->val[ld->id];
+	PxMGroup *g = p->val[ld->id].mg;
 	if (ld == i)
-		g->mok = media_inside(p, w, corner(p, g->mxr, g->mxs, g->mx0),
-		                      corner(p, g->myr, g->mys, g->my0), (uint32_t)(g->mx1 - g->mx0),
-		                      (uint32_t)(g->my1 - g->my0));
-	return g->mok;
+		g->ok = media_inside(p, w, corner(p, g->xr, g->xs, g->x0),
+		                     corner(p, g->yr, g->ys, g->y0), (uint32_t)(g->x1 - g->x0),
+		                     (uint32_t)(g->y1 - g->y0));
+	return g->ok;
 }
 
 /* The layout a media access moves its value in, when it is not the
@@ -1311,34 +1311,34 @@ static void media_path(Px *p, Inst *i, const Where *w, const char *x0, const cha
 		media_fast(p, i, w, x0, y0, cols);
 }
 
-/* A group of reads that its leader makes at once (mgroup.c mhoist): the
+/* A group of reads that its leader makes at once (mgroup.c, PxMGroup.hoist): the
  * box test, one branch, every member's fast read, and out of line every
  * member's exact read.  Members' x and y come from the roots, as their own
  * may be computed after the leader. */
 static void media_hoisted(Px *p, Inst *lead, const Where *w)
 {
-	PxVal *g = &p->val[lead->id];
-	const char **xs = NEWN(p->arena, const char *, g->nm);
-	const char **ys = NEWN(p->arena, const char *, g->nm);
-	px_comment(p, "%u media reads of one box: one test", g->nm);
+	PxMGroup *g = p->val[lead->id].mg;
+	const char **xs = NEWN(p->arena, const char *, g->n);
+	const char **ys = NEWN(p->arena, const char *, g->n);
+	px_comment(p, "%u media reads of one box: one test", g->n);
 	const char *in = media_test(p, lead, w, NULL, NULL, 0, 0, 0);
-	for (uint32_t k = 0; k < g->nm; k++) {
+	for (uint32_t k = 0; k < g->n; k++) {
 		const Inst *r;
 		uint32_t sc;
 		int64_t c;
-		ir_affine(g->mm[k]->ops[1], &r, &sc, &c);
-		xs[k] = corner(p, g->mxr, g->mxs, c);
-		ir_affine(g->mm[k]->ops[2], &r, &sc, &c);
-		ys[k] = corner(p, g->myr, g->mys, c);
+		ir_affine(g->m[k]->ops[1], &r, &sc, &c);
+		xs[k] = corner(p, g->xr, g->xs, c);
+		ir_affine(g->m[k]->ops[2], &r, &sc, &c);
+		ys[k] = corner(p, g->yr, g->ys, c);
 	}
 	const char *edge = px_label(p), *done = px_label(p);
 	px_ins(p, "@!%s bra%s %s", in, px_uni(p), edge);
-	for (uint32_t k = 0; k < g->nm; k++)
-		media_path(p, g->mm[k], w, xs[k], ys[k], true);
+	for (uint32_t k = 0; k < g->n; k++)
+		media_path(p, g->m[k], w, xs[k], ys[k], true);
 	buf_printf(&p->body, "%s:\n", done);
 	px_cold_begin(p, edge);
-	for (uint32_t k = 0; k < g->nm; k++)
-		media_path(p, g->mm[k], w, xs[k], ys[k], false);
+	for (uint32_t k = 0; k < g->n; k++)
+		media_path(p, g->m[k], w, xs[k], ys[k], false);
 	px_cold_end(p, done);
 }
 
@@ -1358,7 +1358,7 @@ static bool media(Px *p, Inst *i)
 		return px_unsupported(p, i, "media block access outside surfaces");
 	Where w = where(p, i, i->ops[0]);
 	const Inst *ld = p->val ? p->val[i->id].mlead : NULL;
-	if (ld && p->val[ld->id].mhoist) {
+	if (ld && p->val[ld->id].mg->hoist) {
 		if (ld == i)
 			media_hoisted(p, i, &w);
 		return true;	/* a member: made by its leader */

@@ -2,7 +2,7 @@
  * position plus constants, tested once.
  *
  * requires: nothing but the IR (ir_affine, bgroup.c).
- * changes: fills PxVal.mlead (members) and .mxr .. .my1 (leaders).
+ * changes: fills PxVal.mlead (members and leaders) and .mg (leaders).
  *
  * A media block of several registers tests, uniformly, whether it lies
  * wholly inside its surface and then reads or writes without clamps
@@ -15,7 +15,7 @@
  * scales form a group whose first member (the leader) tests once whether
  * the box that holds every member's block is inside.  When every member
  * is a read and nothing between the leader and the last member writes
- * memory or orders it, the leader makes all the reads (mhoist): one
+ * memory or orders it, the leader makes all the reads (PxMGroup.hoist): one
  * branch to the fast reads of every member, or to the exact reads of
  * every member out of line, so ptxas sees one reconvergence region, not
  * one per block (their per-block address arithmetic could not be shared
@@ -64,12 +64,12 @@ static void box_of(const Inst *i, int64_t cx, int64_t cy, int64_t *b)
 /* Forms the group led by i among the media accesses after it in its block. */
 static void group_from(Px *p, Inst *i)
 {
-	PxVal *g = &p->val[i->id];
+	PxMGroup g = {0};
 	int64_t cx, cy, b[4];
-	ir_affine(i->ops[1], &g->mxr, &g->mxs, &cx);
-	ir_affine(i->ops[2], &g->myr, &g->mys, &cy);
+	ir_affine(i->ops[1], &g.xr, &g.xs, &cx);
+	ir_affine(i->ops[2], &g.yr, &g.ys, &cy);
 	box_of(i, cx, cy, b);
-	g->mx0 = b[0], g->mx1 = b[1], g->my0 = b[2], g->my1 = b[3];
+	g.x0 = b[0], g.x1 = b[1], g.y0 = b[2], g.y1 = b[3];
 	Inst *tmp[256];
 	uint32_t n = 0;
 	tmp[n++] = i;
@@ -80,32 +80,32 @@ static void group_from(Px *p, Inst *i)
 			continue;
 		ir_affine(j->ops[1], &xr, &xs, &cx);
 		ir_affine(j->ops[2], &yr, &ys, &cy);
-		if (xr != g->mxr || xs != g->mxs || yr != g->myr || ys != g->mys)
+		if (xr != g.xr || xs != g.xs || yr != g.yr || ys != g.ys)
 			continue;
 		box_of(j, cx, cy, b);
-		int64_t x0 = b[0] < g->mx0 ? b[0] : g->mx0, x1 = b[1] > g->mx1 ? b[1] : g->mx1;
-		int64_t y0 = b[2] < g->my0 ? b[2] : g->my0, y1 = b[3] > g->my1 ? b[3] : g->my1;
+		int64_t x0 = b[0] < g.x0 ? b[0] : g.x0, x1 = b[1] > g.x1 ? b[1] : g.x1;
+		int64_t y0 = b[2] < g.y0 ? b[2] : g.y0, y1 = b[3] > g.y1 ? b[3] : g.y1;
 		if (x1 - x0 > BOX_MAX || y1 - y0 > BOX_MAX)
 			continue;
-		g->mx0 = x0, g->mx1 = x1, g->my0 = y0, g->my1 = y1;
+		g.x0 = x0, g.x1 = x1, g.y0 = y0, g.y1 = y1;
 		p->val[j->id].mlead = i;
 		tmp[n++] = j;
 	}
-	if (n < 2) {	/* alone: the access tests itself */
-		g->mxr = g->myr = NULL;
+	if (n < 2)	/* alone: the access tests itself */
 		return;
-	}
-	g->mlead = i;
-	g->nm = n;
-	g->mm = NEWN(p->arena, Inst *, n);
-	memcpy(g->mm, tmp, n * sizeof *tmp);
-	g->mhoist = true;
+	p->val[i->id].mlead = i;
+	g.n = n;
+	g.m = NEWN(p->arena, Inst *, n);
+	memcpy(g.m, tmp, n * sizeof *tmp);
+	g.hoist = true;
 	for (uint32_t k = 0; k < n; k++)
 		if (tmp[k]->op != Omload)
-			g->mhoist = false;
-	for (Inst *j = i; g->mhoist && j != tmp[n - 1]; j = j->next)
+			g.hoist = false;
+	for (Inst *j = i; g.hoist && j != tmp[n - 1]; j = j->next)
 		if (ir_writes_memory(j))
-			g->mhoist = false;
+			g.hoist = false;
+	p->val[i->id].mg = NEW(p->arena, PxMGroup);
+	*p->val[i->id].mg = g;
 }
 
 void px_media_groups(Px *p)

@@ -26,66 +26,92 @@ typedef enum { RC_PRED, RC_B16, RC_B32, RC_B64, RC_F32, RC_F64, RC_COUNT_ } RegC
 struct Layout;
 struct LPlan;
 #define PX_MAX_COPIES 8
-/* A vector value's layout (assign.c); scalars have none. */
+/* The leader of a block group (bgroup.c): the group's root, scale, and the
+ * byte range [lo, hi) of its members relative to root * scale; once
+ * emitted, the uniform test and the pointer at root * scale + lane's
+ * element. */
+typedef struct PxBGroup {
+	const struct Inst *root;
+	uint32_t scale;
+	int64_t lo, hi;
+	const char *ok, *ptr;
+} PxBGroup;
+/* The leader of a media group (mgroup.c), which tests the group's box
+ * once: x = xr * xs + c, y = yr * ys + c of every member, and the box of
+ * bytes [x0, x1) and rows [y0, y1) from those; the members, the leader
+ * first, and whether the leader makes all their loads at once. */
+typedef struct PxMGroup {
+	const char *ok;       /* (once emitted) the test */
+	const struct Inst *xr, *yr;
+	uint32_t xs, ys;
+	int64_t x0, x1, y0, y1;
+	Inst **m;
+	uint32_t n;
+	bool hoist;
+} PxMGroup;
+/* A value's facts for the PTX back end, one per value id (Px.val): a few
+ * words, as a kernel has one per instruction; what only the leader of a
+ * group of accesses needs hangs off it. */
 typedef struct {
-	struct Layout *lay;   /* where its own registers hold it */
+	struct Layout *lay;   /* where its own registers hold it (vectors;
+	                         scalars have none) */
 	uint32_t *srcregs;    /* rdregion in place: the source register of each */
-	const struct Layout *copy[PX_MAX_COPIES]; /* layouts users read it in */
+	const struct Layout **copy; /* layouts users read it in: ncopies of
+	                         PX_MAX_COPIES, made with the first */
+	const struct Layout *want; /* the layout its users want it in (want.c) */
+	uint64_t umax;        /* integers: every element is in [0, umax]
+	                         (UINT64_MAX: unknown or maybe negative; range.c) */
+	const struct Inst *store_before; /* (on a reader) this value, before it */
+	const struct Inst *rlead; /* (a runtime-offset scalar extract of an SLM
+	                           copy) the first of its block's extracts of the
+	                           same copy at the same runtime offset: it loads
+	                           them all (slm.c px_slm_rextract) */
+	const char *scr;      /* register: the warp's scratch base, once stored */
+	union {               /* by the instruction's kind (read only there): */
+		struct {      /* a block access: */
+			const struct Inst *blead; /* the leader of its group,
+			                 checked once (bgroup.c), ... */
+			int64_t bc;   /* ... at offset root * scale + bc */
+			PxBGroup *bg; /* (a leader) its group */
+		};
+		struct {      /* a media access: */
+			const Inst *mlead; /* the leader of its group (mgroup.c) */
+			PxMGroup *mg; /* (a leader) its group */
+		};
+		const Inst *pair;     /* a wrregion: its first load: the pair's
+		                         load is emitted here (bpair.c) */
+		const Inst *dpair;    /* a cm_dpas: its partner, emitted with it
+		                         as one m16n8k4 (dpair.c) */
+		struct {      /* an SLM gather or scatter: */
+			const Inst *svlead; /* (a member of a merged group) where
+			                 the group's vector accesses are emitted
+			                 (slmvec.c) */
+			struct PxSv *sv; /* (there, or at a refused group's first
+			                 member) the group and its -S note */
+		};
+	};
 	uint32_t ncopies;
-	bool in_slm;          /* also in the warp's SLM scratch (slm.c) ... */
+	uint32_t slm;         /* (in SLM) its byte offset in the scratch, ... */
 	uint32_t slm_pitch;   /* (a copy read only by costly regions) a word of
 	                         padding after every slm_pitch elements, so
 	                         that reading a column is conflict-free; 0: none */
-	uint32_t slm;         /* ... at this byte offset, stored ... */
-	bool store_after;     /* ... right after its definition, or ... */
+	int32_t rkmin, rkmax; /* (on rlead) their constant offsets' range */
+	bool in_slm;          /* also in the warp's SLM scratch (slm.c), ... */
+	bool store_after;     /* ... stored right after its definition, or
+	                         before a reader (store_before) */
 	bool placed;          /* (the store is placed: one of the two) */
 	bool grouped;         /* (a constant extract) a 16-byte load serves it
 	                         and another extract of its block */
 	bool slm_rd;          /* (a constant vector rdregion) read from its
 	                         source's SLM copy, one load per register,
 	                         where its shuffle plan costs more (assign.c) */
-	const struct Inst *store_before; /* (on a reader) this value, before it */
-	const struct Layout *want; /* the layout its users want it in (want.c) */
-	const struct Inst *rlead; /* (a runtime-offset scalar extract of an SLM
-	                           copy) the first of its block's extracts of the
-	                           same copy at the same runtime offset: it loads
-	                           them all (slm.c px_slm_rextract) */
-	int32_t rkmin, rkmax;     /* (on rlead) their constant offsets' range */
-	const char *scr;      /* register: the warp's scratch base, once stored */
-	uint64_t umax;        /* integers: every element is in [0, umax]
-	                         (UINT64_MAX: unknown or maybe negative; range.c) */
 	bool exact;           /* 8/16-bit result known to fit its type: its
 	                         32-bit register needs no normalization */
-	const struct Inst *blead; /* (a block access) the leader of its group,
-	                         checked once (bgroup.c), ... */
-	int64_t bc;           /* ... at offset root * scale + bc */
-	const struct Inst *broot; /* (a leader) the group's root, scale, and */
-	uint32_t bscale;      /* the byte range [lo, hi) of its members */
-	int64_t blo, bhi;     /* relative to root * scale */
-	const char *bok, *bptr; /* (a leader, once emitted) the uniform test and
-	                         the pointer at root * scale + lane's element */
-	const Inst *mlead;    /* (a media access) the leader of its group, which
-	                         tests the group's box once (mgroup.c) */
-	const char *mok;      /* (a leader, once emitted) that test */
-	const Inst *mxr, *myr; /* (a leader) x = mxr * mxs + c, y = myr * mys + c */
-	uint32_t mxs, mys;    /* ... of every member, and the box of bytes */
-	int64_t mx0, mx1, my0, my1; /* [x0, x1) and rows [y0, y1) from those */
-	Inst **mm;            /* (a leader) the members, itself first, ... */
-	uint32_t nm;
-	bool mhoist;          /* ... all loads the leader makes at once */
-	const Inst *pair;     /* (a wrregion) its first load: the pair's load
-	                         is emitted here (bpair.c) */
 	bool skip;            /* emits nothing: part of a pair */
 	bool inb;             /* (a block access in a versioned loop) inside its
 	                         surface in every iteration when the loop's test
 	                         passes: unchecked in its second copy (vloop.c) */
-	const Inst *dpair;    /* (a cm_dpas) its partner, emitted with it as
-	                         one m16n8k4 (dpair.c) */
 	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
-	const Inst *svlead;   /* (a member of a merged group) where the group's
-	                         vector accesses are emitted (slmvec.c) */
-	struct PxSv *sv;      /* (there, or at a refused group's first member)
-	                         the group and its -S note */
 } PxVal;
 
 /* dpas.c's fragment layouts of one cm_dpas, made on first use. */
@@ -99,6 +125,9 @@ typedef struct {
 	Func *f;
 	const EmitOptions *o;
 	Arena *arena;         /* names; lives for the kernel */
+	Arena *tmp;           /* scratch of one decision (assign.c's costs) or
+	                         one instruction's emission (its plans): reset
+	                         after it, so nothing in it is kept */
 	Buf body;             /* instructions, after the declarations */
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
 	Buf entry;            /* blimit.c: per-kernel values, after the prologue */

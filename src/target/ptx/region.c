@@ -300,7 +300,7 @@ void px_emit_copies(Px *p, const Inst *v)
 			continue;
 		}
 		uint32_t s0 = p->nshfl, l0 = p->nselp;
-		LPlan *pl = lay_plan(p->arena, l, pv->lay, NULL);
+		LPlan *pl = lay_plan(p->tmp, l, pv->lay, NULL);
 		px_emit_plan(p, v->ty.elem, d, regs_in(p, v, pv->lay), pl, false, NULL);
 		px_comment(p, "layout: %%%u (%s) as %s: %u shfl + %u selp", v->id,
 		           lay_text(p, pv->lay), lay_text(p, l), p->nshfl - s0, p->nselp - l0);
@@ -350,10 +350,10 @@ static void rd_const(Px *p, Inst *i)
 			mov(p, px_class(i->ty.elem), i->ty.elem, px_own(p, i, r), s[pv->srcregs[r]]);
 		return;
 	}
-	int32_t *map = NEWN(p->arena, int32_t, i->ty.n);
+	int32_t *map = NEWN(p->tmp, int32_t, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++)
 		map[k] = (int32_t)lay_region_index(i->rg, k);
-	px_emit_plan(p, i->ty.elem, regs_in(p, i, dl), s, lay_plan(p->arena, dl, sl, map), false,
+	px_emit_plan(p, i->ty.elem, regs_in(p, i, dl), s, lay_plan(p->tmp, dl, sl, map), false,
 	             sl->canon && dl->canon ? &i->rg : NULL);
 }
 
@@ -569,7 +569,7 @@ static void wr_const(Px *p, Inst *i, const int32_t *inv, const char **bal)
 	if (nw->ty.n > 1) {
 		const Layout *rl = px_read_layout(p, i, 1);
 		const char **ns = regs_in(p, nw, rl);
-		LPlan *pl = lay_plan(p->arena, dl, rl, inv);
+		LPlan *pl = lay_plan(p->tmp, dl, rl, inv);
 		for (uint32_t r = 0; r < dl->nregs; r++)
 			wr_reg(p, i, r, &pl->r[r], ns, bal);
 		return;

@@ -281,18 +281,23 @@ static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
 	}
 }
 
+static bool is_block(const Inst *i)
+{
+	return i->op == Obload || i->op == Obstore;   /* PxVal.blead is theirs */
+}
+
 /* A group of block accesses (bgroup.c) is covered whole or not at all:
  * its leader's test and pointer serve every member. */
 static void whole_groups(Px *p, Func *f)
 {
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			const Inst *ld = p->val[i->id].blead;
+			const Inst *ld = is_block(i) ? p->val[i->id].blead : NULL;
 			if (!ld || p->val[i->id].inb)
 				continue;
 			for (uint32_t c = 0; c < f->nblocks; c++)
 				for (Inst *j = f->blocks[c]->first; j; j = j->next)
-					if (p->val[j->id].blead == ld)
+					if (is_block(j) && p->val[j->id].blead == ld)
 						p->val[j->id].inb = false;
 		}
 }
