@@ -97,6 +97,31 @@ TEST(vloop_tail)
 		h_eq_u32(h, "sums", sums, ws, NT * 32);
 }
 
+TEST(vloop_ahead)
+{
+	enum { NT = 5, N = 1024 };
+	/* {first o, end, bias}: inside; past the end; o + 128 wraps past 2^32
+	 * on the first step and passes the test, then o = 0, 128, ... reads
+	 * past the end (the test before the loop must see the wrap: the first
+	 * offset alone is inside); empty; not a multiple of 128 */
+	static const uint32_t prm[NT][4] = {
+		{0, 384, 0, 0}, {384, 600, 0, 0}, {0xffffff80u, 1024, 0xffffff80u, 0},
+		{64, 150, 0, 0}, {128, 500, 0, 0},
+	};
+	static uint32_t a[N], sums[NT * 32], ws[NT * 32];
+	for (int i = 0; i < N; i++)
+		a[i] = h_rand(h);
+	memset(ws, 0, sizeof ws);
+	for (int t = 0; t < NT; t++)
+		for (uint32_t o = prm[t][0]; o + 128u <= prm[t][1]; o += 128u)
+			for (int k = 0; k < 32; k++)
+				ws[t * 32 + k] += at_u32(a, N, (o - prm[t][2]) * 8u, k) ^ o;
+	HShape sh = GROUPS(1, NT);
+	sh.options = "-fno-bounds-check";
+	if (H_RUN(h, F, "ahead", sh, IN(prm), IN(a), OUT(sums)))
+		h_eq_u32(h, "sums", sums, ws, NT * 32);
+}
+
 const HTest exec_vloop[] = {
-	T(vloop_rows), T(vloop_cols), T(vloop_tail), {0},
+	T(vloop_rows), T(vloop_cols), T(vloop_tail), T(vloop_ahead), {0},
 };

@@ -68,8 +68,9 @@ typedef struct PxLoop {
 	uint32_t nblocks;
 	Inst *iv;             /* the phi of head */
 	int64_t step;         /* > 0 */
-	Inst *bound;          /* stay while iv < bound (le: <=), bound fixed */
-	bool le, head_test;   /* the test is in head on iv (else tail, next) */
+	Inst *bound;          /* stay while iv + d < bound (le: <=), bound fixed */
+	int64_t d;            /* (iv: the value the next iteration would take) */
+	bool le, head_test;   /* the test is in head (else in tail) */
 	uint32_t naccs;
 	Inst **accs;          /* the accesses the test covers ... */
 	uint32_t nspans;
@@ -161,26 +162,32 @@ static bool exit_test(PxLoop *L, Block *x, bool in_head)
 {
 	if (x->jmp.kind != J_CBR || in_loop(L, x->jmp.to[0]) == in_loop(L, x->jmp.to[1]))
 		return false;
-	Inst *c = x->jmp.cond;
-	if (c->ty.n != 1 || (c->op != Olt && c->op != Ole && c->op != Ogt && c->op != Oge))
+	Inst *t = x->jmp.cond;
+	if (t->ty.n != 1 || (t->op != Olt && t->op != Ole && t->op != Ogt && t->op != Oge))
 		return false;
-	Op op = in_loop(L, x->jmp.to[0]) ? c->op : negate(c->op);
-	Inst *a = c->ops[0], *b = c->ops[1];
+	Op op = in_loop(L, x->jmp.to[0]) ? t->op : negate(t->op);
+	Inst *a = t->ops[0], *b = t->ops[1];
 	if (op == Ogt || op == Oge) {   /* a > b is b < a */
-		Inst *t = a;
-		a = b, b = t, op = op == Ogt ? Olt : Ole;
+		Inst *x2 = a;
+		a = b, b = x2, op = op == Ogt ? Olt : Ole;
 	}
 	int64_t k;
 	if (!is_int32(b) || (in_loop(L, b->block) && !const_int(b, &k)))
 		return false;
-	Inst *phi = in_head ? a : a->op == Oadd ? (a->ops[0]->op == Ophi ? a->ops[0] : a->ops[1])
-	                                        : NULL;
-	Inst *next;
-	if (!phi || !is_iv(L, phi, &L->step, &next) || (!in_head && next != a))
-		return false;
-	if (phi->ty.elem != b->ty.elem)
+	/* a = phi + c: in head the value of this iteration, in tail that of
+	 * the next less step */
+	Inst *phi = a, *next;
+	int64_t c = 0;
+	if ((a->op == Oadd || a->op == Osub) && !a->sat && a->ops[0]->op == Ophi &&
+	    const_int(a->ops[1], &c))
+		phi = a->ops[0], c = a->op == Osub ? -c : c;
+	else if (a->op == Oadd && !a->sat && a->ops[1]->op == Ophi && const_int(a->ops[0], &c))
+		phi = a->ops[1];
+	if (!is_iv(L, phi, &L->step, &next) || phi->ty.elem != b->ty.elem ||
+	    a->ty.elem != phi->ty.elem)
 		return false;
 	L->iv = phi, L->bound = b, L->le = op == Ole, L->head_test = in_head;
+	L->d = in_head ? c : c - L->step;
 	return true;
 }
 
@@ -554,20 +561,24 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	else
 		px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", b,
 		       px_reg(p, L->bound, 0));
-	/* lim - iv0, lim the last value the test lets through: in
-	 * [0, 2^32) once clamped at 0, so the division is 32-bit */
+	/* lim - iv0, lim = bound - d (- 1 for <) the last value the test
+	 * lets through, clamped to [0, 2^32): the division is 32-bit (a
+	 * clamp at the top fails the wrap test below) */
+	int64_t lo = sg ? INT32_MIN : 0, hi = sg ? INT32_MAX : (int64_t)UINT32_MAX;
 	px_ins(p, "sub.s64 %s, %s, %s", d, b, e->iv0);
-	if (!L->le)
-		px_ins(p, "sub.s64 %s, %s, 1", d, d);
+	px_ins(p, "sub.s64 %s, %s, %lld", d, d, (long long)(L->d + !L->le));
 	px_ins(p, "max.s64 %s, %s, 0", d, d);
+	px_ins(p, "min.s64 %s, %s, 4294967295", d, d);
 	px_ins(p, "cvt.u32.u64 %s, %s", n, d);
 	px_ins(p, "div.u32 %s, %s, %lld", n, n, (long long)L->step);
 	const char *s = px_tmp(p, RC_B64), *t = px_tmp(p, RC_B64);
 	px_ins(p, "cvt.u64.u32 %s, %s", s, n);
-	/* the last value plus a step must not wrap: iv0 + (s + 1) step */
+	/* the values the test compares, from iv0 + d to the one that ends
+	 * the loop, (last + step) + d, must not wrap the type: then the
+	 * 32-bit compare is the exact one */
 	px_ins(p, "mad.lo.s64 %s, %s, %lld, %s", t, s, (long long)L->step, e->iv0);
-	require(p, e, "le.s64", reg(t, 0),
-	        konst(sg ? INT32_MAX - L->step : (int64_t)UINT32_MAX - L->step));
+	require(p, e, "le.s64", reg(t, 0), konst(hi - L->step - L->d));
+	require(p, e, "ge.s64", reg(e->iv0, 0), konst(lo - L->d));
 	return s;
 }
 
