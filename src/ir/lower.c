@@ -471,11 +471,30 @@ static void simd_jump(L *l, Node *n, bool brk)
 
 /* ---- scalar control flow -------------------------------------------------- */
 
+/* Jumps to t when the scalar condition c holds, else to f: a && b and
+ * a || b as jumps, their short circuit, not as a value merged by a phi,
+ * so each test stays a compare of its own (a loop's bound, for the PTX
+ * back end's loop versioning, ptx/vloop.c). */
+static void branch(L *l, Node *c, Block *t, Block *f)
+{
+	if (c->kind == ND_BINARY && (c->op == P_ANDAND || c->op == P_OROR)) {
+		Block *mid = lw_block(l);
+		if (c->op == P_ANDAND)
+			branch(l, c->lhs, mid, f);
+		else
+			branch(l, c->lhs, t, mid);
+		lw_seal_block(l, mid);
+		lw_set_block(l, mid);
+		branch(l, c->rhs, t, f);
+		return;
+	}
+	lw_cbr(l, lw_cond(l, c), t, f);
+}
+
 static void stmt_if(L *l, Node *n)
 {
-	Inst *c = lw_cond(l, n->cond);
 	Block *bt = lw_block(l), *be = lw_block(l), *join = n->els ? lw_block(l) : be;
-	lw_cbr(l, c, bt, be);
+	branch(l, n->cond, bt, be);
 	lw_seal_block(l, bt);
 	lw_set_block(l, bt);
 	lw_stmt(l, n->then);
@@ -500,7 +519,7 @@ static void loop(L *l, Node *init, Node *cond, Node *inc, Node *body, bool cond_
 	lw_br(l, cond_first ? head : bbody);
 	lw_set_block(l, head);
 	if (cond)
-		lw_cbr(l, lw_cond(l, cond), bbody, exit);
+		branch(l, cond, bbody, exit);
 	else
 		lw_br(l, bbody);
 	Jump j = {.up = l->jump, .brk = exit, .cont = cont};

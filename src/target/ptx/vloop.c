@@ -351,7 +351,8 @@ void px_vloops(Px *p)
 			free = free && !overlaps(f, L, p->vloops[y]);
 		if (!free)
 			continue;
-		if (!exit_test(L, f->blocks[L->head], true) && !exit_test(L, f->blocks[L->tail], false))
+		/* a loop of one block tests at its end: a tail test */
+		if (!exit_test(L, f->blocks[L->tail], false) && !exit_test(L, f->blocks[L->head], true))
 			continue;
 		memset(seen, 0, f->nextid + 1);
 		covered(p, f, L, seen);
