@@ -287,13 +287,16 @@ static void const_slot(Px *p, Inst *i, uint32_t s, Buf *globals)
 		int bytes = px_class(e) == RC_B64 || px_class(e) == RC_F64 ? 8 :
 		            px_class(e) == RC_B16 ? 2 : 4;
 		const char *name = arena_printf(p->arena, "%s_c%u_%u", p->f->name, i->id, s);
-		buf_printf(globals, ".global .align %d .b%d %s[32] = {", bytes, bytes * 8, name);
-		for (uint32_t k = 0; k < 32; k++) {
+		/* a versioned loop's second copy uses the first's table */
+		for (uint32_t k = 0; k < 32 && !p->vcopy; k++) {
 			IrScalar v = k < cnt ? ir_const_at(i, lo + k) : v0;
-			const char *t = imm_text(p, e, v);
-			buf_printf(globals, "%s%s", k ? ", " : "", t);
+			if (!k)
+				buf_printf(globals, ".global .align %d .b%d %s[32] = {", bytes,
+				           bytes * 8, name);
+			buf_printf(globals, "%s%s", k ? ", " : "", imm_text(p, e, v));
+			if (k == 31)
+				buf_puts(globals, "};\n");
 		}
-		buf_puts(globals, "};\n");
 		const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
 		px_ins(p, "mov.u64 %s, %s", a, name);
 		px_ins(p, "mul.wide.u32 %s, %%lane, %d", o, bytes);
@@ -644,6 +647,7 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 			px_emit_copies(p, i);
 		arena_reset(p->tmp);
 	}
+	px_vloop_step(p, bl);
 	if (ok)
 		emit_jump(p, bl);
 	return ok;

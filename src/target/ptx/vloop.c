@@ -57,8 +57,14 @@
  * accesses at offsets R * scale + c (ir_affine) cover, for one root R. */
 typedef struct Span {
 	const Inst *root;
-	uint32_t scale, surf;
+	uint32_t scale, surf, eb;
+	uint32_t naccs;       /* accesses in it */
 	int64_t lo, hi;
+	/* (emitted) in the copy without checks, R * scale + lo + lane * eb at
+	 * this iteration's counter (b32, exact there: inside the surface),
+	 * stepped by delta at the back edge */
+	const char *off, *delta;
+	struct { const char *r; int64_t c; } dstep; /* the step it came from */
 } Span;
 
 typedef struct PxLoop {
@@ -246,14 +252,15 @@ static bool surface_block(Px *p, const Inst *i)
 static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 {
 	const Inst *val = i->op == Obstore ? i->ops[2] : i, *root;
-	uint32_t scale, surf = (uint32_t)i->ops[0]->imm;
-	int64_t c, bytes = (int64_t)val->ty.n * ir_elem_bytes[val->ty.elem];
+	uint32_t scale, surf = (uint32_t)i->ops[0]->imm, eb = (uint32_t)ir_elem_bytes[val->ty.elem];
+	int64_t c, bytes = (int64_t)val->ty.n * eb;
 	ir_affine(i->ops[1], &root, &scale, &c);
 	for (uint32_t k = 0; k < L->nspans; k++) {
 		Span *s = &L->spans[k];
-		if (s->root == root && s->scale == scale && s->surf == surf) {
+		if (s->root == root && s->scale == scale && s->surf == surf && s->eb == eb) {
 			s->lo = c < s->lo ? c : s->lo;
 			s->hi = c + bytes > s->hi ? c + bytes : s->hi;
+			s->naccs++;
 			return;
 		}
 	}
@@ -262,7 +269,7 @@ static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 		memcpy(a, L->spans, *cap * sizeof *a);
 		L->spans = a, *cap *= 2;
 	}
-	L->spans[L->nspans++] = (Span){root, scale, surf, c, c + bytes};
+	L->spans[L->nspans++] = (Span){root, scale, surf, eb, 1, c, c + bytes, NULL, NULL, {0, 0}};
 }
 
 /* The accesses of L the test can cover, and their spans. */
@@ -400,6 +407,8 @@ typedef struct {
 typedef struct {
 	Ex *v;                /* by value id: its value at iv0 ... */
 	bool *done;           /* ... once computed */
+	Ex *dv;               /* by value id: its slope ... */
+	bool *ddone;          /* ... once computed */
 	const char *ok;       /* the test so far */
 	const char *iv0;      /* the induction variable's first value (s64) */
 	const uint8_t *seen;  /* linear()'s findings */
@@ -521,6 +530,8 @@ static Ex slope(Px *p, PxLoop *L, Eval *e, const Inst *v)
 		return konst(0);
 	if (v == L->iv)
 		return konst(1);
+	if (e->ddone[v->id])
+		return e->dv[v->id];
 	const Inst *a = v->ops[0], *b = v->nops > 1 ? v->ops[1] : NULL;
 	int64_t k;
 	Ex x;
@@ -546,7 +557,10 @@ static Ex slope(Px *p, PxLoop *L, Eval *e, const Inst *v)
 		x = slope(p, L, e, a);
 		break;
 	}
-	return clamp(p, e, x, 1ull << 29);
+	x = clamp(p, e, x, 1ull << 29);
+	e->dv[v->id] = x;
+	e->ddone[v->id] = true;
+	return x;
 }
 
 /* The number of steps after the first value that the induction variable
@@ -583,14 +597,46 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	return s;
 }
 
-/* Span sp lies inside its surface, below 2^32, where its root is r. */
-static void inside(Px *p, Eval *e, const Span *sp, Ex r, const char *lim)
+/* Span sp lies inside its surface, below 2^32, where its root is r; its
+ * first byte there (R * scale + lo). */
+static Ex inside(Px *p, Eval *e, const Span *sp, Ex r, const char *lim)
 {
 	r = clamp(p, e, r, 1ull << 40);   /* then r * scale + lo is exact */
 	Ex lo = plus(p, e, times(p, e, r, konst(sp->scale)), konst(sp->lo), false);
 	Ex hi = plus(p, e, lo, konst(sp->hi - sp->lo), false);
 	require(p, e, "ge.s64", lo, konst(0));
 	require(p, e, "le.s64", hi, reg(lim, 0));
+	return lo;
+}
+
+/* b32 register of x's low 32 bits. */
+static const char *low32(Px *p, Ex x)
+{
+	const char *r = px_tmp(p, RC_B32);
+	if (x.r)
+		px_ins(p, "cvt.u32.u64 %s, %s", r, x.r);
+	else
+		px_ins(p, "mov.b32 %s, %u", r, (uint32_t)x.c);
+	return r;
+}
+
+/* The registers of span s for the copy without checks: the lane's byte
+ * at iv0 (from the test's lo), and what it moves per step (slope * step *
+ * scale, modulo 2^32 as the offsets are). */
+static void span_regs(Px *p, PxLoop *L, Span *s, Ex lo, Ex d)
+{
+	s->off = px_tmp(p, RC_B32);
+	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", s->off, s->eb, low32(p, lo));
+	for (uint32_t k = 0; k < L->nspans && !s->delta; k++) {   /* one register a step */
+		const Span *t = &L->spans[k];
+		if (t != s && t->delta && t->scale == s->scale && t->dstep.r == d.r &&
+		    (d.r || t->dstep.c == d.c))
+			s->delta = t->delta;
+	}
+	s->dstep.r = d.r, s->dstep.c = d.c;
+	if (!s->delta)
+		s->delta = low32(p, d.r ? arith(p, "mul", d, konst(s->scale), 0)
+		                        : konst((int64_t)((uint64_t)d.c * s->scale)));
 }
 
 void px_vloop_entry(Px *p, const Block *head)
@@ -603,8 +649,8 @@ void px_vloop_entry(Px *p, const Block *head)
 	px_comment(p, "loop b%u..b%u versioned: %u block access%s (%u span%s) checked here, once",
 	           L->head, L->tail, L->naccs, L->naccs == 1 ? "" : "es", L->nspans,
 	           L->nspans == 1 ? "" : "s");
-	Eval e = {NEWN(p->arena, Ex, n), NEWN(p->arena, bool, n), px_tmp(p, RC_PRED),
-	          px_tmp(p, RC_B64), NULL};
+	Eval e = {NEWN(p->arena, Ex, n), NEWN(p->arena, bool, n), NEWN(p->arena, Ex, n),
+	          NEWN(p->arena, bool, n), px_tmp(p, RC_PRED), px_tmp(p, RC_B64), NULL};
 	uint8_t *seen = NEWN(p->arena, uint8_t, n);
 	e.seen = seen;
 	bool sg = L->iv->ty.elem == E_I32;
@@ -616,7 +662,7 @@ void px_vloop_entry(Px *p, const Block *head)
 	 * limit: the surface's size, at most 2^32 */
 	const char **lims = NEWN(p->arena, const char *, p->f->nparams + 1);
 	for (uint32_t a = 0; a < L->nspans; a++) {
-		const Span *s = &L->spans[a];
+		Span *s = &L->spans[a];
 		if (!lims[s->surf]) {
 			lims[s->surf] = px_tmp(p, RC_B64);
 			px_ins(p, "min.u64 %s, %%ss%u, 4294967296", lims[s->surf], s->surf);
@@ -628,10 +674,63 @@ void px_vloop_entry(Px *p, const Block *head)
 		/* span < 2^32, |d| <= 2^29 step, so the product fits */
 		Ex r1 = plus(p, &e, clamp(p, &e, r0, 1ull << 40),
 		             times(p, &e, clamp(p, &e, d, 1ull << 29), reg(span, UINT32_MAX)), false);
-		inside(p, &e, s, r0, lims[s->surf]);
+		Ex lo = inside(p, &e, s, r0, lims[s->surf]);
 		inside(p, &e, s, r1, lims[s->surf]);
+		if (s->naccs >= 2)
+			span_regs(p, L, s, lo, d);
 	}
 	px_ins(p, "@%s bra.uni $L_%s_b%u_v", e.ok, p->f->name, head->id);
+}
+
+/* The span of covered access i of the loop whose copy is emitted, and its
+ * constant offset c in it (ir_affine: offset R * scale + c). */
+static const Span *span_of(const Px *p, const Inst *i, int64_t *c)
+{
+	const PxLoop *L = p->vcopy;
+	const Inst *root;
+	uint32_t scale;
+	ir_affine(i->ops[1], &root, &scale, c);
+	const Inst *val = i->op == Obstore ? i->ops[2] : i;
+	for (uint32_t k = 0; L && k < L->nspans; k++) {
+		const Span *s = &L->spans[k];
+		if (s->root == root && s->scale == scale && s->surf == (uint32_t)i->ops[0]->imm &&
+		    s->eb == (uint32_t)ir_elem_bytes[val->ty.elem])
+			return s;
+	}
+	return NULL;
+}
+
+const char *px_vloop_address(Px *p, const Inst *i, int64_t *disp)
+{
+	int64_t c;
+	const Span *s = px_unchecked(p, i) ? span_of(p, i, &c) : NULL;
+	if (!s || !s->off)
+		return NULL;
+	const char *a = px_tmp(p, RC_B64);
+	px_ins(p, "mad.wide.u32 %s, %s, 1, %%sb%u", a, s->off, s->surf);
+	*disp = c - s->lo;
+	return a;
+}
+
+bool px_vloop_same_span(const Px *p, const Inst *i, const Inst *j, int64_t *gap)
+{
+	int64_t ci, cj;
+	const Span *s = px_unchecked(p, i) && px_unchecked(p, j) ? span_of(p, i, &ci) : NULL;
+	if (!s || !s->off || s != span_of(p, j, &cj))
+		return false;
+	*gap = cj - ci;
+	return true;
+}
+
+void px_vloop_step(Px *p, const Block *b)
+{
+	const PxLoop *L = p->vcopy;
+	if (!L || b->id != L->tail)
+		return;
+	for (uint32_t k = 0; k < L->nspans; k++)
+		if (L->spans[k].off)
+			px_ins(p, "add.u32 %s, %s, %s", L->spans[k].off, L->spans[k].off,
+			       L->spans[k].delta);
 }
 
 /* emit.c, after block b: the versioned loop whose last block it is. */
