@@ -22,29 +22,39 @@
  * every off(k) between them (it is linear), and each 32-bit offset equals
  * its exact value: every access of the loop is inside.
  *
- * The loop: blocks [head, tail] of the layout, entered only at head, whose
- * one predecessor inside is tail; its induction variable is a phi of head
- * stepped by a positive constant, and the loop stays while iv < bound or
- * iv <= bound (bound fixed before it), tested in head on iv or in tail on
- * the next iv.  Either way the iterations see iv in {iv0 + j step} up to
- * last = iv0 + floor((bound - 1 - iv0) / step) step (iv0 itself even if
- * it fails, harmlessly), provided last + step does not wrap the type (the
- * test checks that too); a head test also runs head's own instructions
- * for the failing iv, so head's accesses are not covered.  Other exits
- * only end the loop sooner.
+ * The loop: the natural loop of a back edge tail -> head (blocks that
+ * reach tail without passing head; the layout need not keep them
+ * together), tail head's one predecessor inside.  Its induction variable
+ * iv is a phi of head stepped by a positive constant; the loop goes on
+ * while iv + c < bound or <= bound (c a constant, bound fixed before the
+ * loop), tested in tail (then on the next iteration's iv: d = c - step)
+ * or in head (on this one's: d = c).  Either way the iterations see iv in
+ * {iv0 + j step} up to last = iv0 + floor((bound - 1 - d - iv0) / step)
+ * step (iv0 itself even if it fails, harmlessly), provided the compared
+ * values from iv0 + d to last + step + d do not wrap the type (the test
+ * checks that too: a wrapped compare may let the loop go on); a head test
+ * also runs head's own instructions for the failing iv, so head's
+ * accesses are not covered.  Other exits only end the loop sooner.
+ * (The lowering keeps each test of a && b its own compare, so `b < p0 +
+ * PTS && b < n` bounds k-means' point loop.)
  *
  * The test (a stub that every entry from outside jumps to, just above the
- * head) computes last and evaluates each covered offset at iv0 and last
- * in 64 bits, exactly: each value's magnitude has a static bound, and
- * where a product could pass 2^62 its operand is checked at run time to
- * stay within a bound that prevents it (real offsets pass; a failure only
- * means the checked copy runs).  One uniform branch then enters the copy
- * without checks.  Loops nest in neither copy: the innermost loop with
- * covered accesses is versioned, loops around it are not.  Not versioned:
- * packed CM threads (a test per segment), the checking mode (its reports
- * name each access), loops whose test would evaluate more than MAX_NODES
- * values.
+ * head) computes last and evaluates, per span of accesses (one root, its
+ * constant offsets' range), the root at iv0 exactly in 64 bits and at
+ * last from its slope (root(last) = root(iv0) + slope * (last - iv0)):
+ * each value's magnitude has a static bound, and where a product could
+ * pass 2^62 an operand is checked at run time to stay within a bound that
+ * prevents it (real offsets pass; a failure only means the checked copy
+ * runs).  One uniform branch then enters the copy without checks.  There
+ * a pair of loads (bpair.c) of one span whose halves are 16 elements
+ * apart is one block load at the span's offset, kept in a register and
+ * stepped at the back edge, instead of per-lane selects and arithmetic.
+ * Loops nest in neither copy: the innermost loop with covered accesses is
+ * versioned, loops around it are not.  Not versioned: packed CM threads
+ * (a test per segment), the checking mode (its reports name each access),
+ * loops whose test would evaluate more than MAX_NODES values.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/cmk_abi.h"
@@ -106,17 +116,17 @@ static bool const_int(const Inst *v, int64_t *k)
 
 /* ---- which loops, which accesses ---------------------------------------- */
 
-/* The natural loop of the back edge tail -> head (head dominates tail):
- * head and every block that reaches tail without passing head, so it is
- * entered at head only.  False unless tail is head's one predecessor
+/* The natural loop of the back edge tail -> head (head dominates tail)
+ * into L->in (a scratch array, cleared here): head and every block that
+ * reaches tail without passing head, so it is entered at head only; its
+ * size and last block.  False unless tail is head's one predecessor
  * inside. */
-static bool natural_loop(Px *p, Func *f, PxLoop *L)
+static bool natural_loop(Func *f, PxLoop *L, Block **work)
 {
 	Block *h = f->blocks[L->head], *t = f->blocks[L->tail];
 	if (!ir_dominates(h, t))
 		return false;
-	L->in = NEWN(p->arena, bool, f->nblocks + 1);
-	Block **work = NEWN(p->arena, Block *, f->nblocks + 1);
+	memset(L->in, 0, f->nblocks);
 	uint32_t n = 0;
 	L->in[h->id] = true;
 	if (!L->in[t->id])
@@ -127,6 +137,7 @@ static bool natural_loop(Px *p, Func *f, PxLoop *L)
 			if (!L->in[b->preds[k]->id])
 				L->in[b->preds[k]->id] = true, work[n++] = b->preds[k];
 	}
+	L->nblocks = 0;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		if (L->in[b])
 			L->nblocks++, L->last = b;
@@ -304,24 +315,23 @@ static bool is_block(const Inst *i)
  * its leader's test and pointer serve every member. */
 static void whole_groups(Px *p, Func *f)
 {
-	for (uint32_t b = 0; b < f->nblocks; b++)
-		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			const Inst *ld = is_block(i) ? p->val[i->id].blead : NULL;
-			if (!ld || p->val[i->id].inb)
-				continue;
-			for (uint32_t c = 0; c < f->nblocks; c++)
-				for (Inst *j = f->blocks[c]->first; j; j = j->next)
-					if (is_block(j) && p->val[j->id].blead == ld)
-						p->val[j->id].inb = false;
-		}
+	bool *bad = NEWN(p->arena, bool, f->nextid + 1);   /* by leader */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			for (Inst *i = f->blocks[b]->first; i; i = i->next) {
+				const Inst *ld = is_block(i) ? p->val[i->id].blead : NULL;
+				if (ld && !pass && !p->val[i->id].inb)
+					bad[ld->id] = true;
+				if (ld && pass && bad[ld->id])
+					p->val[i->id].inb = false;
+			}
 }
 
-static bool overlaps(const Func *f, const PxLoop *a, const PxLoop *b)
+static int by_size(const void *a, const void *b)
 {
-	for (uint32_t k = 0; k < f->nblocks; k++)
-		if (a->in[k] && b->in[k])
-			return true;
-	return false;
+	const PxLoop *x = a, *y = b;
+	return x->nblocks != y->nblocks ? (x->nblocks < y->nblocks ? -1 : 1)
+	                                : (x->head < y->head ? -1 : x->head > y->head);
 }
 
 void px_vloops(Px *p)
@@ -329,9 +339,13 @@ void px_vloops(Px *p)
 	Func *f = p->f;
 	if (p->o->no_loop_versions || px_checking(p) || p->lanes < 32)
 		return;
-	/* candidates, innermost (fewest blocks) first */
+	/* candidates, innermost (fewest blocks) first; each loop's blocks
+	 * are found in one scratch array, again when its turn comes, so
+	 * memory grows with the loops versioned, not with all loops */
 	ir_dominators(f);
 	PxLoop *c = NEWN(p->arena, PxLoop, 2 * f->nblocks + 1);
+	bool *in = NEWN(p->arena, bool, f->nblocks + 1), *taken = NEWN(p->arena, bool, f->nblocks + 1);
+	Block **work = NEWN(p->arena, Block *, f->nblocks + 1);
 	uint32_t nc = 0;
 	for (uint32_t b = 0; b < f->nblocks; b++) {
 		Block *bl = f->blocks[b];
@@ -339,23 +353,20 @@ void px_vloops(Px *p)
 			Block *to = bl->jmp.to[k];
 			if (!to || (k == 1 && to == bl->jmp.to[0]))
 				continue;
-			c[nc] = (PxLoop){.head = to->id, .tail = b};
-			if (natural_loop(p, f, &c[nc]))
+			c[nc] = (PxLoop){.head = to->id, .tail = b, .in = in};
+			if (natural_loop(f, &c[nc], work))
 				nc++;
 		}
 	}
-	for (uint32_t x = 1; x < nc; x++)
-		for (uint32_t y = x; y > 0 && c[y].nblocks < c[y - 1].nblocks; y--) {
-			PxLoop t = c[y];
-			c[y] = c[y - 1], c[y - 1] = t;
-		}
+	qsort(c, nc, sizeof *c, by_size);
 	uint8_t *seen = NEWN(p->arena, uint8_t, f->nextid + 1);
 	p->vloops = NEWN(p->arena, PxLoop *, f->nblocks + 1);
 	for (uint32_t x = 0; x < nc; x++) {
 		PxLoop *L = &c[x];
+		natural_loop(f, L, work);
 		bool free = true;
-		for (uint32_t y = 0; y < p->nvloops; y++)
-			free = free && !overlaps(f, L, p->vloops[y]);
+		for (uint32_t b = 0; b < f->nblocks && free; b++)
+			free = !(in[b] && taken[b]);
 		if (!free)
 			continue;
 		/* a loop of one block tests at its end: a tail test */
@@ -367,6 +378,10 @@ void px_vloops(Px *p)
 			continue;
 		for (uint32_t k = 0; k < L->naccs; k++)
 			p->val[L->accs[k]->id].inb = true;
+		L->in = NEWN(p->arena, bool, f->nblocks + 1);
+		memcpy(L->in, in, f->nblocks);
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			taken[b] = taken[b] || in[b];
 		p->vloops[p->nvloops++] = L;
 	}
 	whole_groups(p, f);
