@@ -647,7 +647,6 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 			px_emit_copies(p, i);
 		arena_reset(p->tmp);
 	}
-	px_vloop_step(p, bl);
 	if (ok)
 		emit_jump(p, bl);
 	return ok;

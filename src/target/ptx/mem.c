@@ -530,18 +530,6 @@ bool px_pair_load(Px *p, Inst *w2)
 	for (uint32_t s = 0; s < SLOTS(w2->ty.n); s++)
 		if (s != slot)
 			px_ins(p, "mov.%s %s, %s", px_bits(e), px_own(p, w2, s), px_reg(p, d, s));
-	/* in a versioned loop's copy, o2 = o1 + 16 elements of one span: one
-	 * block of 32 at the span's stepped offset (vloop.c), where the pair
-	 * otherwise selects each lane's offset and computes its address
-	 * (the paper's dgemm: 2.65 -> 2.02 SASS per DFMA; a lone block
-	 * addressed so instead was no cheaper, the paper's sgemm 1.79 ->
-	 * 1.91 per FFMA, sm_90) */
-	int64_t gap, disp;
-	if (px_vloop_same_span(p, l1, l2, &gap) && gap == 16 * eb) {
-		const char *sa = px_vloop_address(p, l1, &disp);
-		block_access(p, &w, false, e, px_own(p, w2, slot), sa, disp, NULL, block_align(l1));
-		return true;
-	}
 	/* lanes 0..15 at o1, 16..31 at o2, each at its lane % 16 */
 	const char *off = px_tmp(p, RC_B32), *x = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
 	px_ins(p, "selp.b32 %s, %s, %s, %s", off, px_reg(p, l1->ops[1], 0),

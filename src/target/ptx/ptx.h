@@ -306,13 +306,6 @@ bool px_unchecked(const Px *p, const Inst *i); /* i needs no check here */
  * a loop's unchecked copy, "_in" (the test) entering a versioned loop. */
 const char *px_vloop_suffix(const Px *p, const Block *to);
 void px_vloop_entry(Px *p, const Block *head);   /* the test, before head */
-/* In the copy without checks: the address (b64, lane's element 0) of
- * covered access i less *disp bytes, from its span's stepped offset; NULL
- * when i has none.  px_vloop_same_span: i and j share one, j *gap bytes
- * after i.  px_vloop_step: the spans' steps, at the end of the tail. */
-const char *px_vloop_address(Px *p, const Inst *i, int64_t *disp);
-bool px_vloop_same_span(const Px *p, const Inst *i, const Inst *j, int64_t *gap);
-void px_vloop_step(Px *p, const Block *b);
 const struct PxLoop *px_vloop_ending(const Px *p, const Block *b);
 bool px_vloop_has(const struct PxLoop *L, const Block *b);
 /* range.c: PxVal.umax and .exact of every integer value. */

@@ -45,10 +45,11 @@
  * each value's magnitude has a static bound, and where a product could
  * pass 2^62 an operand is checked at run time to stay within a bound that
  * prevents it (real offsets pass; a failure only means the checked copy
- * runs).  One uniform branch then enters the copy without checks.  There
- * a pair of loads (bpair.c) of one span whose halves are 16 elements
- * apart is one block load at the span's offset, kept in a register and
- * stepped at the back edge, instead of per-lane selects and arithmetic.
+ * runs).  One uniform branch then enters the copy without checks.
+ * (Tried and dropped: in that copy, offsets kept per span in registers
+ * stepped at the back edge, for the pairs of bpair.c: the paper's dgemm
+ * 2.65 -> 2.02 SASS per DFMA, yet 11.8 -> 14.4 ms on an H100; for single
+ * blocks, more SASS in the paper's sgemm.)
  * Loops nest in neither copy: the innermost loop with covered accesses is
  * versioned, loops around it are not.  Not versioned: packed CM threads
  * (a test per segment), the checking mode (its reports name each access),
@@ -68,13 +69,7 @@
 typedef struct Span {
 	const Inst *root;
 	uint32_t scale, surf, eb;
-	uint32_t naccs;       /* accesses in it */
 	int64_t lo, hi;
-	/* (emitted) in the copy without checks, R * scale + lo + lane * eb at
-	 * this iteration's counter (b32, exact there: inside the surface),
-	 * stepped by delta at the back edge */
-	const char *off, *delta;
-	struct { const char *r; int64_t c; } dstep; /* the step it came from */
 } Span;
 
 typedef struct PxLoop {
@@ -271,7 +266,6 @@ static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 		if (s->root == root && s->scale == scale && s->surf == surf && s->eb == eb) {
 			s->lo = c < s->lo ? c : s->lo;
 			s->hi = c + bytes > s->hi ? c + bytes : s->hi;
-			s->naccs++;
 			return;
 		}
 	}
@@ -280,7 +274,7 @@ static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 		memcpy(a, L->spans, *cap * sizeof *a);
 		L->spans = a, *cap *= 2;
 	}
-	L->spans[L->nspans++] = (Span){root, scale, surf, eb, 1, c, c + bytes, NULL, NULL, {0, 0}};
+	L->spans[L->nspans++] = (Span){root, scale, surf, eb, c, c + bytes};
 }
 
 /* The accesses of L the test can cover, and their spans. */
@@ -612,46 +606,14 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	return s;
 }
 
-/* Span sp lies inside its surface, below 2^32, where its root is r; its
- * first byte there (R * scale + lo). */
-static Ex inside(Px *p, Eval *e, const Span *sp, Ex r, const char *lim)
+/* Span sp lies inside its surface, below 2^32, where its root is r. */
+static void inside(Px *p, Eval *e, const Span *sp, Ex r, const char *lim)
 {
 	r = clamp(p, e, r, 1ull << 40);   /* then r * scale + lo is exact */
 	Ex lo = plus(p, e, times(p, e, r, konst(sp->scale)), konst(sp->lo), false);
 	Ex hi = plus(p, e, lo, konst(sp->hi - sp->lo), false);
 	require(p, e, "ge.s64", lo, konst(0));
 	require(p, e, "le.s64", hi, reg(lim, 0));
-	return lo;
-}
-
-/* b32 register of x's low 32 bits. */
-static const char *low32(Px *p, Ex x)
-{
-	const char *r = px_tmp(p, RC_B32);
-	if (x.r)
-		px_ins(p, "cvt.u32.u64 %s, %s", r, x.r);
-	else
-		px_ins(p, "mov.b32 %s, %u", r, (uint32_t)x.c);
-	return r;
-}
-
-/* The registers of span s for the copy without checks: the lane's byte
- * at iv0 (from the test's lo), and what it moves per step (slope * step *
- * scale, modulo 2^32 as the offsets are). */
-static void span_regs(Px *p, PxLoop *L, Span *s, Ex lo, Ex d)
-{
-	s->off = px_tmp(p, RC_B32);
-	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", s->off, s->eb, low32(p, lo));
-	for (uint32_t k = 0; k < L->nspans && !s->delta; k++) {   /* one register a step */
-		const Span *t = &L->spans[k];
-		if (t != s && t->delta && t->scale == s->scale && t->dstep.r == d.r &&
-		    (d.r || t->dstep.c == d.c))
-			s->delta = t->delta;
-	}
-	s->dstep.r = d.r, s->dstep.c = d.c;
-	if (!s->delta)
-		s->delta = low32(p, d.r ? arith(p, "mul", d, konst(s->scale), 0)
-		                        : konst((int64_t)((uint64_t)d.c * s->scale)));
 }
 
 void px_vloop_entry(Px *p, const Block *head)
@@ -677,7 +639,7 @@ void px_vloop_entry(Px *p, const Block *head)
 	 * limit: the surface's size, at most 2^32 */
 	const char **lims = NEWN(p->arena, const char *, p->f->nparams + 1);
 	for (uint32_t a = 0; a < L->nspans; a++) {
-		Span *s = &L->spans[a];
+		const Span *s = &L->spans[a];
 		if (!lims[s->surf]) {
 			lims[s->surf] = px_tmp(p, RC_B64);
 			px_ins(p, "min.u64 %s, %%ss%u, 4294967296", lims[s->surf], s->surf);
@@ -689,63 +651,10 @@ void px_vloop_entry(Px *p, const Block *head)
 		/* span < 2^32, |d| <= 2^29 step, so the product fits */
 		Ex r1 = plus(p, &e, clamp(p, &e, r0, 1ull << 40),
 		             times(p, &e, clamp(p, &e, d, 1ull << 29), reg(span, UINT32_MAX)), false);
-		Ex lo = inside(p, &e, s, r0, lims[s->surf]);
+		inside(p, &e, s, r0, lims[s->surf]);
 		inside(p, &e, s, r1, lims[s->surf]);
-		if (s->naccs >= 2)
-			span_regs(p, L, s, lo, d);
 	}
 	px_ins(p, "@%s bra.uni $L_%s_b%u_v", e.ok, p->f->name, head->id);
-}
-
-/* The span of covered access i of the loop whose copy is emitted, and its
- * constant offset c in it (ir_affine: offset R * scale + c). */
-static const Span *span_of(const Px *p, const Inst *i, int64_t *c)
-{
-	const PxLoop *L = p->vcopy;
-	const Inst *root;
-	uint32_t scale;
-	ir_affine(i->ops[1], &root, &scale, c);
-	const Inst *val = i->op == Obstore ? i->ops[2] : i;
-	for (uint32_t k = 0; L && k < L->nspans; k++) {
-		const Span *s = &L->spans[k];
-		if (s->root == root && s->scale == scale && s->surf == (uint32_t)i->ops[0]->imm &&
-		    s->eb == (uint32_t)ir_elem_bytes[val->ty.elem])
-			return s;
-	}
-	return NULL;
-}
-
-const char *px_vloop_address(Px *p, const Inst *i, int64_t *disp)
-{
-	int64_t c;
-	const Span *s = px_unchecked(p, i) ? span_of(p, i, &c) : NULL;
-	if (!s || !s->off)
-		return NULL;
-	const char *a = px_tmp(p, RC_B64);
-	px_ins(p, "mad.wide.u32 %s, %s, 1, %%sb%u", a, s->off, s->surf);
-	*disp = c - s->lo;
-	return a;
-}
-
-bool px_vloop_same_span(const Px *p, const Inst *i, const Inst *j, int64_t *gap)
-{
-	int64_t ci, cj;
-	const Span *s = px_unchecked(p, i) && px_unchecked(p, j) ? span_of(p, i, &ci) : NULL;
-	if (!s || !s->off || s != span_of(p, j, &cj))
-		return false;
-	*gap = cj - ci;
-	return true;
-}
-
-void px_vloop_step(Px *p, const Block *b)
-{
-	const PxLoop *L = p->vcopy;
-	if (!L || b->id != L->tail)
-		return;
-	for (uint32_t k = 0; k < L->nspans; k++)
-		if (L->spans[k].off)
-			px_ins(p, "add.u32 %s, %s, %s", L->spans[k].off, L->spans[k].off,
-			       L->spans[k].delta);
 }
 
 /* emit.c, after block b: the versioned loop whose last block it is. */
