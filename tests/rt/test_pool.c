@@ -7,8 +7,9 @@
  *   thread enters a job after it returned; also from 4 host threads, each
  *   with its own pool, and from 4 host threads taking turns on one pool.
  *   launch_*: 4 host threads launching short kernels on one device of 4
- *   threads ($CMETAL_CPU_THREADS), groups of 1 thread and groups of 4
- *   threads with barriers (fibers), each result checked.
+ *   threads ($CMETAL_CPU_THREADS), groups of 1 thread, groups of 4 threads
+ *   without barriers and groups of 4 threads with barriers (fibers), each
+ *   result checked.
  * Run it under ThreadSanitizer with tests/rt/run.sh build-tsan. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -142,6 +143,12 @@ static const char src[] =
 	"#include <cm/cm.h>\n"
 	"extern \"C\" _GENX_MAIN_ void ids(SurfaceIndex o [[type(\"buffer_t\")]], int v)\n"
 	"{ vector<int, 4> x = v + cm_group_id(0); write(o, 16 * cm_group_id(0), x); }\n"
+	"extern \"C\" _GENX_MAIN_ void ids4(SurfaceIndex o [[type(\"buffer_t\")]], int v)\n"
+	"{\n"
+	"    uint t = cm_group_id(0) * 4 + cm_local_id(0);\n"
+	"    vector<int, 4> x = v + cm_group_id(0) * 4 + (cm_local_id(0) + 1) % 4;\n"
+	"    write(o, 16 * t, x);\n"
+	"}\n"
 	"extern \"C\" _GENX_MAIN_ void bar(SurfaceIndex o [[type(\"buffer_t\")]], int v)\n"
 	"{\n"
 	"    cm_slm_init(16);\n"
@@ -161,22 +168,25 @@ static cmetal_device *dev;
 static cmetal_program *prog;
 static atomic_int launch_failures;
 
-/* One host thread's launches: groups of 1 thread writing v + group, and
- * groups of 4 threads passing values round a ring through SLM. */
+/* One host thread's launches: groups of 1 thread writing v + group,
+ * groups of 4 threads without barriers writing what the ring below would,
+ * and groups of 4 threads passing values round a ring through SLM
+ * (fibers). */
 static void *launcher(void *arg)
 {
 	int id = (int)(intptr_t)arg, out[64 * 4 * 4];
-	cmetal_kernel *k[2] = {NULL, NULL};
+	cmetal_kernel *k[3] = {NULL, NULL, NULL};
 	cmetal_buffer *b = NULL;
-	if (cmetal_kernel_create(prog, "ids", &k[0]) || cmetal_kernel_create(prog, "bar", &k[1]) ||
+	if (cmetal_kernel_create(prog, "ids", &k[0]) || cmetal_kernel_create(prog, "ids4", &k[1]) ||
+	    cmetal_kernel_create(prog, "bar", &k[2]) ||
 	    cmetal_buffer_create(dev, sizeof out, &b)) {
 		atomic_fetch_add(&launch_failures, 1);
 		goto out;
 	}
 	for (int n = 0; n < 150 && !atomic_load(&launch_failures); n++) {
-		int bar = n % 3 == 2, v = id * 100000 + n * 100;
-		uint32_t groups = 1 + (uint32_t)(n * 7 + id) % 64, T = bar ? 4 : 1;
-		cmetal_kernel *kk = k[bar];
+		int kind = n % 3, v = id * 100000 + n * 100;
+		uint32_t groups = 1 + (uint32_t)(n * 7 + id) % 64, T = kind ? 4 : 1;
+		cmetal_kernel *kk = k[kind];
 		if (cmetal_kernel_set_arg_buffer(kk, 0, b) || cmetal_kernel_set_arg(kk, 1, 4, &v) ||
 		    cmetal_launch_groups(kk, (uint32_t[3]){groups, 1, 1}, (uint32_t[3]){T, 1, 1},
 		                         NULL) ||
@@ -187,7 +197,7 @@ static void *launcher(void *arg)
 		}
 		for (uint32_t g = 0; g < groups; g++)
 			for (uint32_t l = 0; l < T; l++) {
-				int want = bar ? v + (int)(g * 4 + (l + 1) % 4) : v + (int)g;
+				int want = kind ? v + (int)(g * 4 + (l + 1) % 4) : v + (int)g;
 				if (out[(g * T + l) * 4] != want) {
 					if (atomic_fetch_add(&launch_failures, 1) < 5)
 						printf("    thread %d launch %d: group %u thread %u has %d, want %d\n",
@@ -199,7 +209,7 @@ static void *launcher(void *arg)
 out:
 	if (b)
 		cmetal_buffer_release(b);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (k[i])
 			cmetal_kernel_release(k[i]);
 	return NULL;
