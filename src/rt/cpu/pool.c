@@ -16,8 +16,10 @@
  * per bitonic pass, per scan level).  A launch that waited for every pool
  * thread to check in (this pool until 2026-11-27) paid the wake-up even
  * when the caller had done all the work: 64 empty groups took 9-43 us,
- * now 2.6-3.4 us (bench/cpu/launch.c, 2 cores); scan-f32 2^20 (cm row)
- * went from 0.97 to 0.55-0.60 ms.  Nothing spins by default.
+ * now 2.6-3.4 us (bench/cpu/launch.c, 2 cores).  With a busy loop beside
+ * it, bitonic 2^16 (a launch per pass) went from 2.17 to 1.88 ms and the
+ * one-launch scan-f32 2^20 from 0.97 to 0.55-0.60; on a quieter machine
+ * the difference was within the noise.  Nothing spins by default.
  *
  * With $CMETAL_CPU_SPIN_US set, both sides spin that long on the atomic
  * generation / entered count before they sleep, so a launch that follows
