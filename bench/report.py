@@ -23,6 +23,7 @@ import csv
 import glob
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -147,6 +148,16 @@ VENDOR = {"linear": ["npp"], "bitonic": ["cub-radix", "cub-merge"],
 # CM variants with a target of their own: the radix sort against CUB's.
 VARIANT_VENDOR = {("bitonic", "cm-radix"): ["cub-radix"]}
 MEMORY_BOUND = ("linear", "histogram", "spmv", "transpose", "scan-i32", "scan-f32")
+# CPU: workloads whose CM algorithm matches the C reference's (issue 15):
+# CM on the device's threads within 2x of plain C on one thread, per core.
+PER_CORE = ("linear", "histogram", "kmeans", "spmv", "transpose", "sgemm", "dgemm",
+            "scan-i32", "scan-f32")
+
+
+def driver_threads(driver):
+    """The OS threads a CPU row ran on, from "... (2 threads)"; 1 if unsaid."""
+    m = re.search(r"\((\d+) threads?\)", driver)
+    return int(m.group(1)) if m else 1
 
 
 def target_rows(rows, refs):
@@ -181,6 +192,11 @@ def target_rows(rows, refs):
                 out.append((w, size, dev, "%.1fx the SIMT baseline" % m, "%.2fx" % simt, simt >= m))
         if not gpu and simt is not None:
             out.append((w, size, dev, "1.0x OpenCL on PoCL", "%.2fx" % simt, simt >= 1.0))
+        c = impls.get("c")
+        if not gpu and w in PER_CORE and c and c["time_ms"] > 0:
+            pc = cm["time_ms"] * driver_threads(cm["driver"]) / c["time_ms"]
+            out.append((w, size, dev, "within 2x of plain C per core (time x threads / C)",
+                        "%.2fx" % pc, pc <= 2.0))
         for v in VENDOR.get(w, []) if gpu else []:
             rv = ratio(v)
             if rv is not None:

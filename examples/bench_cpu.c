@@ -175,8 +175,8 @@ int main(int argc, char **argv)
 	       gb / (mcm / 1e3));
 	printf("  C loop, -O3 -march=native, pthreads:     %8.2f ms  %6.2f GB/s\n", mc,
 	       gb / (mc / 1e3));
-	printf("  ratio CM / C: %.2fx (target <= 1.5x): %s\n", mcm / mc,
-	       mcm / mc <= 1.5 ? "met" : "MISSED");
+	printf("  ratio CM / C: %.2fx (target <= 1.1x, issue 15): %s\n", mcm / mc,
+	       mcm / mc <= 1.1 ? "met" : "MISSED");
 
 	/* (b) the same source and options again: a cache hit */
 	double hit[100];

@@ -111,11 +111,13 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	Restore r;
 
 	cmetal_program *p;
+	uint64_t kind = 0;
 
 	cmb_reset();
 	if (v->plain)
 		da = db = 1, fa = fb = 1;
-	p = cmb_build(dev, v->prog, NULL);
+	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
+	p = cmb_build(dev, v->prog, kind == 1 ? NULL : "-DCPU_SHAPE");
 	k = p ? cmb_kernel(p, v->kernel) : NULL;
 	if (k && (ba = cmb_buffer(dev, abytes, in->a)) && (bb = cmb_buffer(dev, abytes, v->bt ? in->bt : in->b)) &&
 	    (bc = cmb_buffer(dev, bytes, in->c0)) &&

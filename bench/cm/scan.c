@@ -2,9 +2,13 @@
  * buffers (rotated copies when small, restored untimed before each run
  * since the scan is in place), checked bit for bit (int32) or with
  * check_scan_f32.  Two rows per case:
- *   cm        one scan_tiles launch (single pass, decoupled look-back) per
- *             task; its state buffer starts zeroed and is reset by the
- *             kernel itself, so it is shared by every task and run;
+ *   cm        the shape for the device (scan.cm says why):
+ *             GPU: one scan_tiles launch (single pass, decoupled
+ *             look-back) per task; its state buffer starts zeroed and is
+ *             reset by the kernel itself, so it is shared by every task
+ *             and run.  CPU: reduce, carry and scan_apply_serial (blocks
+ *             of 32 scanned by a serial chain) in one task; scan_tiles is
+ *             run and checked too (make test covers it), untimed;
  *   cm-paper  the paper's reduce, carry and apply launches in one task.
  * On the CPU device scan_tiles is safe too: its threads take tile numbers
  * in the order pool workers start them (one group at a time per worker,
@@ -39,8 +43,8 @@ static int restore(void *ctx, int rot)
 
 /* Runs task[0] twice, checking buf[0] after each (the second run checks
  * that a launch leaves scan_tiles' state ready for the next), then times
- * the tasks; -1 on error. */
-static double check_and_time(Scan *s, cmetal_task **task, const char **err)
+ * the tasks when timed; -1 on error or untimed. */
+static double check_and_time(Scan *s, cmetal_task **task, int timed, const char **err)
 {
 	char *got = xmalloc(s->bytes), *want = xmalloc(s->bytes);
 	double ms = -1;
@@ -52,7 +56,7 @@ static double check_and_time(Scan *s, cmetal_task **task, const char **err)
 			break;
 		*err = s->fp ? check_scan_f32((float *)s->in, (float *)got, s->n)
 			     : check_bytes(got, want, s->bytes);
-		if (k == 1)
+		if (k == 1 && timed)
 			ms = cmb_time(task, s->nrot, restore, s);
 	}
 	free(got), free(want);
@@ -78,12 +82,14 @@ static int add(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *a,
 	       cmb_add_1d(t, k, 1, 1) || cmb_check(cmetal_task_add_sync(t), "sync");
 }
 
-/* The paper's three launches; the row is impl cm-paper. */
-static void paper(Scan *s, const BenchCase *c, const char *device)
+/* Three launches, reduce, carry and apply (scan_apply: the paper's, row
+ * cm-paper; scan_apply_serial: the CPU's, row cm). */
+static void passes(Scan *s, const BenchCase *c, const char *device, const char *apply,
+		   const char *impl)
 {
 	uint32_t chunks = (uint32_t)((s->n + CHUNK - 1) / CHUNK), un = (uint32_t)s->n;
 	cmetal_kernel *kr = cmb_kernel(s->p, "scan_reduce"), *kc = cmb_kernel(s->p, "scan_carry");
-	cmetal_kernel *ka = cmb_kernel(s->p, "scan_apply");
+	cmetal_kernel *ka = cmb_kernel(s->p, apply);
 	cmetal_buffer *sums = ka ? cmb_buffer(s->dev, ((size_t)chunks + 31) / 32 * 128, NULL) : NULL;
 	cmetal_task *task[8] = { 0 };
 	const char *unit, *err = NULL;
@@ -95,9 +101,9 @@ static void paper(Scan *s, const BenchCase *c, const char *device)
 		    add(task[i], ka, s->buf[i], sums, un, chunks, chunks))
 			break;
 	if (!cmb_error())
-		ms = check_and_time(s, task, &err);
+		ms = check_and_time(s, task, 1, &err);
 	if (!cmb_error())
-		cmb_row_as(c, device, "cm-paper", ms, work, unit, err);
+		cmb_row_as(c, device, impl, ms, work, unit, err);
 	release_tasks(task, s->nrot);
 	if (sums)
 		cmetal_buffer_release(sums);
@@ -109,8 +115,9 @@ static void paper(Scan *s, const BenchCase *c, const char *device)
 		cmetal_kernel_release(ka);
 }
 
-/* One scan_tiles launch per task; the row is impl cm. */
-static void tiles(Scan *s, const BenchCase *c, const char *device)
+/* One scan_tiles launch per task; the row is impl cm when timed, else
+ * only a failed check prints one. */
+static void tiles(Scan *s, const BenchCase *c, const char *device, int timed)
 {
 	uint32_t ntiles = (uint32_t)((s->n + TILE - 1) / TILE);
 	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
@@ -125,8 +132,8 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, 4))
 			break;
 	if (!cmb_error())
-		ms = check_and_time(s, task, &err);
-	if (!cmb_error())
+		ms = check_and_time(s, task, timed, &err);
+	if (!cmb_error() && (timed || err))
 		cmb_row(c, device, ms, work, unit, err);
 	release_tasks(task, s->nrot);
 	if (st)
@@ -138,11 +145,12 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 {
 	Scan s = { .dev = dev, .n = (size_t)1 << c->p[0], .fp = (int)c->p[1] };
+	uint64_t kind = 0;
 	int i;
 	s.bytes = s.n * 4;
 	s.nrot = bench_nrot(s.bytes);
 	s.in = xmalloc(s.bytes * s.nrot);
-	s.p = cmb_build(dev, "scan", s.fp ? "-DT=float" : "-DT=uint");
+	s.p = cmb_build(dev, "scan", s.fp ? "-DT=float" : "-DT=uint -DT_INT");
 	for (i = 0; i < s.nrot; i++)
 		(s.fp ? (void (*)(void *, size_t, uint64_t))gen_f32
 		      : (void (*)(void *, size_t, uint64_t))gen_i32)(s.in + s.bytes * i, s.n,
@@ -150,13 +158,16 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 	for (i = 0; s.p && i < s.nrot; i++)
 		if (!(s.buf[i] = cmb_buffer(dev, s.bytes, s.in + s.bytes * i)))
 			break;
+	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
+	if (!cmb_error() && kind != 1)
+		passes(&s, c, device, "scan_apply_serial", "cm");
 	if (!cmb_error())
-		tiles(&s, c, device);
+		tiles(&s, c, device, kind == 1);
 	if (cmb_error())
 		cmb_fail(c, device, cmb_error());
 	cmb_reset();
 	if (s.p && !cmb_error())
-		paper(&s, c, device);
+		passes(&s, c, device, "scan_apply", "cm-paper");
 	if (cmb_error())
 		cmb_fail(c, device, cmb_error());
 	for (i = 0; i < s.nrot; i++)

@@ -11,7 +11,9 @@
 
 /* pool.c */
 /* A fixed set of OS threads that run one job at a time: fn(ctx, worker)
- * is called once on every worker (worker 0 is the caller's thread). */
+ * is called on the caller's thread (worker 0) and on every pool thread that
+ * wakes before the caller's call returns, at most once each; fn must take
+ * its work from something shared, as any of them may find none left. */
 typedef void (*CpuJobFn)(void *ctx, int worker);
 typedef struct CpuPool {
 	pthread_mutex_t mu;
@@ -21,7 +23,8 @@ typedef struct CpuPool {
 	pthread_t *threads;         /* n - 1, started on first use */
 	bool started, quit;
 	_Atomic uint64_t gen;       /* job generation (and quit) */
-	_Atomic uint64_t running;   /* pool threads still in the job */
+	_Atomic uint64_t job;       /* generation, closed bit, threads inside
+	                             * (pool.c: job_enter) */
 	CpuJobFn fn;
 	void *ctx;
 } CpuPool;

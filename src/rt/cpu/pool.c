@@ -1,19 +1,33 @@
 /* pool.c — the CPU device's OS threads.  One job runs at a time: the caller
- * publishes fn/ctx under a new generation, every pool thread and the caller
- * itself call fn(ctx, worker), and the caller waits for all to return.  The
- * threads start on the first job so that opening a device is cheap.
+ * publishes fn/ctx under a new generation, wakes the pool threads and calls
+ * fn(ctx, 0) itself; a pool thread that wakes while the job is still open
+ * enters it and calls fn(ctx, worker).  fn takes work from a shared counter
+ * until none is left, so the job is done when every caller of fn has
+ * returned.  When the caller's fn returns it closes the job: pool threads
+ * that have not entered by then never will (they go back to sleep), and the
+ * caller waits only for those inside.  The threads start on the first job so
+ * that opening a device is cheap.
  *
- * Waking a thread sleeping on a condition variable costs several
- * microseconds (a futex wake, then the scheduler), more than a small
- * kernel's whole launch, and programs launch kernels back to back (one
- * launch per bitonic pass, per scan level).  With $CMETAL_CPU_SPIN_US set,
- * both sides spin that long on the atomic generation / running count
- * before they sleep, so a launch that follows another within that time
- * starts without a wake-up.  That pays only when the device's threads have
- * cores to themselves: on a machine with more runnable threads than cores
- * a spinning thread takes the core from the one it waits for (bitonic on 2
- * loaded cores: 25 ms without spinning, 75-360 ms with 20 us), so the
- * default is not to spin. */
+ * Why a late thread is shut out rather than waited for: waking a thread
+ * sleeping on a condition variable costs several microseconds (a futex
+ * wake, then the scheduler), on a busy VM up to milliseconds (the old pool's
+ * worker once took no group of a 1.7 ms spmv launch), more than a short
+ * launch's whole run, and programs launch kernels back to back (one launch
+ * per bitonic pass, per scan level).  A launch that waited for every pool
+ * thread to check in (this pool until 2026-11-27) paid the wake-up even
+ * when the caller had done all the work: 64 empty groups took 9-43 us,
+ * now 2.6-3.4 us (bench/cpu/launch.c, 2 cores).  With a busy loop beside
+ * it, bitonic 2^16 (a launch per pass) went from 2.17 to 1.88 ms and the
+ * one-launch scan-f32 2^20 from 0.97 to 0.55-0.60; on a quieter machine
+ * the difference was within the noise.  Nothing spins by default.
+ *
+ * With $CMETAL_CPU_SPIN_US set, both sides spin that long on the atomic
+ * generation / entered count before they sleep, so a launch that follows
+ * another within that time starts without a wake-up.  That pays only when
+ * the device's threads have cores to themselves: on a machine with more
+ * runnable threads than cores a spinning thread takes the core from the one
+ * it waits for (bitonic on 2 loaded cores: 25 ms without spinning, 75-360 ms
+ * with 20 us), so the default is not to spin. */
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -55,6 +69,41 @@ static bool spin_while(const CpuPool *p, _Atomic uint64_t *v, uint64_t x, bool e
 	}
 }
 
+/* The job word (CpuPool.job): its generation's low 32 bits above
+ * JOB_CLOSED, and below it how many pool threads are inside. */
+#define JOB_CLOSED (1ull << 31)
+#define JOB_INSIDE (JOB_CLOSED - 1)
+
+static uint64_t job_word(uint64_t gen)
+{
+	return (gen & 0xffffffffu) << 32;
+}
+
+/* Enters the job of generation gen unless the caller has closed it (or
+ * started a later one); true when entered. */
+static bool job_enter(CpuPool *p, uint64_t gen)
+{
+	uint64_t s = atomic_load_explicit(&p->job, memory_order_relaxed);
+	for (;;) {
+		if ((s & ~JOB_INSIDE) != job_word(gen))
+			return false;
+		if (atomic_compare_exchange_weak_explicit(&p->job, &s, s + 1, memory_order_acquire,
+		                                          memory_order_relaxed))
+			return true;
+	}
+}
+
+/* Leaves the job; the last one out of a closed job wakes the caller. */
+static void job_leave(CpuPool *p)
+{
+	uint64_t s = atomic_fetch_sub_explicit(&p->job, 1, memory_order_acq_rel);
+	if ((s & JOB_CLOSED) && (s & JOB_INSIDE) == 1) {
+		pthread_mutex_lock(&p->mu);   /* the caller may sleep on done */
+		pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
 static void *pool_main(void *arg)
 {
 	PoolArg a = *(PoolArg *)arg;
@@ -76,11 +125,9 @@ static void *pool_main(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (quit)
 			break;
-		fn(ctx, a.id);
-		if (atomic_fetch_sub(&p->running, 1) == 1) {
-			pthread_mutex_lock(&p->mu);   /* the caller may sleep on done */
-			pthread_cond_signal(&p->done);
-			pthread_mutex_unlock(&p->mu);
+		if (job_enter(p, seen)) {
+			fn(ctx, a.id);
+			job_leave(p);
 		}
 	}
 	return NULL;
@@ -124,17 +171,21 @@ void cpu_pool_run(CpuPool *p, CpuJobFn fn, void *ctx)
 		pool_start(p);
 	p->fn = fn;
 	p->ctx = ctx;
-	atomic_store(&p->running, (uint64_t)(p->n - 1));
-	atomic_fetch_add(&p->gen, 1);
+	uint64_t gen = atomic_load(&p->gen) + 1;
+	atomic_store(&p->job, job_word(gen));   /* open, nobody inside */
+	atomic_store(&p->gen, gen);
 	pthread_cond_broadcast(&p->start);
 	pthread_mutex_unlock(&p->mu);
 	fn(ctx, 0);
-	if (!spin_while(p, &p->running, 0, false)) {
-		pthread_mutex_lock(&p->mu);
-		while (atomic_load(&p->running) > 0)
-			pthread_cond_wait(&p->done, &p->mu);
-		pthread_mutex_unlock(&p->mu);
-	}
+	/* close the job, then wait for the pool threads inside to leave */
+	uint64_t closed = job_word(gen) | JOB_CLOSED;
+	uint64_t s = atomic_fetch_or_explicit(&p->job, JOB_CLOSED, memory_order_acq_rel);
+	if (!(s & JOB_INSIDE) || spin_while(p, &p->job, closed, false))
+		return;
+	pthread_mutex_lock(&p->mu);
+	while (atomic_load(&p->job) != closed)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void cpu_pool_fini(CpuPool *p)
