@@ -2,13 +2,12 @@
  * buffers (rotated copies when small, restored untimed before each run
  * since the scan is in place), checked bit for bit (int32) or with
  * check_scan_f32.  Two rows per case:
- *   cm        the shape for the device (scan.cm says why):
- *             GPU: one scan_tiles launch (single pass, decoupled
- *             look-back) per task; its state buffer starts zeroed and is
- *             reset by the kernel itself, so it is shared by every task
- *             and run.  CPU: reduce, carry and scan_apply_serial (blocks
- *             of 32 scanned by a serial chain) in one task; scan_tiles is
- *             run and checked too (make test covers it), untimed;
+ *   cm        one scan_tiles launch (single pass, decoupled look-back) per
+ *             task; its state buffer starts zeroed and is reset by the
+ *             kernel itself, so it is shared by every task and run;
+ *   cm-cpu    (CPU device only) the CPU's shape (scan.cm says why):
+ *             reduce, carry and scan_apply_serial (blocks of 32 scanned by
+ *             a serial chain) in one task;
  *   cm-paper  the paper's reduce, carry and apply launches in one task.
  * On the CPU device scan_tiles is safe too: its threads take tile numbers
  * in the order pool workers start them (one group at a time per worker,
@@ -43,8 +42,8 @@ static int restore(void *ctx, int rot)
 
 /* Runs task[0] twice, checking buf[0] after each (the second run checks
  * that a launch leaves scan_tiles' state ready for the next), then times
- * the tasks when timed; -1 on error or untimed. */
-static double check_and_time(Scan *s, cmetal_task **task, int timed, const char **err)
+ * the tasks; -1 on error. */
+static double check_and_time(Scan *s, cmetal_task **task, const char **err)
 {
 	char *got = xmalloc(s->bytes), *want = xmalloc(s->bytes);
 	double ms = -1;
@@ -56,7 +55,7 @@ static double check_and_time(Scan *s, cmetal_task **task, int timed, const char 
 			break;
 		*err = s->fp ? check_scan_f32((float *)s->in, (float *)got, s->n)
 			     : check_bytes(got, want, s->bytes);
-		if (k == 1 && timed)
+		if (k == 1)
 			ms = cmb_time(task, s->nrot, restore, s);
 	}
 	free(got), free(want);
@@ -101,7 +100,7 @@ static void passes(Scan *s, const BenchCase *c, const char *device, const char *
 		    add(task[i], ka, s->buf[i], sums, un, chunks, chunks))
 			break;
 	if (!cmb_error())
-		ms = check_and_time(s, task, 1, &err);
+		ms = check_and_time(s, task, &err);
 	if (!cmb_error())
 		cmb_row_as(c, device, impl, ms, work, unit, err);
 	release_tasks(task, s->nrot);
@@ -115,9 +114,8 @@ static void passes(Scan *s, const BenchCase *c, const char *device, const char *
 		cmetal_kernel_release(ka);
 }
 
-/* One scan_tiles launch per task; the row is impl cm when timed, else
- * only a failed check prints one. */
-static void tiles(Scan *s, const BenchCase *c, const char *device, int timed)
+/* One scan_tiles launch per task; the row is impl cm. */
+static void tiles(Scan *s, const BenchCase *c, const char *device)
 {
 	uint32_t ntiles = (uint32_t)((s->n + TILE - 1) / TILE);
 	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
@@ -132,8 +130,8 @@ static void tiles(Scan *s, const BenchCase *c, const char *device, int timed)
 		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, 4))
 			break;
 	if (!cmb_error())
-		ms = check_and_time(s, task, timed, &err);
-	if (!cmb_error() && (timed || err))
+		ms = check_and_time(s, task, &err);
+	if (!cmb_error())
 		cmb_row(c, device, ms, work, unit, err);
 	release_tasks(task, s->nrot);
 	if (st)
@@ -160,9 +158,9 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 			break;
 	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
 	if (!cmb_error() && kind != 1)
-		passes(&s, c, device, "scan_apply_serial", "cm");
+		passes(&s, c, device, "scan_apply_serial", "cm-cpu");
 	if (!cmb_error())
-		tiles(&s, c, device, kind == 1);
+		tiles(&s, c, device);
 	if (cmb_error())
 		cmb_fail(c, device, cmb_error());
 	cmb_reset();
