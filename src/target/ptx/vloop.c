@@ -345,7 +345,8 @@ void px_vloops(Px *p)
 		Block *bl = f->blocks[b];
 		for (int k = 0; k < 2 && bl->jmp.kind != J_RET; k++) {
 			Block *to = bl->jmp.to[k];
-			if (!to || (k == 1 && to == bl->jmp.to[0]))
+			/* (the entry block is reached from the prologue: no test) */
+			if (!to || !to->id || (k == 1 && to == bl->jmp.to[0]))
 				continue;
 			c[nc] = (PxLoop){.head = to->id, .tail = b, .in = in};
 			if (natural_loop(f, &c[nc], work))
