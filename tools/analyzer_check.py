@@ -95,7 +95,9 @@ def analyze(cmetal, file, defs, cache={}):
             elif "kernel body" in line:
                 what = "body"
             elif "innermost loop" in line:
-                what = re.search(r"loop \$L_(?:\w+?_)?(b\d+|t\d+),", line).group(1)
+                # a versioned loop's copy without checks ("..._bN_v") is
+                # the loop's estimate (docs/analyzer.md)
+                what = re.search(r"loop \$L_(?:\w+?_)?(b\d+|t\d+)(?:_v)?,", line).group(1)
             elif "SM cycles" in line and cur is not None:
                 cur[what] = [float(x) for x in CYC.search(line).groups()]
         cache[key] = ks
