@@ -287,15 +287,14 @@ static void const_slot(Px *p, Inst *i, uint32_t s, Buf *globals)
 		int bytes = px_class(e) == RC_B64 || px_class(e) == RC_F64 ? 8 :
 		            px_class(e) == RC_B16 ? 2 : 4;
 		const char *name = arena_printf(p->arena, "%s_c%u_%u", p->f->name, i->id, s);
-		/* a versioned loop's second copy uses the first's table */
-		for (uint32_t k = 0; k < 32 && !p->vcopy; k++) {
-			IrScalar v = k < cnt ? ir_const_at(i, lo + k) : v0;
-			if (!k)
-				buf_printf(globals, ".global .align %d .b%d %s[32] = {", bytes,
-				           bytes * 8, name);
-			buf_printf(globals, "%s%s", k ? ", " : "", imm_text(p, e, v));
-			if (k == 31)
-				buf_puts(globals, "};\n");
+		if (!p->vcopy) {   /* a versioned loop's second copy uses the first's table */
+			buf_printf(globals, ".global .align %d .b%d %s[32] = {", bytes, bytes * 8,
+			           name);
+			for (uint32_t k = 0; k < 32; k++) {
+				IrScalar v = k < cnt ? ir_const_at(i, lo + k) : v0;
+				buf_printf(globals, "%s%s", k ? ", " : "", imm_text(p, e, v));
+			}
+			buf_puts(globals, "};\n");
 		}
 		const char *a = px_tmp(p, RC_B64), *o = px_tmp(p, RC_B64);
 		px_ins(p, "mov.u64 %s, %s", a, name);
@@ -652,10 +651,6 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 	return ok;
 }
 
-/* The copy of versioned loop L without the checks its test covers
- * (vloop.c).  Its blocks load what they use afresh: slm.c's groups of
- * loads (by block) and the scratch base of copies stored in the loop must
- * not come from the other copy, which may not have run. */
 /* Forgets the scratch base registers of SLM copies stored in loop L. */
 static void forget_scratch(Px *p, const struct PxLoop *L)
 {
@@ -665,6 +660,10 @@ static void forget_scratch(Px *p, const struct PxLoop *L)
 				p->val[i->id].scr = NULL;
 }
 
+/* The copy of versioned loop L without the checks its test covers
+ * (vloop.c).  Its blocks load what they use afresh: slm.c's groups of
+ * loads (by block) and the scratch base of copies stored in the loop must
+ * not come from the other copy, which may not have run. */
 static bool emit_unchecked_copy(Px *p, const struct PxLoop *L, Buf *globals)
 {
 	Func *f = p->f;
