@@ -426,7 +426,7 @@ typedef struct {
 
 static Ex konst(int64_t c)
 {
-	return (Ex){NULL, c, c < 0 ? (uint64_t)-c : (uint64_t)c};
+	return (Ex){NULL, c, c < 0 ? 0 - (uint64_t)c : (uint64_t)c};   /* INT64_MIN too */
 }
 
 static Ex reg(const char *r, uint64_t bound)
@@ -443,15 +443,22 @@ static const char *opnd(Px *p, Ex x)
 /* ok &= (a CMP b), CMP a setp comparison with its type ("le.u64"). */
 static void require(Px *p, Eval *e, const char *cmp, Ex a, Ex b)
 {
-	px_ins(p, "setp.%s.and.%s %s, %s, %s, %s", strtok(arena_printf(p->arena, "%s", cmp), "."),
-	       strchr(cmp, '.') + 1, e->ok, opnd(p, a), opnd(p, b), e->ok);
+	const char *ty = strchr(cmp, '.');
+	px_ins(p, "setp.%.*s.and.%s %s, %s, %s, %s", (int)(ty - cmp), cmp, ty + 1, e->ok,
+	       opnd(p, a), opnd(p, b), e->ok);
 }
 
-/* x held within [-k, k] (checked at run time when its bound is larger). */
+/* x held within [-k, k] (checked at run time when its bound is larger).
+ * A constant beyond k (a product of constants folded here, at -O0) fails
+ * the test outright. */
 static Ex clamp(Px *p, Eval *e, Ex x, uint64_t k)
 {
 	if (x.bound <= k)
 		return x;
+	if (!x.r) {
+		px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", e->ok, e->ok);
+		return konst(0);
+	}
 	const char *t = px_tmp(p, RC_B64);
 	px_ins(p, "add.s64 %s, %s, %llu", t, x.r, (unsigned long long)k);
 	require(p, e, "le.u64", reg(t, 0), konst((int64_t)(2 * k)));
@@ -462,9 +469,16 @@ static Ex clamp(Px *p, Eval *e, Ex x, uint64_t k)
 /* a op b for op add, sub, mul (both bounds small enough), folded. */
 static Ex arith(Px *p, const char *op, Ex a, Ex b, uint64_t bound)
 {
-	if (!a.r && !b.r) {
+	/* folded when the exact result fits (its bound does), else left to
+	 * the register form, whose wrap a later clamp rejects */
+	if (!a.r && !b.r && bound <= (uint64_t)INT64_MAX) {
 		int64_t c = !strcmp(op, "add") ? a.c + b.c : !strcmp(op, "sub") ? a.c - b.c : a.c * b.c;
 		return konst(c);
+	}
+	if (!a.r && !b.r) {
+		const char *t = px_tmp(p, RC_B64);
+		px_ins(p, "mov.b64 %s, %lld", t, (long long)a.c);
+		a = reg(t, a.bound);
 	}
 	if (!strcmp(op, "mul") && ((!a.r && a.c == 1) || (!b.r && b.c == 1)))
 		return !a.r ? b : a;
@@ -492,7 +506,8 @@ static Ex times(Px *p, Eval *e, Ex a, Ex b)
 	return arith(p, "mul", a, b, a.bound * b.bound);
 }
 
-/* a + b or a - b: both within 2^62, so the result within 2^63. */
+/* a + b or a - b: both within 2^62, so the result within 2^63; one that
+ * wraps there (exactly 2^63) fails the clamp every user applies. */
 static Ex plus(Px *p, Eval *e, Ex a, Ex b, bool sub)
 {
 	a = clamp(p, e, a, B62), b = clamp(p, e, b, B62);
