@@ -278,8 +278,7 @@ bool ir_writes_memory(const Inst *i)
 	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
 }
 
-/* A 32-bit integer constant (unsigned values zero-extended). */
-static bool const_u32(const Inst *v, int64_t *k)
+bool ir_const_int32(const Inst *v, int64_t *k)
 {
 	if (!v || v->op != Oconst || v->ty.n != 1 || !ir_is_int(v->ty.elem) ||
 	    ir_elem_bytes[v->ty.elem] != 4)
@@ -302,15 +301,15 @@ void ir_affine(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c)
 		if (x->op == Oconv && a && a->ty.n == 1 && ir_elem_bytes[a->ty.elem] == 4 &&
 		    !ir_is_float(a->ty.elem) && !x->sat) {
 			*root = a;
-		} else if (x->op == Oadd && !x->sat && const_u32(b, &k)) {
+		} else if (x->op == Oadd && !x->sat && ir_const_int32(b, &k)) {
 			*root = a, *c += k * *scale;
-		} else if (x->op == Oadd && !x->sat && const_u32(a, &k)) {
+		} else if (x->op == Oadd && !x->sat && ir_const_int32(a, &k)) {
 			*root = b, *c += k * *scale;
-		} else if (x->op == Osub && !x->sat && const_u32(b, &k)) {
+		} else if (x->op == Osub && !x->sat && ir_const_int32(b, &k)) {
 			*root = a, *c -= k * *scale;
-		} else if (x->op == Omul && !x->sat && const_u32(b, &k) && k > 0 && k <= 4096) {
+		} else if (x->op == Omul && !x->sat && ir_const_int32(b, &k) && k > 0 && k <= 4096) {
 			*root = a, *scale *= (uint32_t)k;
-		} else if (x->op == Oshl && const_u32(b, &k) && k >= 0 && k <= 12) {
+		} else if (x->op == Oshl && ir_const_int32(b, &k) && k >= 0 && k <= 12) {
 			*root = a, *scale <<= k;
 		} else {
 			return;

@@ -512,6 +512,8 @@ Inst *ir_mask(const Inst *i);         /* trailing mask or NULL */
  * group (PTX), loads moved past stores they cannot touch (opt early.c). */
 #define IR_AFFINE_SPAN (1 << 24)
 void ir_affine(const Inst *v, const Inst **root, uint32_t *scale, int64_t *c);
+/* A scalar 32-bit integer constant: its value (unsigned ones zero-extended). */
+bool ir_const_int32(const Inst *v, int64_t *k);
 
 int ir_nsrc(const Inst *i);           /* Oatomic: sources of its op */
 bool ir_const_is_splat(const Inst *i);

@@ -68,7 +68,7 @@
  * accesses at offsets R * scale + c (ir_affine) cover, for one root R. */
 typedef struct Span {
 	const Inst *root;
-	uint32_t scale, surf, eb;
+	uint32_t scale, surf;
 	int64_t lo, hi;
 } Span;
 
@@ -97,16 +97,6 @@ static bool in_loop(const PxLoop *L, const Block *b)
 static bool is_int32(const Inst *v)
 {
 	return v->ty.n == 1 && (v->ty.elem == E_I32 || v->ty.elem == E_U32);
-}
-
-static bool const_int(const Inst *v, int64_t *k)
-{
-	if (v->op != Oconst || !is_int32(v))
-		return false;
-	*k = ir_const_at(v, 0).i;
-	if (v->ty.elem == E_U32)
-		*k = (int64_t)(uint32_t)*k;
-	return true;
 }
 
 /* ---- which loops, which accesses ---------------------------------------- */
@@ -155,7 +145,7 @@ static bool is_iv(const PxLoop *L, const Inst *v, int64_t *step, Inst **next)
 			return false;
 		int64_t c;
 		Inst *o = n->ops[0] == v ? n->ops[1] : n->ops[1] == v ? n->ops[0] : NULL;
-		if (!o || !const_int(o, &c) || c <= 0)
+		if (!o || !ir_const_int32(o, &c) || c <= 0)
 			return false;
 		*step = c, *next = n;
 		return true;
@@ -184,16 +174,16 @@ static bool exit_test(PxLoop *L, Block *x, bool in_head)
 		a = b, b = x2, op = op == Ogt ? Olt : Ole;
 	}
 	int64_t k;
-	if (!is_int32(b) || (in_loop(L, b->block) && !const_int(b, &k)))
+	if (!is_int32(b) || (in_loop(L, b->block) && !ir_const_int32(b, &k)))
 		return false;
 	/* a = phi + c: in head the value of this iteration, in tail that of
 	 * the next less step */
 	Inst *phi = a, *next;
 	int64_t c = 0;
 	if ((a->op == Oadd || a->op == Osub) && !a->sat && a->ops[0]->op == Ophi &&
-	    const_int(a->ops[1], &c))
+	    ir_const_int32(a->ops[1], &c))
 		phi = a->ops[0], c = a->op == Osub ? -c : c;
-	else if (a->op == Oadd && !a->sat && a->ops[1]->op == Ophi && const_int(a->ops[0], &c))
+	else if (a->op == Oadd && !a->sat && a->ops[1]->op == Ophi && ir_const_int32(a->ops[0], &c))
 		phi = a->ops[1];
 	if (!is_iv(L, phi, &L->step, &next) || phi->ty.elem != b->ty.elem ||
 	    a->ty.elem != phi->ty.elem)
@@ -220,7 +210,7 @@ static bool linear(Px *p, PxLoop *L, const Inst *v, uint8_t *seen)
 	uint8_t r = FIXED;
 	if (v == L->iv) {
 		r = MOVES;
-	} else if (const_int(v, &k) || !in_loop(L, v->block)) {
+	} else if (ir_const_int32(v, &k) || !in_loop(L, v->block)) {
 		r = FIXED;
 	} else if (v->op == Oadd || v->op == Osub || v->op == Omul) {
 		if (v->sat || !linear(p, L, v->ops[0], seen) || !linear(p, L, v->ops[1], seen))
@@ -230,7 +220,7 @@ static bool linear(Px *p, PxLoop *L, const Inst *v, uint8_t *seen)
 			return false;   /* quadratic */
 		r = a == MOVES || b == MOVES ? MOVES : FIXED;
 	} else if (v->op == Oshl) {
-		if (!const_int(v->ops[1], &k) || k < 0 || k > 31 || !linear(p, L, v->ops[0], seen))
+		if (!ir_const_int32(v->ops[1], &k) || k < 0 || k > 31 || !linear(p, L, v->ops[0], seen))
 			return false;
 		r = seen[v->ops[0]->id];
 	} else if (v->op == Oneg || v->op == Oconv || v->op == Ocopy) {
@@ -258,12 +248,12 @@ static bool surface_block(Px *p, const Inst *i)
 static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 {
 	const Inst *val = i->op == Obstore ? i->ops[2] : i, *root;
-	uint32_t scale, surf = (uint32_t)i->ops[0]->imm, eb = (uint32_t)ir_elem_bytes[val->ty.elem];
-	int64_t c, bytes = (int64_t)val->ty.n * eb;
+	uint32_t scale, surf = (uint32_t)i->ops[0]->imm;
+	int64_t c, bytes = (int64_t)val->ty.n * ir_elem_bytes[val->ty.elem];
 	ir_affine(i->ops[1], &root, &scale, &c);
 	for (uint32_t k = 0; k < L->nspans; k++) {
 		Span *s = &L->spans[k];
-		if (s->root == root && s->scale == scale && s->surf == surf && s->eb == eb) {
+		if (s->root == root && s->scale == scale && s->surf == surf) {
 			s->lo = c < s->lo ? c : s->lo;
 			s->hi = c + bytes > s->hi ? c + bytes : s->hi;
 			return;
@@ -274,7 +264,7 @@ static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 		memcpy(a, L->spans, *cap * sizeof *a);
 		L->spans = a, *cap *= 2;
 	}
-	L->spans[L->nspans++] = (Span){root, scale, surf, eb, c, c + bytes};
+	L->spans[L->nspans++] = (Span){root, scale, surf, c, c + bytes};
 }
 
 /* The accesses of L the test can cover, and their spans. */
@@ -523,7 +513,7 @@ static Ex ev(Px *p, PxLoop *L, Eval *e, const Inst *v)
 	int64_t k;
 	if (v == L->iv) {
 		x = reg(e->iv0, v->ty.elem == E_I32 ? 1ull << 31 : UINT32_MAX);
-	} else if (const_int(v, &k)) {
+	} else if (ir_const_int32(v, &k)) {
 		x = konst(k);
 	} else if (!in_loop(L, v->block)) {
 		bool sg = v->ty.elem == E_I32;
@@ -533,7 +523,7 @@ static Ex ev(Px *p, PxLoop *L, Eval *e, const Inst *v)
 	} else if (v->op == Omul) {
 		x = times(p, e, ev(p, L, e, v->ops[0]), ev(p, L, e, v->ops[1]));
 	} else if (v->op == Oshl) {
-		const_int(v->ops[1], &k);
+		ir_const_int32(v->ops[1], &k);
 		x = times(p, e, ev(p, L, e, v->ops[0]), konst(1ll << k));
 	} else if (v->op == Oadd || v->op == Osub) {
 		x = plus(p, e, ev(p, L, e, v->ops[0]), ev(p, L, e, v->ops[1]), v->op == Osub);
@@ -572,7 +562,7 @@ static Ex slope(Px *p, PxLoop *L, Eval *e, const Inst *v)
 		x = times(p, e, slope(p, L, e, a), ev(p, L, e, b));
 		break;
 	case Oshl:
-		const_int(b, &k);
+		ir_const_int32(b, &k);
 		x = times(p, e, slope(p, L, e, a), konst(1ll << k));
 		break;
 	case Oneg:
@@ -596,7 +586,7 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	bool sg = L->iv->ty.elem == E_I32;
 	const char *b = px_tmp(p, RC_B64), *d = px_tmp(p, RC_B64), *n = px_tmp(p, RC_B32);
 	int64_t k;
-	if (const_int(L->bound, &k))
+	if (ir_const_int32(L->bound, &k))
 		px_ins(p, "mov.b64 %s, %lld", b, (long long)k);
 	else
 		px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", b,
