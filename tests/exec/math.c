@@ -121,6 +121,29 @@ TEST(div_imul)
 		h_eq_u32(h, "out", o, w, 64);
 }
 
+TEST(div_const)
+{
+	static const int32_t ds[12] = {3, 7, 9, 48, 64, 641, 65537, -3, -64, 1, 0x40000001,
+	                               0x7fffffff};
+	uint32_t x[32], o[12 * 128], w[12 * 128];
+	const uint32_t edge[] = {0, 1, 2, 3, 47, 48, 49, 0x7fffffffu, 0x80000000u, 0x80000001u,
+	                         0xfffffffdu, 0xfffffffeu, 0xffffffffu, 65536, 65537, 641 * 3};
+	for (int i = 0; i < 32; i++)
+		x[i] = i < 16 ? edge[i] : h_rand(h) * (uint32_t)(i * 2654435761u);
+	for (int d = 0; d < 12; d++)
+		for (int i = 0; i < 32; i++) {
+			int32_t si = (int32_t)x[i], sd = ds[d];
+			uint32_t ud = (uint32_t)sd;
+			bool ovf = si == INT32_MIN && sd == -1;
+			w[(4 * d + 0) * 32 + i] = x[i] / ud;
+			w[(4 * d + 1) * 32 + i] = x[i] % ud;
+			w[(4 * d + 2) * 32 + i] = ovf ? (uint32_t)si : (uint32_t)(si / sd);
+			w[(4 * d + 3) * 32 + i] = ovf ? 0 : (uint32_t)(si % sd);
+		}
+	if (H_RUN(h, F, "divconst", WALK(1, 1), IN(x), OUT(o)))
+		h_eq_u32(h, "out", o, w, 12 * 128);
+}
+
 const HTest exec_math[] = {
-	T(div_imul), T(int_math), T(float_math), T(bit_math), T(reductions), T(dot_products), {0},
+	T(div_const), T(div_imul), T(int_math), T(float_math), T(bit_math), T(reductions), T(dot_products), {0},
 };

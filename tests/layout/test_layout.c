@@ -1007,6 +1007,8 @@ static int test_fragments(void)
 	return report(&t);
 }
 
+int test_divc(void);	/* test_divc.c */
+
 int main(void)
 {
 	int fails = test_interp();
@@ -1014,5 +1016,6 @@ int main(void)
 	fails += test_compose();
 	fails += test_convert();
 	fails += test_fragments();
+	fails += test_divc();
 	return fails ? 1 : 0;
 }

@@ -261,10 +261,10 @@ static void put(Warp *w, Reg *r, const uint64_t v[32])
 
 typedef enum {
 	K_MOV, K_MOVSPLIT, K_MOVJOIN, K_MOVSYM, K_SHFL, K_SELP, K_SETP, K_PRED, K_ALU, K_MAD,
-	K_CVT, K_LD
+	K_CVT, K_LD, K_UN
 } Kind;
 
-/* The instruction forms px_emit_plan writes; nothing else runs. */
+/* The instruction forms px_emit_plan and divc.c write; nothing else runs. */
 static const struct Form {
 	const char *op;
 	Kind kind;
@@ -297,6 +297,12 @@ static const struct Form {
 	{"or.pred", K_PRED, 1, 0, 3},
 	{"not.pred", K_PRED, 1, 0, 2},
 	{"shr.b32", K_ALU, 32, 0, 3},
+	{"shr.u32", K_ALU, 32, 0, 3},
+	{"shr.s32", K_ALU, 32, 0, 3},
+	{"mul.hi.u32", K_ALU, 32, 0, 3},
+	{"neg.s32", K_UN, 32, 0, 2},
+	{"not.b32", K_UN, 32, 0, 2},
+	{"abs.s32", K_UN, 32, 0, 2},
 	{"and.b32", K_ALU, 32, 0, 3},
 	{"xor.b32", K_ALU, 32, 0, 3},
 	{"add.s32", K_ALU, 32, 0, 3},
@@ -323,8 +329,12 @@ static bool alu(Warp *w, const char *op, uint64_t a, uint64_t b, uint64_t *d)
 {
 	int32_t sa = (int32_t)(uint32_t)a, sb = (int32_t)(uint32_t)b;
 	uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-	if (!strcmp(op, "shr.b32"))
+	if (!strcmp(op, "shr.b32") || !strcmp(op, "shr.u32"))
 		*d = ub >= 32 ? 0 : ua >> ub;
+	else if (!strcmp(op, "shr.s32"))
+		*d = (uint32_t)(sa >> (ub >= 32 ? 31 : ub));
+	else if (!strcmp(op, "mul.hi.u32"))
+		*d = (uint32_t)(((uint64_t)ua * ub) >> 32);
 	else if (!strcmp(op, "and.b32"))
 		*d = ua & ub;
 	else if (!strcmp(op, "xor.b32"))
@@ -492,6 +502,16 @@ static bool exec(Warp *w, const struct Form *f, Opnd *o)
 		for (int l = 0; l < 32; l++)
 			if (!alu(w, f->op, val(&o[1], l), val(&o[2], l), &v[l]))
 				return false;
+		put(w, d, v);
+		return true;
+	case K_UN:
+		if (!src(w, &o[1], 32) || !(d = dst(w, &o[0], 32)))
+			return false;
+		for (int l = 0; l < 32; l++) {
+			uint32_t a = (uint32_t)val(&o[1], l);
+			v[l] = f->op[0] == 'n' && f->op[1] == 'e' ? 0u - a : f->op[0] == 'n' ? ~a :
+			       (int32_t)a < 0 ? 0u - a : a;
+		}
 		put(w, d, v);
 		return true;
 	case K_MAD:

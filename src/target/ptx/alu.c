@@ -205,6 +205,34 @@ static void avg64(Px *p, bool sgn, const char *d, const char *a, const char *b)
 	px_ins(p, "add.s64 %s, %s, %s", d, y, x);
 }
 
+/* A splat integer constant's value (unsigned 32-bit ones zero-extended). */
+static bool int_const(const Inst *v, int64_t *k)
+{
+	if (!v || v->op != Oconst || !ir_is_int(v->ty.elem) || !ir_const_is_splat(v))
+		return false;
+	*k = ir_const_at(v, 0).i;
+	if (!ir_is_signed(v->ty.elem) && ir_elem_bytes[v->ty.elem] <= 4)
+		*k = (int64_t)(uint32_t)*k;
+	return true;
+}
+
+/* d = a / c or a % c for a nonzero constant divisor c (divc.c), without
+ * the division instruction ptxas expands like a runtime divisor's. */
+static bool div_const(Px *p, const Inst *i, Elem e, const char *d, const char *a)
+{
+	int64_t c;
+	bool rem = i->op == Orem, sgn = ir_is_signed(e);
+	if (!int_const(i->ops[1], &c) || c == 0)
+		return false;
+	if (bits_of(e) == 64)
+		return px_divc64(p, d, a, c, sgn, rem);
+	if (sgn)
+		px_sdivc(p, d, a, (int32_t)c, rem);
+	else
+		px_udivc(p, d, a, (uint32_t)c, rem);
+	return true;
+}
+
 /* d = a OP b for one slot in the operands' own type S (no .sat, S == D). */
 static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 {
@@ -237,6 +265,8 @@ static bool arith(Px *p, Inst *i, Elem e, const char *d, const char **a)
 		}
 		if (fl)
 			return px_unsupported(p, i, "float remainder");
+		if (div_const(p, i, e, d, a[0]))
+			break;
 		t = px_tmp(p, RC_PRED);
 		px_ins(p, "setp.eq.%s %s, %s, 0", ty, t, a[1]);
 		px_ins(p, "%s.%s %s, %s, %s", i->op == Odiv ? "div" : "rem", ty, d, a[0], a[1]);

@@ -751,7 +751,7 @@ static bool scatter4(Px *p, Inst *i)
 	const char *offk = NULL, *mk = NULL;
 	if (N < 32) {
 		const char *ln = px_tmp(p, RC_B32);
-		px_ins(p, "rem.u32 %s, %%lane, %u", ln, N);
+		px_udivc(p, ln, "%lane", N, true);
 		offk = px_tmp(p, px_class(offs->ty.elem));
 		px_shfl(p, "idx", px_class(offs->ty.elem), offk, px_reg(p, offs, 0), ln);
 		if (mask && mask->ty.n > 1) {
@@ -765,7 +765,7 @@ static bool scatter4(Px *p, Inst *i)
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *x = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", x, s * 32);
-		px_ins(p, "div.u32 %s, %s, %u", j, x, N);
+		px_udivc(p, j, x, N, false);
 		px_ins(p, "shl.b32 %s, %s, 2", j, j);
 		px_ins(p, "shr.b32 %s, %u, %s", c, packed, j);
 		px_ins(p, "and.b32 %s, %s, 15", c, c);
@@ -861,14 +861,14 @@ static bool typed(Px *p, Inst *i)
 		return px_unsupported(p, i, "this typed access shape");
 	Where w = where(p, i, i->ops[0]);
 	const char *ln = px_tmp(p, RC_B32), *cache[4] = {0};
-	px_ins(p, "rem.u32 %s, %%lane, %u", ln, N);
+	px_udivc(p, ln, "%lane", N, true);
 	const char *wpx = px_tmp(p, RC_B32);
 	px_ins(p, "div.u32 %s, %s, %s", wpx, w.width, w.bpp);
 	const char *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *x = px_tmp(p, RC_B32), *j = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", x, s * 32);
-		px_ins(p, "div.u32 %s, %s, %u", j, x, N);
+		px_udivc(p, j, x, N, false);
 		px_ins(p, "shl.b32 %s, %s, 2", j, j);
 		px_ins(p, "shr.b32 %s, %u, %s", c, packed, j);
 		px_ins(p, "and.b32 %s, %s, 15", c, c);
@@ -1074,8 +1074,8 @@ static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const cha
 	for (uint32_t j = 0; j < np; j++) {
 		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *cc = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", k, 32 * j);
-		px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
-		px_ins(p, "rem.u32 %s, %s, %u", cc, k, cols);
+		px_udivc(p, r, k, cols, false);
+		px_udivc(p, cc, k, cols, true);
 		px_ins(p, "mul.lo.u32 %s, %s, %d", cc, cc, eb);
 		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", k, r, w->pitch, cc);
 		ptr[j] = px_tmp(p, RC_B64);
@@ -1116,8 +1116,8 @@ static const char *media_rc(Px *p, const Layout *l, const LRow *rows, uint32_t n
 		k = px_lane_elems(p, l, s, &valid);
 	else
 		px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
-	px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
-	px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
+	px_udivc(p, r, k, cols, false);
+	px_udivc(p, c, k, cols, true);
 	return px_lanes_pred(p, valid);
 }
 
@@ -1158,8 +1158,8 @@ static const char *media_lane_off(Px *p, const Where *w, const Layout *l, uint32
 		k = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", k, s * 32);
 	}
-	px_ins(p, "div.u32 %s, %s, %u", r, k, cols);
-	px_ins(p, "rem.u32 %s, %s, %u", c, k, cols);
+	px_udivc(p, r, k, cols, false);
+	px_udivc(p, c, k, cols, true);
 	px_ins(p, "mul.lo.u32 %s, %s, %d", c, c, eb);
 	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o->reg, r, w->pitch, c);
 	px_entry_swap(p);

@@ -205,6 +205,23 @@ void px_conv_slot(Px *p, Elem de, const char *d, Elem se, const char *s, bool sa
 /* ".ftz" for f32 under -ffast-math, else "" (docs/floating-point.md). */
 const char *px_ftz(Px *p, Elem e);
 
+/* divc.c: integer division and remainder by a constant as shifts and a
+ * multiply-high (ptxas expands div/rem by an immediate like a runtime
+ * divisor) */
+typedef enum { PXD_ONE, PXD_SHIFT, PXD_COMPARE, PXD_MULHI, PXD_MULHI_ADD } PxDivKind;
+typedef struct {
+	PxDivKind kind;
+	uint32_t mul;   /* PXD_MULHI: M; PXD_MULHI_ADD: M - 2^32 */
+	int shift;
+} PxDivPlan;
+PxDivPlan px_div_plan(uint32_t c);                            /* c != 0 */
+uint32_t px_div_apply(PxDivPlan m, uint32_t a, uint32_t c);  /* what the plan computes */
+/* d = a / c, or a % c when rem, of 32-bit registers. */
+void px_udivc(Px *p, const char *d, const char *a, uint32_t c, bool rem);
+void px_sdivc(Px *p, const char *d, const char *a, int32_t c, bool rem);
+/* The same for 64-bit registers when |c| is a power of two; else false. */
+bool px_divc64(Px *p, const char *d, const char *a, int64_t c, bool sgn, bool rem);
+
 /* region.c: rdregion, wrregion, iselect as register moves and shuffles */
 bool px_region(Px *p, Inst *i);
 /* One warp shuffle of register s (class c) into d: mode idx/up/down/bfly,

@@ -108,8 +108,8 @@ static void rg_formula(Px *p, IrRegion rg, uint32_t base, const char *d)
 	px_ins(p, "add.u32 %s, %%lane, %u", k, base);
 	int w = rg.width > 0 ? rg.width : 1;
 	const char *q = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32);
-	px_ins(p, "div.u32 %s, %s, %d", q, k, w);
-	px_ins(p, "rem.u32 %s, %s, %d", r, k, w);
+	px_udivc(p, q, k, (uint32_t)w, false);
+	px_udivc(p, r, k, (uint32_t)w, true);
 	px_ins(p, "mul.lo.s32 %s, %s, %d", q, q, rg.vstride);
 	px_ins(p, "mad.lo.s32 %s, %s, %d, %s", d, r, rg.hstride, q);
 }
@@ -627,7 +627,7 @@ static bool wr_runtime(Px *p, Inst *i, const char **bal)
 		px_ins(p, "sub.s32 %s, %s, %s", x, x, px_reg(p, roff, 0));
 		px_ins(p, "setp.ge.s32 %s, %s, 0", ok, x);
 		if (h > 1) {
-			px_ins(p, "div.s32 %s, %s, %d", row, x, rg.vstride);
+			px_sdivc(p, row, x, rg.vstride, false);
 			px_ins(p, "mul.lo.s32 %s, %s, %d", r, row, rg.vstride);
 			px_ins(p, "sub.s32 %s, %s, %s", r, x, r);
 			px_ins(p, "setp.lt.s32 %s, %s, %d", q, row, h);
@@ -636,10 +636,10 @@ static bool wr_runtime(Px *p, Inst *i, const char **bal)
 			px_ins(p, "mov.u32 %s, 0", row);
 			px_ins(p, "mov.u32 %s, %s", r, x);
 		}
-		px_ins(p, "rem.s32 %s, %s, %d", j, r, hs);
+		px_sdivc(p, j, r, hs, true);
 		px_ins(p, "setp.eq.s32 %s, %s, 0", q, j);
 		px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
-		px_ins(p, "div.s32 %s, %s, %d", j, r, hs);
+		px_sdivc(p, j, r, hs, false);
 		px_ins(p, "setp.lt.s32 %s, %s, %d", q, j, w);
 		px_ins(p, "and.pred %s, %s, %s", ok, ok, q);
 		px_ins(p, "setp.lt.u32 %s, %s, %u", q, px_lane(p), i->ty.n - ds * 32 < 32 ?
@@ -836,8 +836,8 @@ static bool bitcast(Px *p, Inst *i)
 			const char *pos = px_tmp(p, RC_B32), *sh = px_tmp(p, RC_B32);
 			const char *v = px_tmp(p, px_class(se));
 			px_ins(p, "mul.lo.u32 %s, %s, %d", sh, k, bd);
-			px_ins(p, "div.u32 %s, %s, %d", pos, sh, bs);
-			px_ins(p, "rem.u32 %s, %s, %d", sh, sh, bs);
+			px_udivc(p, pos, sh, (uint32_t)bs, false);
+			px_udivc(p, sh, sh, (uint32_t)bs, true);
 			px_ins(p, "shl.b32 %s, %s, 3", sh, sh);
 			gather_lanes(p, src, se, v, pos);
 			const char *b = to_bits(p, se, v, w64);

@@ -600,7 +600,10 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	px_ins(p, "max.s64 %s, %s, 0", d, d);
 	px_ins(p, "min.s64 %s, %s, 4294967295", d, d);
 	px_ins(p, "cvt.u32.u64 %s, %s", n, d);
-	px_ins(p, "div.u32 %s, %s, %lld", n, n, (long long)L->step);
+	if (L->step <= UINT32_MAX)
+		px_udivc(p, n, n, (uint32_t)L->step, false);
+	else
+		px_ins(p, "div.u32 %s, %s, %lld", n, n, (long long)L->step);
 	const char *s = px_tmp(p, RC_B64), *t = px_tmp(p, RC_B64);
 	px_ins(p, "cvt.u64.u32 %s, %s", s, n);
 	/* the values the test compares, from iv0 + d to the one that ends
