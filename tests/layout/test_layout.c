@@ -413,6 +413,7 @@ static const char *plan_error(Arena *a, const LPlan *pl, const Layout *dl, const
 {
 	const int32_t *de = lay_elems(a, dl);
 	uint32_t shfl = 0, selp = 0;
+	uint32_t *uses = NEWN(a, uint32_t, pl->nshares + 1);   /* moves per shared rotation */
 	if (pl->nregs != dl->nregs)
 		return "plan register count is not the destination's";
 	for (uint32_t r = 0; r < pl->nregs; r++) {
@@ -451,12 +452,31 @@ static const char *plan_error(Arena *a, const LPlan *pl, const Layout *dl, const
 			}
 			if ((m->kind == LM_FREE) != free)
 				return arena_printf(a, "reg %u move %u: kind %d, free %d", r, k, m->kind, free);
+			if (m->share >= (int32_t)pl->nshares)
+				return arena_printf(a, "reg %u move %u: share %d of %u", r, k, m->share,
+				                    pl->nshares);
+			if (m->share >= 0) {
+				/* a shared rotation: lane l reads (l + rot) % 32 of sreg */
+				const LShare *sh = &pl->shares[m->share];
+				if (sh->sreg != m->sreg)
+					return arena_printf(a, "reg %u move %u: shares a rotation of %u", r, k,
+					                    sh->sreg);
+				for (int l = 0; l < 32; l++)
+					if (m->lanes >> l & 1 && m->src[l] != (uint32_t)(l + sh->rot) % 32)
+						return arena_printf(a, "reg %u lane %d: rotation %d reads %d", r, l,
+						                    sh->rot, m->src[l]);
+				shfl += !uses[m->share]++;
+				continue;
+			}
 			shfl += !free;
 		}
 		if (got != want)
 			return arena_printf(a, "reg %u: moves fill %#x, want %#x", r, got, want);
 		selp += rp->nmoves > 1 ? rp->nmoves - 1 : 0;
 	}
+	for (uint32_t k = 0; k < pl->nshares; k++)
+		if (uses[k] < 2)
+			return arena_printf(a, "shared rotation %u has %u moves", k, uses[k]);
 	if (pl->shfl != shfl || pl->selp != selp)
 		return arena_printf(a, "totals %u shfl %u selp, moves say %u and %u", pl->shfl,
 		                    pl->selp, shfl, selp);

@@ -58,6 +58,8 @@ const char *px_bits(Elem e)
 
 const char *px_own(Px *p, const Inst *v, uint32_t slot)
 {
+	while (v->op == Ophi && p->val && p->val[v->id].host)
+		v = p->val[v->id].host;   /* phic.c */
 	if (v->ty.n <= 1)
 		slot = 0;
 	return arena_printf(p->arena, "%s%u_%u", rc_prefix[px_class(v->ty.elem)],
@@ -542,8 +544,12 @@ static void edge_copies(Px *p, const Block *from, const Block *to)
 				const Layout *l = i->ty.n > 1 ? p->val[i->id].lay : NULL;
 				for (uint32_t s = 0; s < px_nregs(p, i); s++) {
 					const char *d = px_own(p, i, s);
-					const char *tmp = arena_printf(p->arena, "%s_x", d);
+					const char *tmp = arena_printf(p->arena, "%s%u_%u_x",
+					                               rc_prefix[px_class(i->ty.elem)],
+					                               i->id, i->ty.n > 1 ? s : 0);
 					const char *src = px_reg_in(p, i->ops[k], l, s);
+					if (!strcmp(d, src))
+						continue;   /* the phi's host (phic.c) */
 					if (!via_tmp)
 						copy_reg(p, i->ty.elem, d, src);
 					else if (pass == 0)
@@ -614,7 +620,11 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	if (i->op == Owrregion && p->val[i->id].pair)
 		return px_pair_load(p, i);
 	switch (i->op) {
-	case Ophi: return true;
+	case Ophi:
+		if (p->val[i->id].host)
+			px_comment(p, "phi %%%u in the registers of %%%u", i->id,
+			           p->val[i->id].host->id);
+		return true;
 	case Oconst: emit_const(p, i, globals); return true;
 	case Oarg: return emit_arg(p, i);
 	case Ordregion: case Owrregion: case Oiselect: return px_region(p, i);
@@ -748,6 +758,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_slm_vectorize(p);
 	px_slm_order(p);
 	px_vloops(p);
+	px_coalesce_phis(p);
 	px_prologue(p);
 	size_t entry_at = p->body.len;   /* blimit.c's values go here */
 	bool ok = true;

@@ -19,8 +19,12 @@
  * their element lives in, and each group is one move: free when every
  * lane reads its own lane, else one shfl.sync (down/up for a constant
  * distance, bfly for a constant xor, idx otherwise), with a selp for every
- * group after the first.  The plan names each move's shuffle, so the
- * emitter prints it and the unit tests interpret it.
+ * group after the first.  A constant distance is a rotation of the
+ * source register: moves of several destination registers that rotate
+ * one source register as far share one shfl.idx (a row of 64 shifted by
+ * d lanes: its second register feeds the tail of the first and the head
+ * of the second).  The plan names each move's shuffle, so the emitter
+ * prints it and the unit tests interpret it.
  */
 #include <string.h>
 
@@ -236,8 +240,49 @@ static void plan_reg(Arena *a, LRegPlan *rp, const int32_t *delem, uint32_t d,
 	rp->m = NEWN(a, LMove, nm ? nm : 1);
 	for (uint32_t k = 0; k < nm; k++) {
 		rp->m[k] = tmp[k];
+		rp->m[k].share = -1;
 		classify(&rp->m[k]);
 	}
+}
+
+/* The rotation of a constant-distance move: lane l reads (l + rot) % 32. */
+static int32_t rotation(const LMove *m)
+{
+	return m->kind == LM_DOWN ? m->b : 32 - m->b;
+}
+
+static bool rotates(const LMove *m)
+{
+	return m->kind == LM_DOWN || m->kind == LM_UP;
+}
+
+/* Gives the constant-distance moves that rotate one source register as
+ * far, in two or more destination registers, one shared shuffle. */
+static void share_rotations(Arena *a, LPlan *pl)
+{
+	uint32_t cap = 0;
+	for (uint32_t d = 0; d < pl->nregs; d++)
+		cap += pl->r[d].nmoves;
+	pl->shares = NEWN(a, LShare, cap ? cap : 1);
+	for (uint32_t d = 0; d < pl->nregs; d++)
+		for (uint32_t k = 0; k < pl->r[d].nmoves; k++) {
+			LMove *m = &pl->r[d].m[k];
+			if (!rotates(m) || m->share >= 0)
+				continue;
+			uint32_t n = 0;
+			for (uint32_t e = d + 1; e < pl->nregs; e++)
+				for (uint32_t j = 0; j < pl->r[e].nmoves; j++) {
+					LMove *o = &pl->r[e].m[j];
+					if (rotates(o) && o->share < 0 && o->sreg == m->sreg &&
+					    rotation(o) == rotation(m))
+						o->share = (int32_t)pl->nshares, n++;
+				}
+			if (!n)
+				continue;
+			m->share = (int32_t)pl->nshares;
+			pl->shares[pl->nshares++] = (LShare){m->sreg, rotation(m)};
+			pl->shfl -= n;
+		}
 }
 
 /* The inverse of l in a, not kept on l: a plan's arena may be scratch
@@ -269,6 +314,7 @@ LPlan *lay_plan(Arena *a, const Layout *dst, const Layout *src, const int32_t *m
 		if (rp->nmoves > 1)
 			pl->selp += rp->nmoves - 1;
 	}
+	share_rotations(a, pl);
 	return pl;
 }
 

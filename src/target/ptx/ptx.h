@@ -56,6 +56,8 @@ typedef struct {
 	struct Layout *lay;   /* where its own registers hold it (vectors;
 	                         scalars have none) */
 	uint32_t *srcregs;    /* rdregion in place: the source register of each */
+	const struct Inst *host; /* (a phi) the incoming value whose registers
+	                         it lives in (phic.c); NULL: its own */
 	const struct Layout **copy; /* layouts users read it in: ncopies of
 	                         PX_MAX_COPIES, made with the first */
 	const struct Layout *want; /* the layout its users want it in (want.c) */
@@ -310,6 +312,8 @@ typedef struct PxUse {
 } PxUse;
 /* want.c: PxVal.want, propagated backward from cm_dpas operands */
 void px_wants(Px *p, PxUse **uses);
+/* phic.c: PxVal.host, phis that live in an incoming value's registers */
+void px_coalesce_phis(Px *p);
 /* bgroup.c: block accesses checked once per group (PxVal.blead ...) */
 void px_block_groups(Px *p);
 /* mgroup.c: media accesses of one surface checked once per group
@@ -408,6 +412,8 @@ typedef struct {
 	uint32_t lanes;       /* destination lanes filled by this move */
 	uint8_t kind;         /* LMoveKind */
 	int32_t a, b;         /* DOWN/UP/BFLY: b; AFFINE: source lane a*lane+b */
+	int32_t share;        /* DOWN/UP: its LPlan.shares entry when other
+	                         moves rotate its source register as far, else -1 */
 	uint8_t src[32];      /* source lane of each destination lane */
 } LMove;
 typedef struct {
@@ -415,10 +421,18 @@ typedef struct {
 	LMove *m;             /* in source register order */
 	uint32_t valid;       /* lanes of this register that hold elements */
 } LRegPlan;
+/* One shuffle that several moves read: source register sreg rotated by
+ * rot lanes (lane l gets lane (l + rot) mod 32, shfl.idx). */
+typedef struct {
+	uint32_t sreg;
+	int32_t rot;
+} LShare;
 typedef struct LPlan {
 	uint32_t nregs;
 	LRegPlan *r;          /* per destination register */
 	uint32_t shfl, selp;  /* totals, for 32-bit elements */
+	LShare *shares;       /* the shared rotations, nshares of them */
+	uint32_t nshares;
 } LPlan;
 #define LAY_COST_SHFL 4   /* a shuffle costs four ALU issue slots (sm_90) */
 Layout *lay_canonical(Arena *a, uint32_t n);

@@ -241,14 +241,38 @@ const char *px_lane_elems(Px *p, const Layout *l, uint32_t s, uint32_t *valid)
 	return t->reg;
 }
 
+/* The register of shared rotation k of plan pl (emitted on first use). */
+static const char *shared(Px *p, Elem e, const char *const *s, const LPlan *pl, uint32_t k,
+                          const char **done)
+{
+	if (!done[k]) {
+		const char *t = px_tmp(p, RC_B32), *r = px_tmp(p, px_class(e));
+		px_ins(p, "add.u32 %s, %%lane, %d", t, pl->shares[k].rot);
+		px_shfl(p, "idx", px_class(e), r, s[pl->shares[k].sreg], t);
+		done[k] = r;
+	}
+	return done[k];
+}
+
 void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
                   const LPlan *pl, bool keep, const IrRegion *rg)
 {
+	const char **done = NEWN(p->arena, const char *, pl->nshares + 1);
 	for (uint32_t r = 0; r < pl->nregs; r++) {
 		const LRegPlan *rp = &pl->r[r];
 		bool placed = keep;
 		for (uint32_t k = 0; k < rp->nmoves; k++) {
 			const LMove *m = &rp->m[k];
+			if (m->share >= 0) {
+				/* shfl.idx takes the lane modulo 32 (its low five bits) */
+				const char *t = shared(p, e, s, pl, (uint32_t)m->share, done);
+				if (!placed || m->lanes == rp->valid)
+					mov(p, px_class(e), e, d[r], t);
+				else
+					selp(p, e, d[r], t, d[r], lanes_pred(p, m->lanes));
+				placed = true;
+				continue;
+			}
 			if (!placed || m->lanes == rp->valid) {
 				emit_move(p, e, d[r], s[m->sreg], m, rg, r, NULL);
 				placed = true;
@@ -531,9 +555,10 @@ static const char **ballots(Px *p, Inst *mask)
  * ns), the rest keep old.  A scalar new (ns[0]) is one move of the lanes
  * in rp->m[0].lanes.  A per-element mask is read with new in the
  * canonical layout (assign.c), so a move's source register and lane are
- * the mask element's ballot word and bit. */
+ * the mask element's ballot word and bit.  pl: the plan rp is part of,
+ * whose shared rotations are in done (NULL for a scalar new). */
 static void wr_reg(Px *p, Inst *i, uint32_t r, const LRegPlan *rp, const char *const *ns,
-                   const char **bal)
+                   const char **bal, const LPlan *pl, const char **done)
 {
 	Inst *nw = i->ops[1], *mask = ir_mask(i);
 	Elem e = i->ty.elem;
@@ -542,7 +567,11 @@ static void wr_reg(Px *p, Inst *i, uint32_t r, const LRegPlan *rp, const char *c
 	for (uint32_t k = 0; k < rp->nmoves; k++) {
 		const LMove *m = &rp->m[k];
 		const char *t = ns[0], *sl = "0";
-		if (nw->ty.n > 1) {
+		if (nw->ty.n > 1 && m->share >= 0) {
+			t = shared(p, e, ns, pl, (uint32_t)m->share, done);
+			if (mask && mask->ty.n > 1)
+				sl = move_srclane(p, m);
+		} else if (nw->ty.n > 1) {
 			t = px_tmp(p, px_class(e));
 			emit_move(p, e, t, ns[m->sreg], m, NULL, r, mask && mask->ty.n > 1 ? &sl : NULL);
 		}
@@ -570,8 +599,9 @@ static void wr_const(Px *p, Inst *i, const int32_t *inv, const char **bal)
 		const Layout *rl = px_read_layout(p, i, 1);
 		const char **ns = regs_in(p, nw, rl);
 		LPlan *pl = lay_plan(p->tmp, dl, rl, inv);
+		const char **done = NEWN(p->arena, const char *, pl->nshares + 1);
 		for (uint32_t r = 0; r < dl->nregs; r++)
-			wr_reg(p, i, r, &pl->r[r], ns, bal);
+			wr_reg(p, i, r, &pl->r[r], ns, bal, pl, done);
 		return;
 	}
 	const int32_t *de = lay_elems(p->arena, dl);
@@ -589,7 +619,7 @@ static void wr_const(Px *p, Inst *i, const int32_t *inv, const char **bal)
 		}
 		if (!m.lanes)
 			rp.nmoves = 0;
-		wr_reg(p, i, r, &rp, ns, bal);
+		wr_reg(p, i, r, &rp, ns, bal, NULL, NULL);
 	}
 }
 
