@@ -63,6 +63,9 @@ static void usage(FILE *f)
 	      "                     (by default a loop whose accesses move linearly\n"
 	      "                     with its counter is checked once, before it, and\n"
 	      "                     runs a copy without checks when all are inside)\n"
+	      "  -fno-run-layouts   PTX: keep values read as row-shifted windows (a\n"
+	      "                     filter's neighbours) in the canonical layout (by\n"
+	      "                     default a lane may hold 2 or 4 consecutive columns)\n"
 	      "  -fno-slm-vectorize PTX: SLM gathers and scatters that give each lane\n"
 	      "                     contiguous, aligned, non-overlapping bytes stay one\n"
 	      "                     ld/st.shared per element (by default they merge\n"
@@ -183,6 +186,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_slm_regions = a[2] == 'n';   /* PTX: assign.c costly_region (A/B) */
 	else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions"))
 		o->no_loop_versions = a[2] == 'n';   /* PTX: bounds checks per loop (ptx/vloop.c) */
+	else if (!strcmp(a, "-fno-run-layouts") || !strcmp(a, "-frun-layouts"))
+		o->no_run_layouts = a[2] == 'n';     /* PTX: run layouts (ptx/runs.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))

@@ -578,9 +578,102 @@ TEST(straddle_end)
 		h_eq_u8(h, "stored", st, sw, 1004);
 }
 
+/* Element x, y of a W x HH image of eb-byte pixels as a media read sees
+ * it: clamped to the edge. */
+static unsigned px_at(const uint8_t *s, int W, int HH, int eb, int x, int y)
+{
+	x = x < 0 ? 0 : x >= W ? W - 1 : x;
+	y = y < 0 ? 0 : y >= HH ? HH - 1 : y;
+	uint16_t v = 0;
+	memcpy(&v, s + ((size_t)y * W + x) * eb, eb);
+	return v;
+}
+
+static void put_px(uint8_t *o, int W, int HH, int eb, int x, int y, unsigned v)
+{
+	if (x >= 0 && x < W && y >= 0 && y < HH)
+		memcpy(o + ((size_t)y * W + x) * eb, &v, eb);   /* little-endian */
+}
+
+/* runs_u8's reference (gpu_regress.cm). */
+static void r_runs_u8(const uint8_t *s, uint8_t *o, int W, int HH, int nx, int ny)
+{
+	for (int v = 0; v < ny; v++)
+		for (int h = 0; h < nx; h++) {
+			int x0 = h * 48 - 3, y0 = v * 4 - 1;
+			unsigned in[6][64], t[6][48];
+			for (int r = 0; r < 6; r++)
+				for (int c = 0; c < 64; c++)
+					in[r][c] = px_at(s, W, HH, 1, x0 + c, y0 + r);
+			for (int r = 0; h == 0 && r < 6; r++)
+				for (int c = 0; c < 3; c++)
+					in[r][c] = in[r][c + 6];
+			int right = W - x0;
+			for (int r = 0; right <= 61 && r < 6; r++)
+				for (int c = 0; c < 3; c++)
+					in[r][right + c] = 7;
+			for (int r = 0; r < 6; r++)
+				for (int c = 0; c < 48; c++)
+					t[r][c] = (in[r][c] + in[r][c + 3] * 2 + in[r][c + 6]) & 0xffff;
+			for (int r = 0; r < 4; r++)
+				for (int c = 0; c < 48; c++)
+					put_px(o, W, HH, 1, h * 48 + c, v * 4 + r,
+					       (uint8_t)(((t[r][c] + t[r + 1][c] + t[r + 2][c]) & 0xffff) >> 4));
+		}
+}
+
+/* runs_u8x128's and runs_u16's reference: out = sum of the windows at
+ * column offsets 0, d, 2d of the block at x0 = h * n - d, shifted. */
+static void r_runs_rows(const uint8_t *s, uint8_t *o, int W, int HH, int eb, int n, int d,
+                        int shift, int nx, int ny)
+{
+	for (int v = 0; v < ny; v++)
+		for (int h = 0; h < nx; h++)
+			for (int r = 0; r < 4; r++)
+				for (int c = 0; c < n; c++) {
+					int x = h * n - d + c, y = v * 4 + r;
+					unsigned sum = px_at(s, W, HH, eb, x, y) +
+					               px_at(s, W, HH, eb, x + d, y) +
+					               px_at(s, W, HH, eb, x + 2 * d, y);
+					put_px(o, W, HH, eb, h * n + c, y, (sum >> shift) & (eb == 1 ? 0xff : 0xffff));
+				}
+}
+
+TEST(run_layouts)
+{
+	enum { W = 203, HH = 37 };
+	static uint8_t s[HH][W], o[HH][W], w[HH][W];
+	static uint16_t s16[HH][W], o16[HH][W], w16[HH][W];
+	for (int y = 0; y < HH; y++)
+		for (int x = 0; x < W; x++)
+			s[y][x] = (uint8_t)h_rand(h), s16[y][x] = (uint16_t)h_rand(h);
+	int nx = (W + 47) / 48, ny = (HH + 3) / 4, wid = W;
+	HShape sh = WALK(nx, ny);
+	sh.options = "-fno-bounds-check"; /* edge tiles write outside */
+	memset(o, 0, sizeof o), memset(w, 0, sizeof w);
+	r_runs_u8(&s[0][0], &w[0][0], W, HH, nx, ny);
+	if (H_RUN(h, F, "runs_u8", sh, SURF2D(s, W, HH, CMETAL_FMT_R8_UINT),
+	          SURF2D(o, W, HH, CMETAL_FMT_R8_UINT), I32(wid)))
+		h_eq_u8(h, "runs_u8", &o[0][0], &w[0][0], sizeof o);
+	nx = (W + 119) / 120;
+	sh.wx = nx;
+	memset(o, 0, sizeof o), memset(w, 0, sizeof w);
+	r_runs_rows(&s[0][0], &w[0][0], W, HH, 1, 120, 4, 2, nx, ny);
+	if (H_RUN(h, F, "runs_u8x128", sh, SURF2D(s, W, HH, CMETAL_FMT_R8_UINT),
+	          SURF2D(o, W, HH, CMETAL_FMT_R8_UINT)))
+		h_eq_u8(h, "runs_u8x128", &o[0][0], &w[0][0], sizeof o);
+	nx = (W + 59) / 60;
+	sh.wx = nx;
+	memset(o16, 0, sizeof o16), memset(w16, 0, sizeof w16);
+	r_runs_rows((const uint8_t *)s16, (uint8_t *)w16, W, HH, 2, 60, 2, 1, nx, ny);
+	if (H_RUN(h, F, "runs_u16", sh, SURF2D(s16, W, HH, CMETAL_FMT_R16_UINT),
+	          SURF2D(o16, W, HH, CMETAL_FMT_R16_UINT)))
+		h_eq_u8(h, "runs_u16", (const uint8_t *)o16, (const uint8_t *)w16, sizeof o16);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
-	T(media_groups), T(columns_from_slm), T(straddle_end), {0},
+	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts), {0},
 };

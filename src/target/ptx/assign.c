@@ -250,13 +250,20 @@ static const Layout *phi_layout(Px *p, const Inst *i)
  * fragment: a B tile of doubles wants element t*8 + g in lane 4g + t) is
  * read straight into it: each lane computes the row and column of its
  * element (mem.c media_fast_table), so no user moves it.  Only layouts
- * of as many registers as the canonical one (a permutation of it). */
+ * of as many registers as the canonical one (a permutation of it), or,
+ * wanted as a part of a block (want.c), of at most twice as many if each
+ * register is a row: the left half of a block of rows of 128 in a run
+ * layout fills half the lanes of its registers, each read straight from
+ * its row (mem.c media_fast_rows). */
 static bool assign_mload(Px *p, Inst *i, const Use *uses)
 {
 	if (i->op != Omload || !uses || i->ty.elem == E_I1)
 		return false;
 	const Layout *want = p->val[i->id].want;
-	if (want && want->n == i->ty.n && want->nregs == SLOTS(i->ty.n)) {
+	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : i->ty.n;
+	if (want && want->n == i->ty.n && (want->nregs == SLOTS(i->ty.n) ||
+	    (want->nregs <= 2 * SLOTS(i->ty.n) &&
+	     lay_rows(p->arena, want, cols, NEWN(p->tmp, LRow, want->nregs))))) {
 		p->val[i->id].lay = (Layout *)want;
 		return true;
 	}
@@ -301,6 +308,65 @@ static void need_copy(Px *p, Inst *v, const Layout *l)
 	if (!pv->copy)
 		pv->copy = NEWN(p->arena, const Layout *, PX_MAX_COPIES);
 	pv->copy[pv->ncopies++] = l;
+}
+
+/* The block where u reads operand k: a phi's at the end of the block the
+ * operand comes from. */
+static Block *use_block(const Inst *u, uint32_t k)
+{
+	return u->op == Ophi ? u->phiblk[k] : u->block;
+}
+
+/* The nearest block that dominates both a and b (dominators computed). */
+static Block *common_dominator(Block *a, Block *b)
+{
+	while (a && !ir_dominates(a, b))
+		a = a->idom == a ? NULL : a->idom;
+	return a;
+}
+
+/* Moves each copy from right after its value's definition to the start
+ * of the nearest block that dominates all its readers, when that is a
+ * later block of the same loop depth (not into a loop, where it would be
+ * made every iteration).  A copy only an image's edge fix-up reads (a
+ * runtime region, canonical) is then made on the fix-up's path alone,
+ * not on every tile's. */
+static void sink_copies(Px *p, Func *f, Use **uses)
+{
+	uint32_t *depth = px_loop_depths(p, f);
+	ir_dominators(f);
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *v = f->blocks[b]->first; v; v = v->next) {
+			PxVal *pv = &p->val[v->id];
+			if (!is_vector(v) || !pv->ncopies || v->block->rpo == UINT32_MAX)
+				continue;
+			for (uint32_t c = 0; c < pv->ncopies; c++) {
+				if (pv->in_slm && pv->store_after && pv->copy[c]->canon)
+					continue;	/* stored from, right after v */
+				Block *at = NULL;
+				bool ok = true;
+				for (const Use *s = uses[v->id]; s && ok; s = s->next) {
+					const Layout *l = use_layout(p, s->u, s->k);
+					if (!l || !lay_equal(l, pv->copy[c]))
+						continue;
+					Block *ub = use_block(s->u, s->k);
+					ok = ub->rpo != UINT32_MAX;
+					at = !at ? ub : common_dominator(at, ub);
+					ok = ok && at;
+				}
+				if (!ok || !at || at == v->block || depth[at->id] != depth[v->block->id] ||
+				    !ir_dominates(v->block, at))
+					continue;
+				if (!pv->copy_at)
+					pv->copy_at = NEWN(p->arena, const Block *, PX_MAX_COPIES);
+				pv->copy_at[c] = at;
+				if (!p->sunk)
+					p->sunk = NEWN(p->arena, PxSunk *, f->nblocks);
+				PxSunk *s = NEW(p->arena, PxSunk);
+				*s = (PxSunk){v, c, p->sunk[at->id]};
+				p->sunk[at->id] = s;
+			}
+		}
 }
 
 /* Loop depth per block.  The lowering lays loops out in order, so a jump
@@ -497,7 +563,6 @@ static bool take_scratch(Px *p, Inst *v, uint32_t pitch)
 	pv->slm = p->scratch;
 	pv->slm_pitch = pitch;
 	p->scratch += (bytes + 15) / 16 * 16;
-	need_copy(p, v, canon_of(p, v->ty.n));	/* what is stored */
 	return true;
 }
 
@@ -549,6 +614,13 @@ static void assign_slm(Px *p, Func *f)
 			if (!pv->placed)
 				place_slm(p, f, v, depth);
 		}
+	/* what is stored: the canonical registers, a copy made right after
+	 * v when it is stored there; a store before a reader (off the path
+	 * that does not read it) converts there itself (slm.c) */
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (p->val[i->id].in_slm && p->val[i->id].store_after)
+				need_copy(p, i, canon_of(p, i->ty.n));
 	group_extracts(p, f);
 	group_rextracts(p, f);
 }
@@ -589,7 +661,7 @@ void px_assign(Px *p)
 	Arena *ua = arena_child(p->arena);   /* the use lists: this function's */
 	Use **uses = p->o->ptx_canonical ? NULL : use_lists(ua, f);
 	if (uses)
-		px_wants(p, uses);
+		px_wants(p, uses, px_seed_runs(p, uses));
 	/* The sweep goes in reverse postorder (ir_preds), so a definition is
 	 * seen before its uses other than phis' (a block that comes later in
 	 * layout order may dominate an earlier one: a wrregion there took the
@@ -633,6 +705,8 @@ void px_assign(Px *p)
 					need_copy(p, i->ops[k], use_layout(p, i, k));
 	if (uses)
 		assign_slm(p, f);
+	if (uses)
+		sink_copies(p, f, uses);
 	arena_reset(p->tmp);
 	arena_reset(ua);
 }

@@ -646,6 +646,7 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 	p->blk = bl;
 	buf_printf(&p->body, "%s:\n", block_label(p, bl));
 	p->slm_pending = p->slm_in[bl->id];
+	px_emit_sunk_copies(p, bl);
 	bool ok = true;
 	for (Inst *i = bl->first; i && ok; i = i->next) {
 		if (p->val[i->id].store_before)

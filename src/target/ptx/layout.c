@@ -338,26 +338,43 @@ int lay_move_source(const LMove *m, int lane)
 
 /* ---- layouts as media rows -------------------------------------------------------- */
 
+/* The stride of l's rows: the column distance of the first two lanes of
+ * one register that hold elements of one row (1 when none do). */
+static uint32_t row_stride(const int32_t *el, const Layout *l, uint32_t cols)
+{
+	for (uint32_t r = 0; r < l->nregs; r++)
+		for (int lane = 0; lane < 31; lane++) {
+			int32_t e = el[r * 32 + lane], f = el[r * 32 + lane + 1];
+			if (e >= 0 && f > e && (uint32_t)e / cols == (uint32_t)f / cols)
+				return (uint32_t)(f - e);
+		}
+	return 1;
+}
+
 /* Whether every register of l holds one row of a cols-wide block at
- * consecutive lanes lo..hi and consecutive columns (column = lane + col):
- * then a media access reads or writes the register straight from the
- * row's address, with no shuffle into the canonical layout.  A register
- * with no element gets an empty lane range (lo > hi). */
+ * consecutive lanes lo..hi and columns stride apart (column = stride *
+ * lane + col; stride 1, or a run layout's k): then a media access reads or
+ * writes the register straight from the row's address, with no shuffle
+ * into the canonical layout.  A register with no element gets an empty
+ * lane range (lo > hi). */
 bool lay_rows(Arena *a, const Layout *l, uint32_t cols, LRow *rows)
 {
 	if (!cols)
 		return false;
 	const int32_t *el = lay_elems(a, l);
+	uint32_t st = row_stride(el, l, cols);
+	if (st > 8)
+		return false;
 	for (uint32_t r = 0; r < l->nregs; r++) {
-		LRow x = {0, 0, 1, 0};
+		LRow x = {0, 0, 1, 0, (uint8_t)st};
 		for (int lane = 0; lane < 32; lane++) {
 			int32_t e = el[r * 32 + lane];
 			if (e < 0)
 				continue;
 			uint32_t row = (uint32_t)e / cols;
-			int32_t col = (int32_t)((uint32_t)e % cols) - lane;
+			int32_t col = (int32_t)((uint32_t)e % cols) - (int32_t)st * lane;
 			if (x.lo > x.hi)
-				x = (LRow){row, col, (uint8_t)lane, (uint8_t)lane};
+				x = (LRow){row, col, (uint8_t)lane, (uint8_t)lane, (uint8_t)st};
 			else if (row != x.row || col != x.col || lane != x.hi + 1)
 				return false;
 			else
@@ -366,4 +383,20 @@ bool lay_rows(Arena *a, const Layout *l, uint32_t cols, LRow *rows)
 		rows[r] = x;
 	}
 	return true;
+}
+
+Layout *lay_runs(Arena *a, uint32_t n, uint32_t cols, uint32_t k)
+{
+	if (!k || !cols || cols % k || cols / k > 32 || n % cols)
+		die("lay_runs: %u elements, rows of %u, runs of %u", n, cols, k);
+	Layout *l = NEW(a, Layout);
+	l->n = n;
+	l->nregs = n / cols * k;
+	l->pos = NEWN(a, uint32_t, n ? n : 1);
+	for (uint32_t e = 0; e < n; e++) {
+		uint32_t r = e / cols, c = e % cols;
+		l->pos[e] = (r * k + c % k) * 32 + c / k;
+	}
+	l->canon = k == 1 && cols == 32;
+	return l;
 }

@@ -1019,7 +1019,9 @@ static const char *row_lanes(Px *p, const LRow *r)
 }
 
 /* A media block wholly inside, its value in rows (media_layout): one
- * pointer per row of the block, each register at an immediate offset. */
+ * pointer per row of the block, each register at an immediate offset
+ * (a run layout's k registers of a row: columns j, j + k, ... of lanes
+ * 0, 1, ...: one pointer, offsets j). */
 static void media_fast_rows(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
                             const Layout *l, const LRow *rows)
 {
@@ -1028,7 +1030,8 @@ static void media_fast_rows(Px *p, Inst *i, const Where *w, const char *x0, cons
 	int eb = ir_elem_bytes[e];
 	const char *o = px_tmp(p, RC_B32), *lp = px_tmp(p, RC_B64), *a = NULL;
 	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
-	px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", lp, eb, w->base);
+	px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", lp, eb * (l->nregs ? rows[0].stride : 1),
+	       w->base);
 	uint32_t row = UINT32_MAX;
 	for (uint32_t s = 0; s < l->nregs; s++) {
 		const LRow *r = &rows[s];
@@ -1107,7 +1110,10 @@ static const char *media_rc(Px *p, const Layout *l, const LRow *rows, uint32_t n
 {
 	if (rows) {
 		px_ins(p, "mov.u32 %s, %u", r, rows[s].row);
-		px_ins(p, "add.s32 %s, %%lane, %d", c, rows[s].col);
+		if (rows[s].stride == 1)
+			px_ins(p, "add.s32 %s, %%lane, %d", c, rows[s].col);
+		else
+			px_ins(p, "mad.lo.s32 %s, %%lane, %d, %d", c, rows[s].stride, rows[s].col);
 		return row_lanes(p, &rows[s]);
 	}
 	uint32_t valid = n - s * 32 < 32 ? (1u << (n - s * 32)) - 1 : 0xffffffffu;

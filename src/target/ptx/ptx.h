@@ -60,6 +60,9 @@ typedef struct {
 	                         it lives in (phic.c); NULL: its own */
 	const struct Layout **copy; /* layouts users read it in: ncopies of
 	                         PX_MAX_COPIES, made with the first */
+	const struct Block **copy_at; /* per copy: the block at whose start it
+	                         is made (assign.c sink_copies), NULL: right
+	                         after the definition */
 	const struct Layout *want; /* the layout its users want it in (want.c) */
 	uint64_t umax;        /* integers: every element is in [0, umax]
 	                         (UINT64_MAX: unknown or maybe negative; range.c) */
@@ -122,6 +125,13 @@ typedef struct {
 	uint8_t done;         /* bit k: l[k] made (NULL is an answer too) */
 } PxFrag;
 
+/* A copy made at the start of a block (PxVal.copy_at): copy k of v. */
+typedef struct PxSunk {
+	const Inst *v;
+	uint32_t k;
+	struct PxSunk *next;
+} PxSunk;
+
 /* The state of emitting one kernel. */
 typedef struct {
 	Func *f;
@@ -130,6 +140,7 @@ typedef struct {
 	Arena *tmp;           /* scratch of one decision (assign.c's costs) or
 	                         one instruction's emission (its plans): reset
 	                         after it, so nothing in it is kept */
+	PxSunk **sunk;        /* by block id: the copies made at its start */
 	Buf body;             /* instructions, after the declarations */
 	Buf cold;             /* slow paths, after the kernel's ret (px_cold) */
 	Buf entry;            /* blimit.c: per-kernel values, after the prologue */
@@ -239,8 +250,11 @@ void px_shfl(Px *p, const char *mode, RegClass c, const char *d, const char *s,
 void px_emit_plan(Px *p, Elem e, const char *const *d, const char *const *s,
                   const struct LPlan *pl, bool keep, const IrRegion *rg);
 /* After v's definition: a note of its layout when not canonical, its
- * copies in other layouts (assign.c), its SLM copy (slm.c). */
+ * copies in other layouts (assign.c) but those sunk to a later block,
+ * its SLM copy (slm.c). */
 void px_emit_copies(Px *p, const Inst *v);
+/* At the start of block b: the copies assign.c sank to it. */
+void px_emit_sunk_copies(Px *p, const struct Block *b);
 /* Reinterprets the bytes of a value (Obitcast). */
 bool px_bitcast(Px *p, Inst *i);
 /* Register (b32) holding in each lane the element that register s of
@@ -310,8 +324,13 @@ typedef struct PxUse {
 	uint32_t k;
 	struct PxUse *next;
 } PxUse;
-/* want.c: PxVal.want, propagated backward from cm_dpas operands */
-void px_wants(Px *p, PxUse **uses);
+/* runs.c: PxVal.want of values read as row-shifted windows: a run
+ * layout (layout.c lay_runs) where it makes the shifts cheaper; whether
+ * it wanted any */
+bool px_seed_runs(Px *p, PxUse **uses);
+/* want.c: PxVal.want, propagated backward from cm_dpas operands and from
+ * the wants px_seed_runs set (seeded: whether it set any) */
+void px_wants(Px *p, PxUse **uses, bool seeded);
 /* phic.c: PxVal.host, phis that live in an incoming value's registers */
 void px_coalesce_phis(Px *p);
 /* bgroup.c: block accesses checked once per group (PxVal.blead ...) */
@@ -457,15 +476,22 @@ LPlan *lay_plan(Arena *a, const Layout *dst, const Layout *src, const int32_t *m
 uint32_t lay_cost(const LPlan *pl, uint32_t elem_bytes);
 int lay_move_source(const LMove *m, int lane);   /* what the move's shfl reads */
 /* Register r of a layout as rows of a media block (layout.c lay_rows):
- * lanes lo..hi hold row row, columns lane + col. */
+ * lanes lo..hi hold row row, columns stride * lane + col. */
 typedef struct {
 	uint32_t row;
 	int32_t col;
 	uint8_t lo, hi;
+	uint8_t stride;       /* 1; a run layout's k (lay_runs) */
 } LRow;
 /* Fills rows[r] for every register of l when each holds elements of one
- * row of cols columns at consecutive lanes and columns; else false. */
+ * row of cols columns at consecutive lanes, columns stride apart (one
+ * stride for all registers); else false.  a must live as long as l: l's
+ * inverse is kept there (lay_elems). */
 bool lay_rows(Arena *a, const Layout *l, uint32_t cols, LRow *rows);
+/* The run layout of a block of rows of cols elements: k consecutive
+ * elements of a row per lane, one per register (element (r, c) in
+ * register r * k + c % k, lane c / k); cols % k == 0, cols / k <= 32. */
+Layout *lay_runs(Arena *a, uint32_t n, uint32_t cols, uint32_t k);
 
 /* ptxas.c: the ptxas report for the annotations and the spill warning */
 typedef struct {

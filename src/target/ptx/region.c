@@ -296,11 +296,33 @@ static const char **regs_in(Px *p, const Inst *v, const Layout *l)
 	return r;
 }
 
+/* Whether l is lay_runs(n, cols, k) of two rows or more, for k of 2 or
+ * 4; *cols, *k. */
+static bool runs_of(const Layout *l, uint32_t *cols, uint32_t *k)
+{
+	for (*k = 2; *k <= 4; *k *= 2) {
+		if (l->nregs < 2 * *k || l->nregs % *k || l->n % (l->nregs / *k))
+			continue;	/* two rows at least: an mma fragment is not one */
+		*cols = l->n / (l->nregs / *k);
+		bool ok = *cols % *k == 0 && *cols / *k <= 32;
+		for (uint32_t e = 0; ok && e < l->n; e++) {
+			uint32_t r = e / *cols, c = e % *cols;
+			ok = l->pos[e] == (r * *k + c % *k) * 32 + c / *k;
+		}
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
 /* A short description of layout l for the -S notes. */
 static const char *lay_text(Px *p, const Layout *l)
 {
+	uint32_t cols, k;
 	if (l->canon)
 		return "canonical";
+	if (runs_of(l, &cols, &k))
+		return arena_printf(p->arena, "%u regs, runs of %u of rows of %u", l->nregs, k, cols);
 	int64_t a = l->n > 1 ? (int64_t)l->pos[1] - l->pos[0] : 1, b = l->pos[0];
 	for (uint32_t e = 0; e < l->n; e++)
 		if ((int64_t)l->pos[e] != a * e + b)
@@ -309,28 +331,42 @@ static const char *lay_text(Px *p, const Layout *l)
 	                    (long long)a, (long long)b);
 }
 
+/* Copy k of v: its registers in layout copy[k], from its own. */
+static void emit_copy(Px *p, const Inst *v, uint32_t k)
+{
+	const PxVal *pv = &p->val[v->id];
+	const Layout *l = pv->copy[k];
+	const char **d = regs_in(p, v, l);
+	if (v->op == Oconst && ir_const_is_splat(v)) {
+		for (uint32_t r = 0; r < l->nregs; r++)
+			mov(p, px_class(v->ty.elem), v->ty.elem, d[r], px_own(p, v, 0));
+		return;
+	}
+	uint32_t s0 = p->nshfl, l0 = p->nselp;
+	LPlan *pl = lay_plan(p->tmp, l, pv->lay, NULL);
+	px_emit_plan(p, v->ty.elem, d, regs_in(p, v, pv->lay), pl, false, NULL);
+	px_comment(p, "layout: %%%u (%s) as %s: %u shfl + %u selp%s", v->id,
+	           lay_text(p, pv->lay), lay_text(p, l), p->nshfl - s0, p->nselp - l0,
+	           pv->copy_at && pv->copy_at[k] ? " (sunk to its readers' block)" : "");
+}
+
 void px_emit_copies(Px *p, const Inst *v)
 {
 	const PxVal *pv = v->ty.n > 1 && p->val ? &p->val[v->id] : NULL;
 	if (pv && pv->lay && !pv->lay->canon)
 		px_comment(p, "layout: %%%u in %s%s", v->id, lay_text(p, pv->lay),
 		           pv->srcregs ? " (the source's registers)" : "");
-	for (uint32_t k = 0; pv && k < pv->ncopies; k++) {
-		const Layout *l = pv->copy[k];
-		const char **d = regs_in(p, v, l);
-		if (v->op == Oconst && ir_const_is_splat(v)) {
-			for (uint32_t r = 0; r < l->nregs; r++)
-				mov(p, px_class(v->ty.elem), v->ty.elem, d[r], px_own(p, v, 0));
-			continue;
-		}
-		uint32_t s0 = p->nshfl, l0 = p->nselp;
-		LPlan *pl = lay_plan(p->tmp, l, pv->lay, NULL);
-		px_emit_plan(p, v->ty.elem, d, regs_in(p, v, pv->lay), pl, false, NULL);
-		px_comment(p, "layout: %%%u (%s) as %s: %u shfl + %u selp", v->id,
-		           lay_text(p, pv->lay), lay_text(p, l), p->nshfl - s0, p->nselp - l0);
-	}
+	for (uint32_t k = 0; pv && k < pv->ncopies; k++)
+		if (!pv->copy_at || !pv->copy_at[k])
+			emit_copy(p, v, k);
 	if (pv && pv->in_slm && pv->store_after)
 		px_slm_store(p, v);
+}
+
+void px_emit_sunk_copies(Px *p, const Block *b)
+{
+	for (PxSunk *s = p->sunk ? p->sunk[b->id] : NULL; s; s = s->next)
+		emit_copy(p, s->v, s->k);
 }
 
 static void annotate(Px *p, const Inst *i, uint32_t shfl0, uint32_t selp0, uint32_t lds0)

@@ -78,11 +78,38 @@ static const char *read_base(Px *p, const Inst *v)
 	return pv->scr ? pv->scr : scratch_base(p);
 }
 
+/* v's registers in the canonical layout: its own or its copy, or else
+ * converted here (a store placed before its reader, assign.c). */
+static const char **canonical_regs(Px *p, const Inst *v)
+{
+	const PxVal *pv = &p->val[v->id];
+	uint32_t n = SLOTS(v->ty.n);
+	const char **r = NEWN(p->arena, const char *, n);
+	bool have = !pv->lay || pv->lay->canon;
+	for (uint32_t k = 0; k < pv->ncopies && !have; k++)
+		have = pv->copy[k]->canon;
+	if (have) {
+		for (uint32_t s = 0; s < n; s++)
+			r[s] = px_reg(p, v, s);
+		return r;
+	}
+	const char **own = NEWN(p->arena, const char *, pv->lay->nregs);
+	for (uint32_t s = 0; s < pv->lay->nregs; s++)
+		own[s] = px_own(p, v, s);
+	for (uint32_t s = 0; s < n; s++)
+		r[s] = px_tmp(p, px_class(v->ty.elem));
+	px_emit_plan(p, v->ty.elem, r, own, lay_plan(p->tmp, p->canon[v->ty.n], pv->lay, NULL),
+	             false, NULL);
+	arena_reset(p->tmp);
+	return r;
+}
+
 void px_slm_store(Px *p, const Inst *v)
 {
 	PxVal *pv = &p->val[v->id];
 	Elem e = v->ty.elem;
 	uint32_t w = px_slm_width(e);
+	const char **regs = canonical_regs(p, v);
 	const char *a = px_tmp(p, RC_B32);
 	pv->scr = scratch_base(p);
 	uint32_t pitch = pv->slm_pitch, slot = 32 + (pitch ? 32 / pitch : 0);
@@ -97,7 +124,7 @@ void px_slm_store(Px *p, const Inst *v)
 	px_ins(p, "bar.warp.sync %s", px_members(p));
 	for (uint32_t s = 0; s < SLOTS(v->ty.n); s++)
 		px_ins(p, "st.shared.b%u [%s+%u], %s", w * 8, a, pv->slm + s * slot * w,
-		       px_reg(p, v, s));
+		       regs[s]);
 	px_ins(p, "bar.warp.sync %s", px_members(p));
 	px_comment(p, "layout: %%%u also in SLM scratch at %u: %u st.shared", v->id, pv->slm,
 	           SLOTS(v->ty.n));

@@ -30,10 +30,14 @@
  * destination) or a phi of it that is wanted in a layout, and a cm_dpas
  * operand, constrain the whole value.  Users not yet known or of other
  * kinds do not constrain (they read a copy, as today).  Whole-value
- * constraints must agree with each other and with every region's; region
- * constraints alone are composed, each distinct region in registers of
- * its own and elements no region reads after them, in order.  Sweeps
- * repeat until nothing changes (each sets a want once).
+ * constraints must agree with each other and with every region's, but
+ * for regions of at most an eighth of the value's elements in all, which
+ * then read a copy: an image's edge fix-up reads columns 4..6 of a block
+ * to write them at 1..3, so it wants them where 1..3 sit, and the block
+ * keeps the layout its filter wants.  Region constraints alone are
+ * composed, each distinct region in registers of its own and elements no
+ * region reads after them, in order.  Sweeps repeat until nothing changes
+ * (each sets a want once).
  */
 #include <string.h>
 
@@ -88,18 +92,19 @@ static const Layout *wanted(Px *p, const Inst *v, const PxUse *uses)
 	}
 	if (!whole)
 		return m ? lay_compose(p->arena, v->ty.n, rg, part, m, true) : NULL;
+	uint32_t off = 0;	/* elements of the regions that disagree */
 	for (uint32_t k = 0; k < m; k++) {
 		const Layout *pb = lay_pullback(p->arena, whole, rg[k], part[k]->n, NULL);
 		if (!pb || !lay_equal(pb, part[k]))
-			return NULL;
+			off += part[k]->n;
 	}
-	return whole;
+	return off && off * 8 > v->ty.n ? NULL : whole;
 }
 
-void px_wants(Px *p, PxUse **uses)
+void px_wants(Px *p, PxUse **uses, bool seeded)
 {
 	Func *f = p->f;
-	bool any = false;	/* wants start at cm_dpas operands only */
+	bool any = seeded;	/* wants start at cm_dpas operands and seeds */
 	for (uint32_t b = 0; b < f->nblocks && !any; b++)
 		for (Inst *i = f->blocks[b]->first; i && !any; i = i->next)
 			any = i->op == Odpas;
