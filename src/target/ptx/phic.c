@@ -68,25 +68,149 @@ static void use_lists(Arena *a, Func *f, Uses *u)
 				}
 }
 
-/* reach[b]: block b is reachable from `from` (from itself included). */
-static void reachable(Func *f, const Block *from, bool *reach, uint32_t *stack)
+/* What phic asks of the CFG, each in constant time or within a budget:
+ * dominance from the dominator tree's preorder interval, whether a block
+ * lies on a cycle (Tarjan's strongly connected components), and what is
+ * reachable from a block.  A block on no cycle reaches only blocks of a
+ * later reverse postorder number (a DFS finishes every block it reaches
+ * from one that no such block reaches back before it); a block on a
+ * cycle is searched, within PHIC_STEPS block visits per kernel, after
+ * which no more phis are coalesced (a kernel of thousands of branches in
+ * loops keeps today's copies rather than a quadratic compile time). */
+#define PHIC_STEPS (1u << 22)
+typedef struct {
+	Func *f;
+	uint32_t *pre, *last;   /* dominator tree: preorder number, last descendant's */
+	bool *cyclic;           /* on a cycle of the CFG */
+	bool *reach;            /* the search's answer for `from` */
+	const Block *from;
+	uint32_t *stack, steps;
+} Cfg;
+
+static bool dominates(const Cfg *g, const Block *a, const Block *b)
 {
-	memset(reach, 0, f->nblocks * sizeof *reach);
-	uint32_t n = 0;
-	reach[from->id] = true;
-	stack[n++] = from->id;
-	while (n) {
-		const Block *b = f->blocks[stack[--n]];
-		if (b->jmp.kind == J_RET)
+	return g->pre[a->id] <= g->pre[b->id] && g->pre[b->id] <= g->last[a->id];
+}
+
+/* Preorder numbers of the dominator tree (iterative: trees may be deep). */
+static void number_tree(Arena *a, Cfg *g)
+{
+	Func *f = g->f;
+	uint32_t n = f->nblocks, *first = NEWN(a, uint32_t, n), *next = NEWN(a, uint32_t, n);
+	uint32_t *it = NEWN(a, uint32_t, n);
+	for (uint32_t b = 0; b < n; b++)
+		first[b] = next[b] = UINT32_MAX;
+	for (uint32_t b = n; b-- > 1;) {
+		const Block *d = f->blocks[b]->idom;
+		if (d && d != f->blocks[b] && f->blocks[b]->rpo != UINT32_MAX)
+			next[b] = first[d->id], first[d->id] = b;
+	}
+	uint32_t k = 0, sp = 0;
+	g->pre[0] = k++;
+	g->stack[sp] = 0, it[sp++] = first[0];
+	while (sp) {
+		uint32_t b = g->stack[sp - 1], c = it[sp - 1];
+		if (c == UINT32_MAX) {
+			g->last[b] = k - 1;
+			sp--;
 			continue;
-		for (int k = 0; k < 2; k++) {
-			const Block *t = b->jmp.to[k];
-			if (t && !reach[t->id]) {
-				reach[t->id] = true;
-				stack[n++] = t->id;
+		}
+		it[sp - 1] = next[c];
+		g->pre[c] = k++;
+		g->stack[sp] = c, it[sp++] = first[c];
+	}
+}
+
+static uint32_t succs(const Block *b, const Block **t)
+{
+	uint32_t n = 0;
+	if (b->jmp.kind != J_RET)
+		for (int k = 0; k < 2; k++)
+			if (b->jmp.to[k])
+				t[n++] = b->jmp.to[k];
+	return n;
+}
+
+/* g->cyclic: the blocks in a strongly connected component of two or more,
+ * or with an edge to themselves (iterative Tarjan). */
+static void find_cycles(Arena *a, Cfg *g)
+{
+	Func *f = g->f;
+	uint32_t n = f->nblocks, idx = 0, sp = 0, cs = 0;
+	uint32_t *index = NEWN(a, uint32_t, n), *low = NEWN(a, uint32_t, n);
+	uint32_t *scc = NEWN(a, uint32_t, n), *call = NEWN(a, uint32_t, n);
+	uint8_t *edge = NEWN(a, uint8_t, n);
+	bool *on = NEWN(a, bool, n);
+	for (uint32_t b = 0; b < n; b++)
+		index[b] = UINT32_MAX;
+	for (uint32_t r = 0; r < n; r++) {
+		if (index[r] != UINT32_MAX)
+			continue;
+		call[cs++] = r;
+		index[r] = low[r] = idx++, scc[sp++] = r, on[r] = true;
+		while (cs) {
+			uint32_t v = call[cs - 1];
+			const Block *t[2];
+			uint32_t nt = succs(f->blocks[v], t);
+			if (edge[v] < nt) {
+				uint32_t w = t[edge[v]++]->id;
+				if (w == v)
+					g->cyclic[v] = true;
+				if (index[w] == UINT32_MAX) {
+					index[w] = low[w] = idx++, scc[sp++] = w, on[w] = true;
+					call[cs++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
 			}
+			cs--;
+			if (cs && low[v] < low[call[cs - 1]])
+				low[call[cs - 1]] = low[v];
+			if (low[v] != index[v])
+				continue;
+			uint32_t top = sp;
+			do
+				on[scc[--sp]] = false;
+			while (scc[sp] != v);
+			if (top - sp > 1)
+				for (uint32_t k = sp; k < top; k++)
+					g->cyclic[scc[k]] = true;
 		}
 	}
+}
+
+/* Whether block u may run after block `from` (set by reach_from). */
+static bool reaches(const Cfg *g, uint32_t u)
+{
+	if (!g->cyclic[g->from->id])
+		return u == g->from->id || g->f->blocks[u]->rpo > g->from->rpo;
+	return g->reach[u];
+}
+
+/* Prepares reaches() for block b; false when the search budget is spent. */
+static bool reach_from(Cfg *g, const Block *b)
+{
+	g->from = b;
+	if (!g->cyclic[b->id])
+		return true;
+	Func *f = g->f;
+	memset(g->reach, 0, f->nblocks * sizeof *g->reach);
+	uint32_t n = 0;
+	g->reach[b->id] = true;
+	g->stack[n++] = b->id;
+	while (n) {
+		const Block *t[2];
+		uint32_t nt = succs(f->blocks[g->stack[--n]], t);
+		if (++g->steps > PHIC_STEPS)
+			return false;
+		for (uint32_t k = 0; k < nt; k++)
+			if (!g->reach[t[k]->id]) {
+				g->reach[t[k]->id] = true;
+				g->stack[n++] = t[k]->id;
+			}
+	}
+	return true;
 }
 
 static const Layout *lay_of(Px *p, const Inst *v)
@@ -94,24 +218,27 @@ static const Layout *lay_of(Px *p, const Inst *v)
 	return v->ty.n > 1 ? p->val[v->id].lay : NULL;
 }
 
-/* Whether writing c's registers on an edge into B (reach: from B) loses
- * nothing: c holds its value on every path into B, is not redefined
- * while the phi lives, and no use of c but `above` (the phi whose
- * registers are c's) can run after the write. */
-static bool clobber_free(const Uses *u, const Inst *c, const Inst *above, const Block *B,
-                         const bool *reach)
+/* Whether writing c's registers on an edge into B (g: reaches from B)
+ * loses nothing: c holds its value on every path into B, is not
+ * redefined while the phi lives, and no use of c but `above` (the phi
+ * whose registers are c's) can run after the write. */
+static bool clobber_free(const Cfg *g, const Uses *u, const Inst *c, const Inst *above,
+                         const Block *B)
 {
-	if (c->block->rpo == UINT32_MAX || !ir_dominates(c->block, B) || reach[c->block->id])
+	if (c->block->rpo == UINT32_MAX || !dominates(g, c->block, B) || reaches(g, c->block->id))
 		return false;
 	for (uint32_t k = u->start[c->id]; k < u->start[c->id + 1]; k++)
-		if (u->user[k] != above && reach[u->blk[k]])
+		if (u->user[k] != above && reaches(g, u->blk[k]))
 			return false;
 	return true;
 }
 
 /* Whether x, an incoming value of phi i, can host it (the file's comment),
- * its chain of hosts included. */
-static bool can_host(Px *p, const Uses *u, const Inst *i, const Inst *x, const bool *reach,
+ * its chain of hosts included; a chain of more than PHIC_CHAIN is refused
+ * (the check walks it: thousands of branches in a row would be quadratic;
+ * the next phi starts a new chain). */
+#define PHIC_CHAIN 16
+static bool can_host(Px *p, const Cfg *g, const Uses *u, const Inst *i, const Inst *x,
                      const bool *hosts)
 {
 	if (x->op == Oconst || x->op == Oarg || x->ty.elem == E_VOID || hosts[x->id] ||
@@ -121,8 +248,9 @@ static bool can_host(Px *p, const Uses *u, const Inst *i, const Inst *x, const b
 	if ((lx || li) && !(lx && li && lay_equal(lx, li)))
 		return false;
 	const Inst *above = i;
+	uint32_t n = 0;
 	for (const Inst *c = x; c; above = c, c = c->op == Ophi ? p->val[c->id].host : NULL)
-		if (!clobber_free(u, c, above, i->block, reach))
+		if (++n > PHIC_CHAIN || !clobber_free(g, u, c, above, i->block))
 			return false;
 	return true;
 }
@@ -136,23 +264,27 @@ void px_coalesce_phis(Px *p)
 	Uses u;
 	use_lists(a, f, &u);
 	ir_dominators(f);
-	bool *reach = NEWN(a, bool, f->nblocks);
+	uint32_t n = f->nblocks;
+	Cfg g = {f, NEWN(a, uint32_t, n), NEWN(a, uint32_t, n), NEWN(a, bool, n),
+	         NEWN(a, bool, n), NULL, NEWN(a, uint32_t, 2 * n + 2), 0};
+	number_tree(a, &g);
+	find_cycles(a, &g);
 	bool *hosts = NEWN(a, bool, f->nextid + 1);
-	uint32_t *stack = NEWN(a, uint32_t, f->nblocks);
 	/* in reverse postorder: a host's own host is chosen before it */
-	Block **order = NEWN(a, Block *, f->nblocks);
-	uint32_t n = 0;
-	for (uint32_t b = 0; b < f->nblocks; b++)
+	Block **order = NEWN(a, Block *, n);
+	uint32_t nr = 0;
+	for (uint32_t b = 0; b < n; b++)
 		if (f->blocks[b]->rpo != UINT32_MAX)
-			order[f->blocks[b]->rpo] = f->blocks[b], n++;
-	for (uint32_t b = 0; b < n; b++) {
+			order[f->blocks[b]->rpo] = f->blocks[b], nr++;
+	for (uint32_t b = 0; b < nr; b++) {
 		Block *B = order[b];
 		if (!B->first || B->first->op != Ophi)
 			continue;
-		reachable(f, B, reach, stack);
+		if (!reach_from(&g, B))
+			break;
 		for (Inst *i = B->first; i && i->op == Ophi; i = i->next)
 			for (uint32_t k = 0; k < i->nops; k++)
-				if (can_host(p, &u, i, i->ops[k], reach, hosts)) {
+				if (can_host(p, &g, &u, i, i->ops[k], hosts)) {
 					p->val[i->id].host = i->ops[k];
 					hosts[i->ops[k]->id] = true;
 					break;
