@@ -63,9 +63,10 @@ static void usage(FILE *f)
 	      "                     (by default a loop whose accesses move linearly\n"
 	      "                     with its counter is checked once, before it, and\n"
 	      "                     runs a copy without checks when all are inside)\n"
-	      "  -fno-run-layouts   PTX: keep values read as row-shifted windows (a\n"
-	      "                     filter's neighbours) in the canonical layout (by\n"
-	      "                     default a lane may hold 2 or 4 consecutive columns)\n"
+	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
+	      "                     neighbours) may take layouts where a lane holds 2\n"
+	      "                     or 4 consecutive columns (fewer instructions, more\n"
+	      "                     memory sectors: off by default)\n"
 	      "  -fno-slm-vectorize PTX: SLM gathers and scatters that give each lane\n"
 	      "                     contiguous, aligned, non-overlapping bytes stay one\n"
 	      "                     ld/st.shared per element (by default they merge\n"
@@ -187,7 +188,7 @@ static bool flag_option(const char *a, DriverOptions *o)
 	else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions"))
 		o->no_loop_versions = a[2] == 'n';   /* PTX: bounds checks per loop (ptx/vloop.c) */
 	else if (!strcmp(a, "-fno-run-layouts") || !strcmp(a, "-frun-layouts"))
-		o->no_run_layouts = a[2] == 'n';     /* PTX: run layouts (ptx/runs.c) */
+		o->run_layouts = a[2] != 'n';        /* PTX: run layouts (ptx/runs.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))

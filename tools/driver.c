@@ -159,7 +159,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .no_pack = o->no_pack, .no_slm_vec = o->no_slm_vec,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
-	                     .no_run_layouts = o->no_run_layouts,
+	                     .run_layouts = o->run_layouts,
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;

@@ -113,7 +113,7 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		} else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions")) {
 			co->no_loop_versions = a[2] == 'n';   /* PTX: ptx/vloop.c */
 		} else if (!strcmp(a, "-fno-run-layouts") || !strcmp(a, "-frun-layouts")) {
-			co->no_run_layouts = a[2] == 'n';     /* PTX: ptx/runs.c */
+			co->run_layouts = a[2] != 'n';        /* PTX: ptx/runs.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||

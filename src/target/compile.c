@@ -70,7 +70,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .no_slm_vec = o->no_slm_vec, .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
-	                     .no_run_layouts = o->no_run_layouts,
+	                     .run_layouts = o->run_layouts,
 	                     .thread_args = o->thread_args};
 }
 

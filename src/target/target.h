@@ -38,8 +38,8 @@ typedef struct {
 	                         (-fno-slm-regions, for A/B runs; assign.c) */
 	bool no_loop_versions; /* PTX: no loop versioning of bounds checks
 	                         (-fno-loop-versions, for A/B runs; vloop.c) */
-	bool no_run_layouts;  /* PTX: no run layouts (-fno-run-layouts, for
-	                         A/B runs; runs.c) */
+	bool run_layouts;     /* PTX: run layouts (-frun-layouts; runs.c:
+	                         off by default, measured slower) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
@@ -108,7 +108,7 @@ typedef struct {
 	bool no_slm_vec;      /* -fno-slm-vectorize: EmitOptions.no_slm_vec */
 	bool no_slm_regions;  /* -fno-slm-regions: EmitOptions.no_slm_regions */
 	bool no_loop_versions; /* -fno-loop-versions: EmitOptions.no_loop_versions */
-	bool no_run_layouts;  /* -fno-run-layouts: EmitOptions.no_run_layouts */
+	bool run_layouts;     /* -frun-layouts: EmitOptions.run_layouts */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */

@@ -639,36 +639,44 @@ static void r_runs_rows(const uint8_t *s, uint8_t *o, int W, int HH, int eb, int
 				}
 }
 
-TEST(run_layouts)
+/* The run layout kernels on a W x HH image, with the default options or
+ * with options (-frun-layouts: ptx/runs.c). */
+static void run_layouts_at(H *h, int W, int HH, const char *options)
 {
-	enum { W = 203, HH = 37 };
-	static uint8_t s[HH][W], o[HH][W], w[HH][W];
-	static uint16_t s16[HH][W], o16[HH][W], w16[HH][W];
-	for (int y = 0; y < HH; y++)
-		for (int x = 0; x < W; x++)
-			s[y][x] = (uint8_t)h_rand(h), s16[y][x] = (uint16_t)h_rand(h);
+	enum { MW = 208, MH = 37 };
+	static uint8_t s[MH * MW], o[MH * MW], w[MH * MW];
+	static uint16_t s16[MH * MW], o16[MH * MW], w16[MH * MW];
+	size_t n = (size_t)W * HH;
+	for (size_t k = 0; k < n; k++)
+		s[k] = (uint8_t)h_rand(h), s16[k] = (uint16_t)h_rand(h);
 	int nx = (W + 47) / 48, ny = (HH + 3) / 4, wid = W;
 	HShape sh = WALK(nx, ny);
-	sh.options = "-fno-bounds-check"; /* edge tiles write outside */
+	sh.options = options ? options : "-fno-bounds-check"; /* edge tiles write outside */
 	memset(o, 0, sizeof o), memset(w, 0, sizeof w);
-	r_runs_u8(&s[0][0], &w[0][0], W, HH, nx, ny);
+	r_runs_u8(s, w, W, HH, nx, ny);
 	if (H_RUN(h, F, "runs_u8", sh, SURF2D(s, W, HH, CMETAL_FMT_R8_UINT),
 	          SURF2D(o, W, HH, CMETAL_FMT_R8_UINT), I32(wid)))
-		h_eq_u8(h, "runs_u8", &o[0][0], &w[0][0], sizeof o);
-	nx = (W + 119) / 120;
-	sh.wx = nx;
+		h_eq_u8(h, "runs_u8", o, w, n);
+	sh.wx = (W + 119) / 120;
 	memset(o, 0, sizeof o), memset(w, 0, sizeof w);
-	r_runs_rows(&s[0][0], &w[0][0], W, HH, 1, 120, 4, 2, nx, ny);
+	r_runs_rows(s, w, W, HH, 1, 120, 4, 2, (int)sh.wx, ny);
 	if (H_RUN(h, F, "runs_u8x128", sh, SURF2D(s, W, HH, CMETAL_FMT_R8_UINT),
 	          SURF2D(o, W, HH, CMETAL_FMT_R8_UINT)))
-		h_eq_u8(h, "runs_u8x128", &o[0][0], &w[0][0], sizeof o);
-	nx = (W + 59) / 60;
-	sh.wx = nx;
+		h_eq_u8(h, "runs_u8x128", o, w, n);
+	sh.wx = (W + 59) / 60;
 	memset(o16, 0, sizeof o16), memset(w16, 0, sizeof w16);
-	r_runs_rows((const uint8_t *)s16, (uint8_t *)w16, W, HH, 2, 60, 2, 1, nx, ny);
+	r_runs_rows((const uint8_t *)s16, (uint8_t *)w16, W, HH, 2, 60, 2, 1, (int)sh.wx, ny);
 	if (H_RUN(h, F, "runs_u16", sh, SURF2D(s16, W, HH, CMETAL_FMT_R16_UINT),
 	          SURF2D(o16, W, HH, CMETAL_FMT_R16_UINT)))
-		h_eq_u8(h, "runs_u16", (const uint8_t *)o16, (const uint8_t *)w16, sizeof o16);
+		h_eq_u8(h, "runs_u16", (const uint8_t *)o16, (const uint8_t *)w16, 2 * n);
+}
+
+TEST(run_layouts)
+{
+	run_layouts_at(h, 203, 37, NULL);
+	run_layouts_at(h, 208, 37, NULL);
+	run_layouts_at(h, 203, 37, "-fno-bounds-check -frun-layouts");
+	run_layouts_at(h, 208, 37, "-fno-bounds-check -frun-layouts");
 }
 
 const HTest exec_gpu_regress[] = {

@@ -25,6 +25,18 @@
  * in which moving every region onto the first costs least (lay_cost:
  * what the element-wise operations that combine them pay).  A tie keeps
  * the canonical layout.
+ *
+ * Off unless -frun-layouts: measured slower.  bench/cm/linear.cm on an
+ * H200 (2026-11-27, same machine, medians of 21): 0.186 ms at 7680x4320
+ * against 0.180 canonical, 0.022 against 0.018 at 1920x1080, with 8% fewer
+ * instructions (2.516 SASS per pixel against 2.742) but 40% more load
+ * sectors (byte loads k bytes apart: 18.2M against 13.0M) and 33% more
+ * store sectors.  Loading a run as one ld.v2.u8 (LDG.U16 and two PRMT,
+ * when the block's x and pitch are even) cut the sectors to 10.4M and
+ * made it slower still (0.202 ms): the unpacking costs more issue slots
+ * than the sectors saved.  A run layout pays when its registers stay
+ * packed (4 bytes or 2 shorts per register, arithmetic on the packed
+ * words), which the back end does not do yet.
  */
 #include "target/ptx/ptx.h"
 
@@ -104,7 +116,7 @@ bool px_seed_runs(Px *p, PxUse **uses)
 {
 	Func *f = p->f;
 	bool any = false;
-	if (p->o->no_run_layouts)
+	if (!p->o->run_layouts)
 		return false;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
