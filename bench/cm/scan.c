@@ -20,8 +20,9 @@
 
 enum {
 	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
-	TILE = 1024,		/* elements per scan_tiles thread (2 x ROWS x 32) */
-	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
+	TILE = 4096,		/* elements per scan_tiles thread (512 x PARTS) */
+	S_FLAGS = 32,		/* dwords before the per-tile state; as in scan.cm */
+	TILE_GROUP = 4		/* scan_tiles threads per group */
 };
 
 typedef struct {
@@ -119,7 +120,7 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 {
 	uint32_t ntiles = (uint32_t)((s->n + TILE - 1) / TILE);
 	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
-	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 3 * (size_t)ntiles) * 4,
+	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 4 * (size_t)ntiles) * 4,
 					   NULL) : NULL;
 	cmetal_task *task[8] = { 0 };
 	const char *unit, *err = NULL;
@@ -127,7 +128,7 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 	for (int i = 0; st && i < s->nrot; i++)
 		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
 		    cmb_arg_buf(k, 0, s->buf[i]) || cmb_arg_buf(k, 1, st) ||
-		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, 4))
+		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, TILE_GROUP))
 			break;
 	if (!cmb_error())
 		ms = check_and_time(s, task, &err);
