@@ -13,16 +13,20 @@
  * in the order pool workers start them (one group at a time per worker,
  * no barrier, so no fiber is parked holding a tile), and a thread only
  * waits on tiles taken before its own. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmbench.h"
 
+#ifndef SCAN_WARPS
+#define SCAN_WARPS 4	/* scan_tiles threads per group, one tile; passed as -DWARPS */
+#endif
+
 enum {
 	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
 	TILE = 4096,		/* elements per scan_tiles thread (512 x PARTS) */
-	S_FLAGS = 32,		/* dwords before the per-tile state; as in scan.cm */
-	TILE_GROUP = 4		/* scan_tiles threads per group */
+	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
 };
 
 typedef struct {
@@ -118,7 +122,7 @@ static void passes(Scan *s, const BenchCase *c, const char *device, const char *
 /* One scan_tiles launch per task; the row is impl cm. */
 static void tiles(Scan *s, const BenchCase *c, const char *device)
 {
-	uint32_t ntiles = (uint32_t)((s->n + TILE - 1) / TILE);
+	uint32_t ntiles = (uint32_t)((s->n + TILE * SCAN_WARPS - 1) / (TILE * SCAN_WARPS));
 	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
 	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 4 * (size_t)ntiles) * 4,
 					   NULL) : NULL;
@@ -128,7 +132,7 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 	for (int i = 0; st && i < s->nrot; i++)
 		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
 		    cmb_arg_buf(k, 0, s->buf[i]) || cmb_arg_buf(k, 1, st) ||
-		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, TILE_GROUP))
+		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, (long)ntiles * SCAN_WARPS, SCAN_WARPS))
 			break;
 	if (!cmb_error())
 		ms = check_and_time(s, task, &err);
@@ -149,7 +153,10 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 	s.bytes = s.n * 4;
 	s.nrot = bench_nrot(s.bytes);
 	s.in = xmalloc(s.bytes * s.nrot);
-	s.p = cmb_build(dev, "scan", s.fp ? "-DT=float" : "-DT=uint -DT_INT");
+	char defs[64];
+	snprintf(defs, sizeof defs, "%s -DWARPS=%d", s.fp ? "-DT=float" : "-DT=uint -DT_INT",
+		 SCAN_WARPS);
+	s.p = cmb_build(dev, "scan", defs);
 	for (i = 0; i < s.nrot; i++)
 		(s.fp ? (void (*)(void *, size_t, uint64_t))gen_f32
 		      : (void (*)(void *, size_t, uint64_t))gen_i32)(s.in + s.bytes * i, s.n,
