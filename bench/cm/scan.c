@@ -3,15 +3,16 @@
  * since the scan is in place), checked bit for bit (int32) or with
  * check_scan_f32.  Two rows per case:
  *   cm        one scan_tiles launch (single pass, decoupled look-back) per
- *             task; its state buffer starts zeroed and is reset by the
- *             kernel itself, so it is shared by every task and run;
+ *             task, a group of SCAN_WARPS threads per tile; its state
+ *             buffer starts zeroed and the kernel readies it for the next
+ *             launch itself, so it is shared by every task and run;
  *   cm-cpu    (CPU device only) the CPU's shape (scan.cm says why):
  *             reduce, carry and scan_apply_serial (blocks of 32 scanned by
  *             a serial chain) in one task;
  *   cm-paper  the paper's reduce, carry and apply launches in one task.
- * On the CPU device scan_tiles is safe too: its threads take tile numbers
+ * On the CPU device scan_tiles is safe too: its groups take tile numbers
  * in the order pool workers start them (one group at a time per worker,
- * no barrier, so no fiber is parked holding a tile), and a thread only
+ * whose fibers park only at the group's own barriers), and a group only
  * waits on tiles taken before its own. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +21,12 @@
 #include "cmbench.h"
 
 #ifndef SCAN_WARPS
-#define SCAN_WARPS 4	/* scan_tiles threads per group, one tile; passed as -DWARPS */
+#define SCAN_WARPS 4	/* scan_tiles threads per group and tile; passed as -DWARPS */
 #endif
 
 enum {
 	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
-	TILE = 4096,		/* elements per scan_tiles thread (512 x PARTS) */
+	SLICE = 4096,		/* elements per scan_tiles thread (512 x PARTS) */
 	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
 };
 
@@ -122,7 +123,8 @@ static void passes(Scan *s, const BenchCase *c, const char *device, const char *
 /* One scan_tiles launch per task; the row is impl cm. */
 static void tiles(Scan *s, const BenchCase *c, const char *device)
 {
-	uint32_t ntiles = (uint32_t)((s->n + TILE * SCAN_WARPS - 1) / (TILE * SCAN_WARPS));
+	size_t tile = (size_t)SLICE * SCAN_WARPS;
+	uint32_t ntiles = (uint32_t)((s->n + tile - 1) / tile);
 	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
 	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 4 * (size_t)ntiles) * 4,
 					   NULL) : NULL;
@@ -132,7 +134,8 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 	for (int i = 0; st && i < s->nrot; i++)
 		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
 		    cmb_arg_buf(k, 0, s->buf[i]) || cmb_arg_buf(k, 1, st) ||
-		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, (long)ntiles * SCAN_WARPS, SCAN_WARPS))
+		    cmb_arg(k, 2, 4, &ntiles) ||
+		    cmb_add_1d(task[i], k, (long)ntiles * SCAN_WARPS, SCAN_WARPS))
 			break;
 	if (!cmb_error())
 		ms = check_and_time(s, task, &err);
