@@ -617,7 +617,8 @@ static void scan_tiles_run(H *h, bool fp, int warps)
 			isum += in[i];
 			if (fp ? !(fabs(y - sum) <= 1e-5 * mag + 1e-6) : d[i] != isum) {
 				h_fail(h, "launch %zu, n %u, %d threads a tile: element %u is %.9g, "
-				       "expected %.9g", k, n, warps, i, fp ? y : d[i], fp ? sum : isum);
+				       "expected %.9g", k, n, warps, i, fp ? (double)y : d[i],
+				       fp ? sum : isum);
 				return;
 			}
 		}
