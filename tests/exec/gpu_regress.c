@@ -578,23 +578,24 @@ TEST(straddle_end)
 		h_eq_u8(h, "stored", st, sw, 1004);
 }
 
-/* bench/cm/scan.cm's one-pass scan_tiles (groups of 4 threads, tiles of
- * 16384 elements; and 1 thread a tile) at sizes the bench never runs:
+/* bench/cm/scan.cm's one-pass scan_tiles in its GPU shape (groups of 4
+ * threads of 4096 elements) and its CPU shape (1 thread of 2048) at sizes
+ * the bench never runs:
  * tails that end inside a slice and inside a row, a lone short tile, an
  * exact multiple, then the first size again, all on one state buffer, so
  * each launch must find it ready (ticket count reset, a new epoch that
  * makes every word of the earlier launches, at other offsets, unset). */
-static void scan_tiles_run(H *h, bool fp, int warps)
+static void scan_tiles_run(H *h, bool fp, int warps, int parts)
 {
 	enum { TILE = 16384, MAXN = 4 * TILE };
-	static uint32_t d[MAXN], in[MAXN], st[32 + 4 * 4 * 4];
+	static uint32_t d[MAXN], in[MAXN], st[32 + 4 * (MAXN / 2048)];
 	static const uint32_t ns[] = { 2 * TILE + 77, 5, 4 * TILE, 2 * TILE + 77, 4096 + 31 };
 	char opts[96];
-	snprintf(opts, sizeof opts, "-fno-bounds-check %s -DWARPS=%d", /* tails on purpose */
-	         fp ? "-DT=float" : "-DT=uint -DT_INT", warps);
+	snprintf(opts, sizeof opts, "-fno-bounds-check %s -DWARPS=%d -DPARTS=%d", /* tails on purpose */
+	         fp ? "-DT=float" : "-DT=uint -DT_INT", warps, parts);
 	memset(st, 0, sizeof st);
 	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
-		uint32_t n = ns[k], tile = TILE / 4 * (uint32_t)warps, nt = (n + tile - 1) / tile;
+		uint32_t n = ns[k], tile = 512 * (uint32_t)(parts * warps), nt = (n + tile - 1) / tile;
 		for (uint32_t i = 0; i < n; i++) {
 			float x = h_float(h, -1, 1);
 			in[i] = fp ? 0 : h_rand(h);
@@ -627,9 +628,10 @@ static void scan_tiles_run(H *h, bool fp, int warps)
 
 TEST(scan_tiles_tails)
 {
-	scan_tiles_run(h, false, 4);
-	scan_tiles_run(h, true, 4);
-	scan_tiles_run(h, false, 1);
+	scan_tiles_run(h, false, 4, 8);
+	scan_tiles_run(h, true, 4, 8);
+	scan_tiles_run(h, false, 1, 4);
+	scan_tiles_run(h, true, 1, 4);
 }
 
 const HTest exec_gpu_regress[] = {
