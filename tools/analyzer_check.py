@@ -47,8 +47,9 @@ def sgemm(n):   # groups of 8 threads own 128x128 of C; k steps of 16
 def gemm_paper(kernel, rows, n):   # R x 128 of C per thread, k panels of 8
     return [k_("gemm", kernel, (n // rows) * (n // 128), {"b8": n // 8})]
 
-def scan_tiles(t, n):   # one pass, one CM thread per 1024-element tile
-    return [k_("scan", "scan_tiles", n // 1024, {}, ["-DT=" + t])]
+def scan_tiles(t, n):   # one pass, one CM thread per 4096-element slice
+    d = ["-DT=" + t] + (["-DT_INT"] if t == "uint" else [])
+    return [k_("scan", "scan_tiles", n // 4096, {}, d)]
 
 def scan_paper(t, n):   # reduce / carry / apply over 8192-element chunks
     c = n // 8192

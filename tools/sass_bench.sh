@@ -43,7 +43,7 @@ variants() {
 		echo "$f $f.cm"
 	done
 	echo "spmv_s4 spmv.cm -DSEG=4 -DWIDTH=64"
-	echo "scan_u32 scan.cm -DT=uint"
+	echo "scan_u32 scan.cm -DT=uint -DT_INT"
 	echo "scan_f32 scan.cm -DT=float"
 	for d in 4 16; do for k in 16 64; do
 		echo "kmeans_D${d}K$k kmeans.cm -DK=$k -DD=$d"

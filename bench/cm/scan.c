@@ -3,16 +3,18 @@
  * since the scan is in place), checked bit for bit (int32) or with
  * check_scan_f32.  Two rows per case:
  *   cm        one scan_tiles launch (single pass, decoupled look-back) per
- *             task; its state buffer starts zeroed and is reset by the
- *             kernel itself, so it is shared by every task and run;
+ *             task, a group of SCAN_WARPS threads per tile; its state
+ *             buffer starts zeroed and the kernel readies it for the next
+ *             launch itself, so it is shared by every task and run;
  *   cm-cpu    (CPU device only) the CPU's shape (scan.cm says why):
  *             reduce, carry and scan_apply_serial (blocks of 32 scanned by
  *             a serial chain) in one task;
  *   cm-paper  the paper's reduce, carry and apply launches in one task.
- * On the CPU device scan_tiles is safe too: its threads take tile numbers
+ * On the CPU device scan_tiles is safe too: its groups take tile numbers
  * in the order pool workers start them (one group at a time per worker,
- * no barrier, so no fiber is parked holding a tile), and a thread only
+ * whose fibers park only at the group's own barriers), and a group only
  * waits on tiles taken before its own. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,9 +22,21 @@
 
 enum {
 	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
-	TILE = 1024,		/* elements per scan_tiles thread (2 x ROWS x 32) */
 	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
 };
+
+/* scan_tiles' shape, passed as -DWARPS and -DPARTS: threads per group and
+ * tile, and parts of 512 elements per thread.  GPU: 4 x 8 (scan.cm says
+ * why).  CPU: 1 x 4, tiles of 2048.  2^20 int32 on the 2 cores of the CI
+ * machine, loaded: the GPU's shape 1.19-1.34 ms, this one 0.88-0.98 (a
+ * standalone harness; 1.04-1.09 here), the 1024-element tiles of the
+ * previous kernel 0.84-0.90 (0.84-0.86 here): the tile's sum is folded
+ * before the scan for the GPU's look-back, and integer rows take a
+ * reduction each; the CPU's own scan is the cm-cpu row. */
+typedef struct {
+	int warps, parts;
+} TileShape;
+static const TileShape gpu_shape = { 4, 8 }, cpu_shape = { 1, 4 };
 
 typedef struct {
 	cmetal_device *dev;
@@ -31,6 +45,7 @@ typedef struct {
 	char *in;
 	size_t n, bytes;
 	int fp, nrot;
+	TileShape shape;	/* scan_tiles' on this device */
 } Scan;
 
 static int restore(void *ctx, int rot)
@@ -117,9 +132,11 @@ static void passes(Scan *s, const BenchCase *c, const char *device, const char *
 /* One scan_tiles launch per task; the row is impl cm. */
 static void tiles(Scan *s, const BenchCase *c, const char *device)
 {
-	uint32_t ntiles = (uint32_t)((s->n + TILE - 1) / TILE);
+	int warps = s->shape.warps;
+	size_t tile = (size_t)512 * s->shape.parts * warps;
+	uint32_t ntiles = (uint32_t)((s->n + tile - 1) / tile);
 	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
-	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 3 * (size_t)ntiles) * 4,
+	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 4 * (size_t)ntiles) * 4,
 					   NULL) : NULL;
 	cmetal_task *task[8] = { 0 };
 	const char *unit, *err = NULL;
@@ -127,7 +144,8 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 	for (int i = 0; st && i < s->nrot; i++)
 		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
 		    cmb_arg_buf(k, 0, s->buf[i]) || cmb_arg_buf(k, 1, st) ||
-		    cmb_arg(k, 2, 4, &ntiles) || cmb_add_1d(task[i], k, ntiles, 4))
+		    cmb_arg(k, 2, 4, &ntiles) ||
+		    cmb_add_1d(task[i], k, (long)ntiles * warps, (uint32_t)warps))
 			break;
 	if (!cmb_error())
 		ms = check_and_time(s, task, &err);
@@ -144,11 +162,16 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 {
 	Scan s = { .dev = dev, .n = (size_t)1 << c->p[0], .fp = (int)c->p[1] };
 	uint64_t kind = 0;
+	char defs[64];
 	int i;
 	s.bytes = s.n * 4;
 	s.nrot = bench_nrot(s.bytes);
 	s.in = xmalloc(s.bytes * s.nrot);
-	s.p = cmb_build(dev, "scan", s.fp ? "-DT=float" : "-DT=uint -DT_INT");
+	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
+	s.shape = kind == 1 ? gpu_shape : cpu_shape;
+	snprintf(defs, sizeof defs, "%s -DWARPS=%d -DPARTS=%d",
+		 s.fp ? "-DT=float" : "-DT=uint -DT_INT", s.shape.warps, s.shape.parts);
+	s.p = cmb_error() ? NULL : cmb_build(dev, "scan", defs);
 	for (i = 0; i < s.nrot; i++)
 		(s.fp ? (void (*)(void *, size_t, uint64_t))gen_f32
 		      : (void (*)(void *, size_t, uint64_t))gen_i32)(s.in + s.bytes * i, s.n,
@@ -156,7 +179,6 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 	for (i = 0; s.p && i < s.nrot; i++)
 		if (!(s.buf[i] = cmb_buffer(dev, s.bytes, s.in + s.bytes * i)))
 			break;
-	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
 	if (!cmb_error() && kind != 1)
 		passes(&s, c, device, "scan_apply_serial", "cm-cpu");
 	if (!cmb_error())

@@ -14,13 +14,13 @@ cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # VARIANT FILE OPTIONS: the bench's CPU builds (kmeans: its two largest D,
-# K; scan: the int32 build; gemm: CPU_SHAPE).
+# K; scan: the int32 build in its CPU shape; gemm: CPU_SHAPE).
 variants() {
 	for f in bench/cm/*.cm; do
 		v=${f##*/}; v=${v%.cm}
 		case $v in
 		kmeans) echo "kmeans-d4k16 $f -DD=4 -DK=16"; echo "kmeans-d16k64 $f -DD=16 -DK=64" ;;
-		scan) echo "scan $f -DT=uint -DT_INT" ;;
+		scan) echo "scan $f -DT=uint -DT_INT -DWARPS=1 -DPARTS=4" ;;
 		gemm|hgemm) echo "$v $f -DCPU_SHAPE" ;;
 		*) echo "$v $f" ;;
 		esac

@@ -679,9 +679,66 @@ TEST(run_layouts)
 	run_layouts_at(h, 208, 37, "-fno-bounds-check -frun-layouts");
 }
 
+/* bench/cm/scan.cm's one-pass scan_tiles in its GPU shape (groups of 4
+ * threads of 4096 elements) and its CPU shape (1 thread of 2048) at sizes
+ * the bench never runs:
+ * tails that end inside a slice and inside a row, a lone short tile, an
+ * exact multiple, then the first size again, all on one state buffer, so
+ * each launch must find it ready (ticket count reset, a new epoch that
+ * makes every word of the earlier launches, at other offsets, unset). */
+static void scan_tiles_run(H *h, bool fp, int warps, int parts)
+{
+	enum { TILE = 16384, MAXN = 4 * TILE };
+	static uint32_t d[MAXN], in[MAXN], st[32 + 4 * (MAXN / 2048)];
+	static const uint32_t ns[] = { 2 * TILE + 77, 5, 4 * TILE, 2 * TILE + 77, 4096 + 31 };
+	char opts[96];
+	snprintf(opts, sizeof opts, "-fno-bounds-check %s -DWARPS=%d -DPARTS=%d", /* tails on purpose */
+	         fp ? "-DT=float" : "-DT=uint -DT_INT", warps, parts);
+	memset(st, 0, sizeof st);
+	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+		uint32_t n = ns[k], tile = 512 * (uint32_t)(parts * warps), nt = (n + tile - 1) / tile;
+		for (uint32_t i = 0; i < n; i++) {
+			float x = h_float(h, -1, 1);
+			in[i] = fp ? 0 : h_rand(h);
+			if (fp)
+				memcpy(&in[i], &x, 4);
+		}
+		memcpy(d, in, n * 4);
+		HShape sh = GROUPS(nt, (uint32_t)warps);
+		sh.options = opts;
+		HArg data = { HA_INOUT, d, n * 4 };
+		if (!H_RUN(h, "../../bench/cm/scan", "scan_tiles", sh, data, INOUT(st), U32(nt)))
+			return;
+		double sum = 0, mag = 0;
+		uint32_t isum = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			float x, y;
+			memcpy(&x, &in[i], 4), memcpy(&y, &d[i], 4);
+			if (fp)
+				sum += x, mag += fabs(x);
+			isum += in[i];
+			if (fp ? !(fabs(y - sum) <= 1e-5 * mag + 1e-6) : d[i] != isum) {
+				h_fail(h, "launch %zu, n %u, %d threads a tile: element %u is %.9g, "
+				       "expected %.9g", k, n, warps, i, fp ? (double)y : d[i],
+				       fp ? sum : isum);
+				return;
+			}
+		}
+	}
+}
+
+TEST(scan_tiles_tails)
+{
+	scan_tiles_run(h, false, 4, 8);
+	scan_tiles_run(h, true, 4, 8);
+	scan_tiles_run(h, false, 1, 4);
+	scan_tiles_run(h, true, 1, 4);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
-	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts), {0},
+	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
+	T(scan_tiles_tails), {0},
 };
