@@ -29,6 +29,7 @@
 typedef struct {
 	char name[128];
 	uint32_t slm, scratch, shuffles, barrier;
+	uint32_t lanes;       /* per CM thread: 32, or W when packed ("lanes W") */
 	int regs, shared, local, spill_st, spill_ld;   /* -1: no ptxas report */
 	const char *body, *end;                        /* the .entry's text */
 	const char *exit;     /* its exit label; what follows is out of line */
@@ -41,18 +42,32 @@ typedef struct {
 	uint32_t global_bytes;    /* per lane */
 } Mix;
 
-/* DRAM bytes per SM cycle, by architecture: bandwidth / (SMs * boost
- * clock) of A100 (sm_80), RTX 3090 (sm_86), Orin (sm_87), RTX 4090
- * (sm_89), H100 SXM (sm_90). */
-static double dram_per_clk(int cc)
+/* The product each architecture's throughputs are taken from (its SMs,
+ * boost clock and DRAM bandwidth): A100 SXM (sm_80), RTX 3090 (sm_86),
+ * Orin (sm_87), RTX 4090 (sm_89), H100 SXM (sm_90, the clock measured by
+ * tools/latency_bench.cu).  Latencies (latency.c) are the H100's for all. */
+typedef struct {
+	int sms;
+	double clock;             /* Hz */
+	double dram;              /* bytes per second */
+} Machine;
+
+static Machine machine(int cc)
 {
 	switch (cc) {
-	case 80: return 1555e9 / (108 * 1.41e9);
-	case 86: return 936e9 / (82 * 1.695e9);
-	case 87: return 204e9 / (16 * 1.3e9);
-	case 89: return 1008e9 / (128 * 2.52e9);
-	default: return 3350e9 / (132 * 1.755e9);
+	case 80: return (Machine){108, 1.41e9, 1555e9};
+	case 86: return (Machine){82, 1.695e9, 936e9};
+	case 87: return (Machine){16, 1.3e9, 204e9};
+	case 89: return (Machine){128, 2.52e9, 1008e9};
+	default: return (Machine){132, 1.98e9, 3350e9};
 	}
+}
+
+/* DRAM bytes per SM cycle. */
+static double dram_per_clk(int cc)
+{
+	Machine m = machine(cc);
+	return m.dram / (m.sms * m.clock);
 }
 
 /* ---- reading the PTX back ---- */
@@ -76,7 +91,11 @@ static int read_kernels(const char *ptx, PtxKernel *ks, int max)
 				continue;
 			const char *q = strstr(l, " shuffles ");
 			const char *s = strstr(l, " scratch ");
+			const char *w = strstr(l, " lanes ");
 			const char *eol = strchr(l, '\n');
+			k->lanes = w && (!eol || w < eol) ? (uint32_t)atoi(w + 7) : 32;
+			if (!k->lanes || k->lanes > 32)
+				k->lanes = 32;
 			if (q && (!eol || q < eol))
 				k->shuffles = (uint32_t)atoi(q + 10);
 			if (s && (!eol || s < eol))
@@ -222,8 +241,8 @@ static bool checked_twin(const PtxKernel *k, const char *l, const char *eol)
 }
 
 /* The mix of the instructions in [from, to) of kernel k, but for the
- * blocks that have an unchecked twin. */
-static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m)
+ * blocks that have an unchecked twin; each also issued on lat (if any). */
+static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m, PtxLat *lat)
 {
 	memset(m, 0, sizeof *m);
 	bool skip = false;
@@ -233,9 +252,15 @@ static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m)
 			eol = to;
 		if (block_label(k, l, eol))
 			skip = checked_twin(k, l, eol);
+		if (lat && *l == '$')
+			ptx_lat_block(lat);   /* a label: a basic block starts */
 		char op[64];
-		if (!skip && opcode(l, eol, op, sizeof op) && !free_move(op, l, eol))
-			classify(op, m);
+		if (!skip && opcode(l, eol, op, sizeof op)) {
+			bool move = free_move(op, l, eol);
+			bool fused = lat && ptx_lat_step(lat, op, l, eol, move);
+			if (!move && !fused)
+				classify(op, m);
+		}
 		l = eol + 1;
 	}
 }
@@ -376,8 +401,18 @@ static void occupancy(const OccArch *a, const PtxKernel *k, Buf *out)
 		           best, best > 1 ? "s" : "");
 }
 
-/* Cycles per CM thread of each resource, the bound and what limits it. */
-static void estimate(const OccArch *a, const char *what, const Mix *m, Buf *out)
+/* What --analyze assumes of the launch, for the latency terms. */
+typedef struct {
+	double resident;          /* CM threads resident per SM at once (W) */
+	double threads;           /* CM threads in all; 0: unknown */
+	uint32_t lanes;           /* lanes per CM thread (32 unless packed) */
+} Hiding;
+
+/* Cycles per CM thread of each resource, the bound and what limits it;
+ * alone: the cycles one CM thread takes by itself (latency.c), which W
+ * resident CM threads per SM overlap. */
+static void estimate(const OccArch *a, const char *what, const Mix *m, double alone,
+                     const Hiding *h, Buf *out)
 {
 	static const char *cls[] = {"issue", "shfl", "shared", "global", "sfu", "control"};
 	buf_printf(out, "  %s:", what);
@@ -387,38 +422,95 @@ static void estimate(const OccArch *a, const char *what, const Mix *m, Buf *out)
 	           m->global_bytes);
 	/* SM cycles one warp takes of each pipe: 4 schedulers issue one warp
 	 * instruction each; shfl 32 lanes, shared 128 bytes, SFU 16 lanes per
-	 * SM cycle; DRAM at the product's bytes per SM cycle, no cache hits */
-	double cyc[4] = {m->n[C_ISSUE] / 4.0, m->n[C_SHFL] * 1.0,
-	                 m->shared_bytes * 32 / 128.0,
-	                 m->global_bytes * 32 / dram_per_clk(a->cc)};
-	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes"};
-	double sfu = m->n[C_SFU] * 2.0;
+	 * SM cycle; DRAM at the product's bytes per SM cycle, no cache hits;
+	 * latency: the SM runs W CM threads at once, each alone takes alone */
+	double cyc[6] = {m->n[C_ISSUE] / 4.0, m->n[C_SHFL] * 1.0, m->shared_bytes * 32 / 128.0,
+	                 m->global_bytes * 32 / dram_per_clk(a->cc), m->n[C_SFU] * 2.0,
+	                 alone / h->resident};
+	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes",
+	                            "SFU", "latency"};
 	int worst = 0;
-	for (int r = 1; r < 4; r++)
+	for (int r = 1; r < 6; r++)
 		if (cyc[r] > cyc[worst])
 			worst = r;
-	const char *lim = res[worst];
-	double bound = cyc[worst];
-	if (sfu > bound)
-		bound = sfu, lim = "SFU";
+	buf_printf(out, "    latency: %.0f cycles for one CM thread alone, / %.3g resident per SM\n",
+	           alone, h->resident);
 	buf_printf(out, "    SM cycles per CM thread: issue %.1f, shuffle %.1f, shared %.1f, "
-	           "DRAM %.1f, SFU %.1f -> %.1f, bound by %s\n", cyc[0], cyc[1], cyc[2],
-	           cyc[3], sfu, bound, lim);
+	           "DRAM %.1f, SFU %.1f, latency %.1f -> %.1f, bound by %s\n", cyc[0], cyc[1],
+	           cyc[2], cyc[3], cyc[4], cyc[5], cyc[worst], res[worst]);
 }
 
-static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *out)
+/* A spin loop passes values between CM threads: a thread's poll (one trip,
+ * alone cycles) sees at most the flags of as many threads as it has lanes,
+ * so the results cross the launch no faster than lanes threads a poll. */
+static void chain(const Hiding *h, double alone, Buf *out)
+{
+	buf_printf(out, "    spin: a branch waits on a global atomic's result (other CM threads' "
+	           "flags); a chain of %.0f cycles a poll, %u threads a poll", alone, h->lanes);
+	if (h->threads > 0)
+		buf_printf(out, ": %.0f SM cycles for %.0f threads", h->threads / h->lanes * alone,
+		           h->threads);
+	buf_putc(out, '\n');
+}
+
+/* The CM threads an SM holds at once for launch l (occupancy at its group
+ * size, or at a thread-space launch's; no more than the launch spreads over
+ * the SMs). */
+static Hiding hiding(const OccArch *a, const PtxKernel *k, const PtxLaunch *l)
+{
+	OccKernel ok = {k->regs > 0 ? (uint32_t)k->regs : 0,
+	                k->shared > 0 ? (uint32_t)k->shared : k->slm, k->scratch};
+	uint32_t per_warp = 32 / k->lanes;   /* CM threads a warp holds (packing) */
+	uint32_t group = l && l->group ? l->group : k->slm || k->barrier ? 1 :
+	                 occ_best_warps(a, &ok, 32) * per_warp;
+	OccResult r;
+	occ_compute(a, &ok, (group + per_warp - 1) / per_warp, &r);
+	Hiding h = {r.active_warps * per_warp, l ? l->threads : 0, k->lanes};
+	/* a launch smaller than the machine: its threads spread over the SMs
+	 * (fewer than one an SM when fewer than the SMs: the time is then one
+	 * thread's, N x alone / W / SMs = alone) */
+	double spread = h.threads / machine(a->cc).sms;
+	if (h.threads > 0 && spread < h.resident)
+		h.resident = spread;
+	if (h.resident <= 0)
+		h.resident = 1;   /* nothing fits: one at a time */
+	return h;
+}
+
+/* The cycles one CM thread alone takes through [from, to): once, or for a
+ * loop a second trip after a first (latency.c); spin: whether it waits on
+ * other threads. */
+static double alone(const PtxKernel *k, const char *from, const char *to, bool loop, Mix *m,
+                    bool *spin)
+{
+	PtxLat *lat = ptx_lat_new();
+	mix_of(k, from, to, m, lat);
+	double first = ptx_lat_now(lat);
+	if (loop)
+		mix_of(k, from, to, m, lat);
+	double t = ptx_lat_now(lat) - (loop ? first : 0);
+	*spin = ptx_lat_spin(lat);
+	ptx_lat_free(lat);
+	return t;
+}
+
+static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, const PtxLaunch *l,
+                    Buf *out)
 {
 	if (!k->body)
 		return;
 	shuffle_lines(ptx, k, out);
+	Hiding h = hiding(a, k, l);
 	Mix m;
+	bool spin;
 	char b0[160];   /* the body proper starts at block 0, after the prologue's
 	                   loads of the launch block and surface descriptors */
 	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
 	const char *from = strstr(k->body, b0);
-	mix_of(k, from && from < k->exit ? from : k->body, k->exit, &m);
-	buf_puts(out, "  instruction mix (PTX, static):\n");
-	estimate(a, "kernel body up to its exit, each instruction once", &m, out);
+	double t = alone(k, from && from < k->exit ? from : k->body, k->exit, false, &m, &spin);
+	buf_printf(out, "  instruction mix (PTX, static); %.3g CM threads resident per SM%s:\n",
+	           h.resident, h.threads > 0 ? " (the launch)" : "");
+	estimate(a, "kernel body up to its exit, each instruction once", &m, t, &h, out);
 	Loop lp[64];
 	int n = find_loops(k, lp, 64);
 	for (int i = 0; i < n; i++) {
@@ -426,14 +518,16 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *
 			continue;
 		char what[128];
 		snprintf(what, sizeof what, "innermost loop %s, per iteration", lp[i].label);
-		mix_of(k, lp[i].from, lp[i].to + 1, &m);
-		estimate(a, what, &m, out);
+		t = alone(k, lp[i].from, lp[i].to + 1, true, &m, &spin);
+		estimate(a, what, &m, t, &h, out);
+		if (spin)
+			chain(&h, t, out);
 	}
 	if (!n)
 		buf_puts(out, "  no loops\n");
 }
 
-bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err)
+bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err)
 {
 	char march[16] = "";
 	const char *t = strstr(ptx, "\n.target ");
@@ -453,7 +547,7 @@ bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err)
 		kernel_summary(a, &ks[i], out);
 		occupancy(a, &ks[i], out);
 		if (full)
-			analyze(ptx, a, &ks[i], out);
+			analyze(ptx, a, &ks[i], launch, out);
 	}
 	return true;
 }

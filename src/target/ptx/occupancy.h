@@ -70,9 +70,30 @@ uint32_t occ_best_warps(const OccArch *a, const OccKernel *k, uint32_t max);
  * i.e. warps; "threads" are the CTA's CUDA threads). */
 void occ_table(const OccArch *a, const OccKernel *k, Buf *out);
 
+/* The launch --analyze assumes (--analyze-grid=THREADS[,GROUP]): CM
+ * threads in all and per group; 0: unknown (a full machine, and the
+ * group size of a thread-space launch). */
+typedef struct {
+	uint32_t threads, group;
+} PtxLaunch;
+
 /* analyze.c: the reports of `cmetal --occupancy` (full false) and
- * `cmetal --analyze` (full true) on a PTX text of the back end; false
- * with the reason in err when its target has no limits here. */
-bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err);
+ * `cmetal --analyze` (full true) on a PTX text of the back end for launch
+ * (NULL: unknown); false with the reason in err when its target has no
+ * limits here. */
+bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err);
+
+/* latency.c: an in-order scoreboard of one warp over PTX instructions
+ * (docs/analyzer.md, "Latency"). */
+typedef struct PtxLat PtxLat;
+PtxLat *ptx_lat_new(void);
+void ptx_lat_free(PtxLat *s);
+/* Issues instruction line [l, eol) of opcode op (free_move: a register
+ * copy ptxas allocates away); true when it is an add ptxas fuses into an
+ * FMA with the product it adds, which takes no issue slot. */
+bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, bool free_move);
+void ptx_lat_block(PtxLat *s);          /* a label: a new basic block starts */
+double ptx_lat_now(const PtxLat *s);    /* the cycle the issued ones are done issuing */
+bool ptx_lat_spin(const PtxLat *s);     /* a branch waited on a global atomic's result */
 
 #endif
