@@ -10,14 +10,20 @@
  *     loop (a label with a backward branch to it, holding no other such
  *     loop), per iteration;
  *   - classes: issue (every instruction but moves from registers, which
- *     ptxas allocates away), shfl, shared (ld/st/atom on
- *     .shared, bytes per lane), global (ld/st/atom/red on .global or
- *     generic addresses, bytes per lane), sfu (ex2, lg2, sin, cos, rsqrt,
- *     rcp/sqrt .approx), control (bra, bar, ret, exit);
+ *     ptxas allocates away, and adds it contracts into an FMA), shfl,
+ *     shared (ld/st/atom on .shared, bytes per lane), global (ld/st/atom/red
+ *     on .global or generic addresses, bytes per lane), sfu (ex2, lg2, sin,
+ *     cos, rsqrt, rcp/sqrt .approx), control (bra, bar, ret, exit);
  *   - SM cycles per CM thread (a warp) for each resource at the SM's
  *     throughput (OccArch-independent rates of sm_80..sm_90 from the CUDA
  *     programming guide's arithmetic throughput table; DRAM bytes per SM
- *     cycle of one product per architecture): the largest is the bound.
+ *     cycle of one product per architecture), and for latency: the cycles
+ *     one CM thread alone takes (latency.c) over the CM threads an SM runs
+ *     at once (the occupancy at the launch's group size, no more than the
+ *     launch spreads over the SMs: --analyze-grid); the largest is the
+ *     bound;
+ *   - for a loop whose branch waits on a global atomic's result (a spin on
+ *     other threads' flags): the chain of polls the launch needs at least.
  * PTX is not SASS: ptxas adds and removes instructions, so the counts are
  * a guide before running, not a measurement. */
 #include <stdio.h>
