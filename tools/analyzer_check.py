@@ -53,7 +53,7 @@ def histogram(n):
 
 def sgemm(n):   # groups of 8 threads own 128x128 of C; k steps of 16
     # b10: the next step's tile loads (once a step); b12: the kk loop, 16
-    # trips a step (rolled in the source: scan.cm says why)
+    # trips a step (rolled in the source: gemm.cm says why)
     return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, 8, {"b10": n // 16, "b12": n})]
 
 def gemm_paper(kernel, rows, n):   # R x 128 of C per thread, k panels of 8; groups of 4 x 4

@@ -241,6 +241,8 @@ bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, boo
 	bool fence = starts(op, "fence") || starts(op, "membar");
 	bool mem = starts(op, "ld.") || starts(op, "st.") || starts(op, "atom.") ||
 	           starts(op, "red.");
+	if ((fence || starts(op, "bar")) && s->end > ready)
+		ready = s->end;   /* after everything before it in the block */
 	double done = ready + (free_move ? 0 : op_latency(op));
 	if (fence)   /* its own round trip, overlapping what it waits for */
 		done = ready + lat.fence > s->mem ? ready + lat.fence : s->mem;
