@@ -200,64 +200,51 @@ static bool contractible(const char *op, const char *what)
 	       !strstr(op, ".rp") && !strstr(op, ".sat") && (strstr(op, ".f32") || strstr(op, ".f64"));
 }
 
-/* Issues instruction line [l, eol) with opcode op in the current block; a
- * free move (a register copy) takes no slot and passes its source's
- * readiness on.  True when the instruction is an add that ptxas fuses
- * with the product it adds (no slot of its own either). */
-bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, bool free_move)
+/* An instruction line's operands: its guard predicate, its destinations
+ * [ops, src) (empty for stores, branches, fences) and sources [src, end). */
+typedef struct {
+	const char *guard, *gend, *ops, *src, *end;
+} Parts;
+
+static Parts parts(const char *op, const char *l, const char *eol)
 {
-	const char *p = l + strspn(l, " \t");
-	const char *guard = NULL, *gend = NULL;
-	if (*p == '@') {
-		guard = p;
-		gend = p + strcspn(p, " \t");
-		p = gend + strspn(gend, " \t");
+	Parts i = {NULL, NULL, l + strspn(l, " \t"), NULL, NULL};
+	if (*i.ops == '@') {
+		i.guard = i.ops;
+		i.gend = i.ops + strcspn(i.ops, " \t");
+		i.ops = i.gend + strspn(i.gend, " \t");
 	}
-	p += strlen(op);
-	const char *end = memchr(p, ';', (size_t)(eol - p));
-	if (!end)
-		end = eol;
-	const char *src = no_dest(op) ? p : first_operand_end(p, end);
-	/* when the sources are ready, and whether one comes from an atomic */
-	double ready = s->start;
-	bool spin = false, fused = false;
-	bool add = contractible(op, "add.") || contractible(op, "sub.");
+	i.ops += strlen(op);
+	i.end = memchr(i.ops, ';', (size_t)(eol - i.ops));
+	if (!i.end)
+		i.end = eol;
+	i.src = no_dest(op) ? i.ops : first_operand_end(i.ops, i.end);
+	return i;
+}
+
+/* The cycle registers [p, end) are all ready (at least from); spin: one
+ * derives from a global atomic; mul: one is a contractible product. */
+static double ready_at(PtxLat *s, const char *p, const char *end, double from, bool *spin,
+                       bool *mul)
+{
 	size_t n;
-	for (const char *r = guard ? next_reg(guard, gend, &n) : NULL; r; r = NULL) {
+	for (const char *r = p ? next_reg(p, end, &n) : NULL; r; r = next_reg(r + n, end, &n)) {
 		Reg *g = reg_at(s, r, n, false);
-		if (g && g->ready > ready)
-			ready = g->ready;
-		spin |= g && g->spin;
-		if (g && g->spin && starts(op, "bra"))
-			s->spin = true;
+		if (!g)
+			continue;   /* never written in the span: ready at its start */
+		if (g->ready > from)
+			from = g->ready;
+		*spin |= g->spin;
+		*mul |= g->mul;
 	}
-	for (const char *r = next_reg(src, end, &n); r; r = next_reg(r + n, end, &n)) {
-		Reg *g = reg_at(s, r, n, false);
-		if (g && g->ready > ready)
-			ready = g->ready;
-		spin |= g && g->spin;
-		fused |= add && g && g->mul;
-	}
+	return from;
+}
+
+/* Takes one issue slot at cycle ready in the current block; a fence or a
+ * branch ends the block (ptxas moves nothing across it). */
+static void issue(PtxLat *s, const char *op, double ready, double done)
+{
 	bool fence = starts(op, "fence") || starts(op, "membar");
-	bool mem = starts(op, "ld.") || starts(op, "st.") || starts(op, "atom.") ||
-	           starts(op, "red.");
-	if ((fence || starts(op, "bar")) && s->end > ready)
-		ready = s->end;   /* after everything before it in the block */
-	double done = ready + (free_move ? 0 : op_latency(op));
-	if (fence)   /* its own round trip, overlapping what it waits for */
-		done = ready + lat.fence > s->mem ? ready + lat.fence : s->mem;
-	if (mem && global_space(op) && done > s->mem)
-		s->mem = done;
-	if (starts(op, "atom.") && global_space(op))
-		spin = true;   /* its result is what other threads published */
-	if (!no_dest(op))
-		for (const char *r = next_reg(p, src, &n); r; r = next_reg(r + n, src, &n)) {
-			Reg *g = reg_at(s, r, n, true);
-			if (g)
-				g->ready = done, g->spin = spin, g->mul = contractible(op, "mul.");
-		}
-	if (free_move || fused)
-		return fused;
 	s->count++;
 	if (ready + 1 > s->end)
 		s->end = ready + 1;
@@ -266,6 +253,41 @@ bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, boo
 	if (fence)
 		s->end = done;
 	if (fence || starts(op, "bra") || starts(op, "bar"))
-		ptx_lat_block(s);   /* nothing moves across it */
-	return false;
+		ptx_lat_block(s);
+}
+
+/* Issues instruction line [l, eol) with opcode op in the current block; a
+ * free move (a register copy) takes no slot and passes its source's
+ * readiness on.  True when the instruction is an add that ptxas fuses
+ * with the product it adds (no slot of its own either). */
+bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, bool free_move)
+{
+	Parts i = parts(op, l, eol);
+	bool spin = false, mul = false;
+	double ready = ready_at(s, i.guard, i.gend, s->start, &spin, &mul);
+	if (spin && starts(op, "bra"))
+		s->spin = true;   /* a branch on what other threads published */
+	ready = ready_at(s, i.src, i.end, ready, &spin, &mul);
+	bool fused = mul && (contractible(op, "add.") || contractible(op, "sub."));
+	bool fence = starts(op, "fence") || starts(op, "membar");
+	if ((fence || starts(op, "bar")) && s->end > ready)
+		ready = s->end;   /* after everything before it in the block */
+	double done = ready + (free_move ? 0 : op_latency(op));
+	if (fence)   /* its own round trip, overlapping what it waits for */
+		done = ready + lat.fence > s->mem ? ready + lat.fence : s->mem;
+	bool mem = starts(op, "ld.") || starts(op, "st.") || starts(op, "atom.") ||
+	           starts(op, "red.");
+	if (mem && global_space(op) && done > s->mem)
+		s->mem = done;
+	if (starts(op, "atom.") && global_space(op))
+		spin = true;   /* its result is what other threads published */
+	size_t n;
+	for (const char *r = next_reg(i.ops, i.src, &n); r; r = next_reg(r + n, i.src, &n)) {
+		Reg *g = reg_at(s, r, n, true);
+		if (g)
+			g->ready = done, g->spin = spin, g->mul = contractible(op, "mul.");
+	}
+	if (!free_move && !fused)
+		issue(s, op, ready, done);
+	return fused;
 }
