@@ -4,14 +4,15 @@
 //
 //   nvcc -O2 -arch=sm_90 -o latency_bench tools/latency_bench.cu && ./latency_bench
 //
-// Not built by make (it needs nvcc).  The analyzer's constants (latency.c's
-// `lat`, analyze.c's `machine`) come from its runs on two H100 SXM machines,
+// Not built by make (it needs nvcc).  The analyzer's latencies (the table
+// `machines` in src/target/ptx/latency.c) come from its runs on two H100 SXM machines,
 // 2026-11-27 (cycles): clock 1.975-1.980 GHz, DRAM 685-697 (347-352 ns),
 // L2 368-379, atomic 338 / 511 (one word; 32 words of a line 347 / 521: the
 // near or far L2 half), atomic exchange + fence 650-682, fence alone 630,
-// shfl 26.0, ld.shared 29.0, FFMA 4.1.  The contended lines (same-word
-// atomics from every warp) are not in the model; they gave 0.73-0.79 ns a
-// warp atomic, with or without the result used.
+// shfl 26.0, ld.shared 29.0, FFMA 4.1.  The contended lines (atomics that
+// every warp aims at one line) are not in the model: 0.73-0.91 ns a warp
+// atomic on one word (0.74-0.79 with the result used, a variant run
+// once), 2.4-2.7 ns with 32 lanes on the line's 32 words.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

@@ -45,7 +45,7 @@ static void eq(const char *name, uint32_t got, uint32_t want)
  * add contracted into an FMA) as it reports them. */
 static double lat_of(const char *const *lines, int n, bool loop, bool *spin, bool *fused)
 {
-	PtxLat *s = ptx_lat_new();
+	PtxLat *s = ptx_lat_new(ptx_machine(90));
 	double first = 0;
 	*fused = false;
 	for (int trip = 0; trip < (loop ? 2 : 1); trip++) {

@@ -48,34 +48,6 @@ typedef struct {
 	uint32_t global_bytes;    /* per lane */
 } Mix;
 
-/* The product each architecture's throughputs are taken from (its SMs,
- * boost clock and DRAM bandwidth): A100 SXM (sm_80), RTX 3090 (sm_86),
- * Orin (sm_87), RTX 4090 (sm_89), H100 SXM (sm_90, the clock measured by
- * tools/latency_bench.cu).  Latencies (latency.c) are the H100's for all. */
-typedef struct {
-	int sms;
-	double clock;             /* Hz */
-	double dram;              /* bytes per second */
-} Machine;
-
-static Machine machine(int cc)
-{
-	switch (cc) {
-	case 80: return (Machine){108, 1.41e9, 1555e9};
-	case 86: return (Machine){82, 1.695e9, 936e9};
-	case 87: return (Machine){16, 1.3e9, 204e9};
-	case 89: return (Machine){128, 2.52e9, 1008e9};
-	default: return (Machine){132, 1.98e9, 3350e9};
-	}
-}
-
-/* DRAM bytes per SM cycle. */
-static double dram_per_clk(int cc)
-{
-	Machine m = machine(cc);
-	return m.dram / (m.sms * m.clock);
-}
-
 /* ---- reading the PTX back ---- */
 
 static bool line_is(const char *l, const char *prefix)
@@ -426,13 +398,14 @@ static void estimate(const OccArch *a, const char *what, const Mix *m, double al
 		buf_printf(out, " %s %u", cls[c], m->n[c]);
 	buf_printf(out, "; bytes per lane: shared %u, global %u\n", m->shared_bytes,
 	           m->global_bytes);
-	/* SM cycles one warp takes of each pipe: 4 schedulers issue one warp
-	 * instruction each; shfl 32 lanes, shared 128 bytes, SFU 16 lanes per
-	 * SM cycle; DRAM at the product's bytes per SM cycle, no cache hits;
-	 * latency: the SM runs W CM threads at once, each alone takes alone */
-	double cyc[6] = {m->n[C_ISSUE] / 4.0, m->n[C_SHFL] * 1.0, m->shared_bytes * 32 / 128.0,
-	                 m->global_bytes * 32 / dram_per_clk(a->cc), m->n[C_SFU] * 2.0,
-	                 alone / h->resident};
+	/* SM cycles one warp takes of each pipe at the SM's rates; DRAM at the
+	 * product's bytes per SM cycle, no cache hits; latency: the SM runs W
+	 * CM threads at once, each alone takes alone */
+	const PtxMachine *p = ptx_machine(a->cc);
+	double dram_per_clk = p->dram / (p->sms * p->clock);
+	double cyc[6] = {m->n[C_ISSUE] / p->issue, m->n[C_SHFL] / p->shfl,
+	                 m->shared_bytes * 32 / p->shared_bytes, m->global_bytes * 32 / dram_per_clk,
+	                 m->n[C_SFU] * 32 / p->sfu_lanes, alone / h->resident};
 	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes",
 	                            "SFU", "latency"};
 	int worst = 0;
@@ -475,7 +448,7 @@ static Hiding hiding(const OccArch *a, const PtxKernel *k, const PtxLaunch *l)
 	/* a launch smaller than the machine: its threads spread over the SMs
 	 * (fewer than one an SM when fewer than the SMs: the time is then one
 	 * thread's, N x alone / W / SMs = alone) */
-	double spread = h.threads / machine(a->cc).sms;
+	double spread = h.threads / ptx_machine(a->cc)->sms;
 	if (h.threads > 0 && spread < h.resident)
 		h.resident = spread;
 	if (h.resident <= 0)
@@ -486,10 +459,10 @@ static Hiding hiding(const OccArch *a, const PtxKernel *k, const PtxLaunch *l)
 /* The cycles one CM thread alone takes through [from, to): once, or for a
  * loop a second trip after a first (latency.c); spin: whether it waits on
  * other threads. */
-static double alone(const PtxKernel *k, const char *from, const char *to, bool loop, Mix *m,
-                    bool *spin)
+static double alone(const OccArch *a, const PtxKernel *k, const char *from, const char *to,
+                    bool loop, Mix *m, bool *spin)
 {
-	PtxLat *lat = ptx_lat_new();
+	PtxLat *lat = ptx_lat_new(ptx_machine(a->cc));
 	mix_of(k, from, to, m, lat);
 	double first = ptx_lat_now(lat);
 	if (loop)
@@ -513,7 +486,7 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, const
 	                   loads of the launch block and surface descriptors */
 	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
 	const char *from = strstr(k->body, b0);
-	double t = alone(k, from && from < k->exit ? from : k->body, k->exit, false, &m, &spin);
+	double t = alone(a, k, from && from < k->exit ? from : k->body, k->exit, false, &m, &spin);
 	buf_printf(out, "  instruction mix (PTX, static); %.3g CM threads resident per SM%s:\n",
 	           h.resident, h.threads > 0 ? " (the launch)" : "");
 	estimate(a, "kernel body up to its exit, each instruction once", &m, t, &h, out);
@@ -524,7 +497,7 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, const
 			continue;
 		char what[128];
 		snprintf(what, sizeof what, "innermost loop %s, per iteration", lp[i].label);
-		t = alone(k, lp[i].from, lp[i].to + 1, true, &m, &spin);
+		t = alone(a, k, lp[i].from, lp[i].to + 1, true, &m, &spin);
 		estimate(a, what, &m, t, &h, out);
 		if (spin)
 			chain(&h, t, out);

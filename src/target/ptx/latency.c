@@ -29,17 +29,32 @@
 
 #include "target/ptx/occupancy.h"
 
-/* One warp instruction's latency in SM cycles, by class: measured on an
- * H100 SXM (1.98 GHz) with tools/latency_bench.cu, one warp alone, a
- * dependent chain of each (docs/analyzer.md, "The machine"). */
-static const struct {
-	double alu;        /* fma, add, setp, cvt, ...: FFMA chain 4.1 */
-	double xbar;       /* shfl, vote, redux (and SFU, not measured): shfl chain 26 */
-	double shared;     /* ld.shared, atom.shared, ld.local: chase in SLM 29 */
-	double dram;       /* ld.global: chase over 1 GB, 685..697 */
-	double atomic;     /* atom.global with its result: 338..521 (near and far L2) */
-	double fence;      /* fence / membar: 630 with nothing outstanding */
-} lat = {4, 26, 29, 690, 430, 630};
+/* The machine: one product per architecture, its SMs, SM clock and DRAM
+ * bandwidth (its datasheet; the H100's clock measured), the SM's
+ * throughputs (CUDA programming guide, arithmetic instruction throughput:
+ * four schedulers, 32 shuffle lanes, 128 shared bytes and 16 SFU lanes a
+ * cycle) and the latencies of one warp's instructions, measured on an H100
+ * SXM by tools/latency_bench.cu (one warp alone, dependent chains: FFMA
+ * 4.1, shfl 26.0, ld.shared 29.0, a global load from DRAM 685..697, an
+ * atomic with its result 338..521 in the near and far L2 halves, a fence
+ * with nothing outstanding 630), the same for every architecture. */
+static const PtxMachine machines[] = {
+	/* cc product     SMs clock  DRAM   issue shfl shared sfu  alu xbar shr  dram atom fence */
+	{80, "A100 SXM",  108, 1.41e9, 1555e9, 4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
+	{86, "RTX 3090",  82, 1.695e9, 936e9,  4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
+	{87, "Orin",      16, 1.3e9,   204e9,  4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
+	{89, "RTX 4090",  128, 2.52e9, 1008e9, 4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
+	{90, "H100 SXM",  132, 1.98e9, 3350e9, 4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
+};
+
+const PtxMachine *ptx_machine(int cc)
+{
+	size_t n = sizeof machines / sizeof machines[0];
+	for (size_t i = 0; i < n; i++)
+		if (machines[i].cc == cc)
+			return &machines[i];
+	return &machines[n - 1];
+}
 
 enum { NREG = 1 << 15 };   /* register slots (a kernel has a few thousand) */
 
@@ -51,6 +66,7 @@ typedef struct {
 } Reg;
 
 struct PtxLat {
+	const PtxMachine *m;      /* the latencies */
 	Reg *reg;
 	double start;             /* the current block's first cycle */
 	double end;               /* when its instructions so far have issued */
@@ -59,12 +75,12 @@ struct PtxLat {
 	bool spin;                /* a branch on an atomic's result was seen */
 };
 
-PtxLat *ptx_lat_new(void)
+PtxLat *ptx_lat_new(const PtxMachine *m)
 {
 	PtxLat *s = calloc(1, sizeof *s);
-	s->reg = calloc(NREG, sizeof *s->reg);
-	if (!s->reg)
+	if (!s || !(s->reg = calloc(NREG, sizeof *s->reg)))
 		die("out of memory");
+	s->m = m;
 	return s;
 }
 
@@ -170,9 +186,9 @@ static bool global_space(const char *op)
 	       !strstr(op, ".const");
 }
 
-/* The latency of op's result (or, for a memory operation without one,
- * how long it stays outstanding). */
-static double op_latency(const char *op)
+/* The latency of op's result on m (or, for a memory operation without
+ * one, how long it stays outstanding). */
+static double op_latency(const PtxMachine *m, const char *op)
 {
 	static const char *xbar[] = {"shfl.", "vote.", "redux.", "match.", "ex2", "lg2", "sin.",
 	                             "cos.", "rsqrt", "rcp.approx", "sqrt.approx", "tanh"};
@@ -180,15 +196,15 @@ static double op_latency(const char *op)
 	bool atom = starts(op, "atom.") || starts(op, "red.");
 	if (ld || st || atom) {
 		if (strstr(op, ".shared") || strstr(op, ".local"))
-			return lat.shared;
+			return m->shared;
 		if (strstr(op, ".param") || strstr(op, ".const"))
-			return lat.alu;
-		return atom ? lat.atomic : lat.dram;
+			return m->alu;
+		return atom ? m->atomic : m->global;
 	}
 	for (size_t i = 0; i < sizeof xbar / sizeof xbar[0]; i++)
 		if (starts(op, xbar[i]))
-			return lat.xbar;
-	return lat.alu;
+			return m->xbar;
+	return m->alu;
 }
 
 /* Whether op is a floating-point multiply or add without a rounding
@@ -272,9 +288,9 @@ bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, boo
 	bool fence = starts(op, "fence") || starts(op, "membar");
 	if ((fence || starts(op, "bar")) && s->end > ready)
 		ready = s->end;   /* after everything before it in the block */
-	double done = ready + (free_move ? 0 : op_latency(op));
+	double done = ready + (free_move ? 0 : op_latency(s->m, op));
 	if (fence)   /* its own round trip, overlapping what it waits for */
-		done = ready + lat.fence > s->mem ? ready + lat.fence : s->mem;
+		done = ready + s->m->fence > s->mem ? ready + s->m->fence : s->mem;
 	bool mem = starts(op, "ld.") || starts(op, "st.") || starts(op, "atom.") ||
 	           starts(op, "red.");
 	if (mem && global_space(op) && done > s->mem)

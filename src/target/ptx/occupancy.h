@@ -83,10 +83,34 @@ typedef struct {
  * limits here. */
 bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err);
 
+/* latency.c: the machine --analyze models, one product per architecture
+ * (docs/analyzer.md, "The machine"): throughputs per SM cycle and the
+ * latencies, in SM cycles, of one warp's instructions (the H100's for all:
+ * measured with tools/latency_bench.cu). */
+typedef struct {
+	int cc;                   /* 90 */
+	const char *product;      /* "H100 SXM" */
+	int sms;
+	double clock;             /* SM clock, Hz */
+	double dram;              /* DRAM bytes per second */
+	double issue;             /* warp instructions issued per SM cycle (schedulers) */
+	double shfl;              /* warp shuffles per SM cycle */
+	double shared_bytes;      /* shared memory bytes per SM cycle */
+	double sfu_lanes;         /* SFU lanes per SM cycle */
+	double alu;               /* latency: fma, add, setp, cvt, ... */
+	double xbar;              /* shfl, vote, redux; SFU */
+	double shared;            /* ld.shared, atom.shared, ld.local */
+	double global;            /* ld.global (from DRAM) */
+	double atomic;            /* atom.global, its result used */
+	double fence;             /* fence, membar, nothing outstanding */
+} PtxMachine;
+/* The machine of compute capability cc (sm_90's for one not listed). */
+const PtxMachine *ptx_machine(int cc);
+
 /* latency.c: an in-order scoreboard of one warp over PTX instructions
- * (docs/analyzer.md, "Latency"). */
+ * (docs/analyzer.md, "Latency term"). */
 typedef struct PtxLat PtxLat;
-PtxLat *ptx_lat_new(void);
+PtxLat *ptx_lat_new(const PtxMachine *m);
 void ptx_lat_free(PtxLat *s);
 /* Issues instruction line [l, eol) of opcode op (free_move: a register
  * copy ptxas allocates away); true when it is an add ptxas fuses into an
