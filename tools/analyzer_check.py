@@ -30,43 +30,48 @@ import csv, re, subprocess, sys, os
 
 SMS, CLOCK = 132, 1.98e9
 OPTS = ["-O2", "-fno-bounds-check", "-ffp-contract=fast"]
-RES = ["issue", "shuffle", "shared", "DRAM", "SFU", "latency", "chain"]
+RES = ["issue", "shuffle", "shared", "DRAM", "L2", "SFU", "latency", "chain"]
+DRAM, BYTES = RES.index("DRAM"), len(RES) - 1   # a span's global bytes per lane: last
 
-def k_(file, kernel, threads, group, loops=None, defs=()):
-    return dict(file=file, kernel=kernel, threads=threads, group=group, loops=loops or {},
-                defs=list(defs))
+def k_(file, kernel, threads, group, footprint, loops=None, defs=()):
+    """footprint: the bytes of the kernel's buffers it reads and writes
+    (each once), from the bench's buffer sizes."""
+    return dict(file=file, kernel=kernel, threads=threads, group=group, footprint=footprint,
+                loops=loops or {}, defs=list(defs))
 
-def linear(w, h):   # groups of 8 x 4
-    return [k_("linear", "linear", -(-w // 16) * -(-h // 8), 32)]
+def linear(w, h):   # groups of 8 x 4; 3 bytes a pixel in, 3 out
+    return [k_("linear", "linear", -(-w // 16) * -(-h // 8), 32, 6 * w * h)]
 
 def transpose(kernel, n, group):
-    return [k_("transpose", kernel, (n // 32) ** 2, group)]
+    return [k_("transpose", kernel, (n // 32) ** 2, group, 2 * 4 * n * n)]
 
 def histogram(n):
     chunk = max(4096, (n // 16384 + 511) // 512 * 512)
-    # the 512-byte block loop, in two pieces as the static listing sees it:
-    # its read (b10) and its 32-wide SLM increments (b12); b16 is the
-    # input's last, partial block, which no thread meets here (n is a
-    # multiple of the chunk), b18 the final sum over the 32 copies (once)
-    return [k_("histogram", "histogram", -(-n // chunk), 8,
-               {"b10": chunk // 512, "b12": chunk // 512})]
+    # b1 zeroes the 257 rows of SLM copies, 8 threads a group; b10 is the
+    # 512-byte block loop; b18 the final sum over the 32 copies (once)
+    return [k_("histogram", "histogram", -(-n // chunk), 8, n + 1024,
+               {"b1": -(-257 // 8), "b10": chunk // 512})]
 
 def sgemm(n):   # groups of 8 threads own 128x128 of C; k steps of 16
-    # b10: the next step's tile loads (once a step); b12: the kk loop, 16
-    # trips a step (rolled in the source: gemm.cm says why)
-    return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, 8, {"b10": n // 16, "b12": n})]
+    # b5: the k loop (the next step's tile loads, SLM writes, barrier);
+    # b12: the kk loop in it, 16 trips a step (rolled in the source:
+    # gemm.cm says why)
+    # A and B read, C read and written
+    return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, 8, 4 * 4 * n * n, {"b5": n // 16, "b12": n})]
 
 def gemm_paper(kernel, rows, n):   # R x 128 of C per thread, k panels of 8; groups of 4 x 4
-    return [k_("gemm", kernel, (n // rows) * (n // 128), 16, {"b8": n // 8})]
+    es = 8 if kernel == "dgemm" else 4
+    return [k_("gemm", kernel, (n // rows) * (n // 128), 16, 4 * es * n * n, {"b5": n // 8})]
 
 def scan_tiles(t, n):   # one pass, one CM thread per 1024-element tile, groups of 4
-    return [k_("scan", "scan_tiles", n // 1024, 4, {}, t)]
+    # the data read and written, 3 dwords of state a tile
+    return [k_("scan", "scan_tiles", n // 1024, 4, 8 * n + 12 * (n // 1024), {}, t)]
 
 def scan_paper(t, n):   # reduce / carry / apply over 8192-element chunks, groups of 8
     c = n // 8192
-    return [k_("scan", "scan_reduce", c, 8, {"b6": 256}, t),
-            k_("scan", "scan_carry", 1, 1, {"b1": -(-c // 32)}, t),
-            k_("scan", "scan_apply", c, 8, {"b6": 256}, t)]
+    return [k_("scan", "scan_reduce", c, 8, 4 * n + 4 * c, {"b6": 256}, t),
+            k_("scan", "scan_carry", 1, 1, 8 * c, {"b1": -(-c // 32)}, t),
+            k_("scan", "scan_apply", c, 8, 8 * n + 4 * c, {"b6": 256}, t)]
 
 CASES = [  # workload, size, impl, kernels
     ("linear", "1920x1080", "cm", linear(1920, 1080)),
@@ -90,7 +95,8 @@ for t, w in ((["-DT=uint", "-DT_INT"], "scan-i32"), (["-DT=float"], "scan-f32"))
         CASES.append((w, "2^%d" % e, "cm-paper", scan_paper(t, 1 << e)))
 
 CYC = re.compile(r"issue ([\d.]+), shuffle ([\d.]+), shared ([\d.]+), DRAM ([\d.]+), "
-                 r"SFU ([\d.]+), latency ([\d.]+)")
+                 r"L2 ([\d.]+), SFU ([\d.]+), latency ([\d.]+)")
+GLOBAL = re.compile(r"bytes per lane: shared \d+, global (\d+)")
 CHAIN = re.compile(r"spin: .*: ([\d.]+) SM cycles for")
 
 def analyze(cmetal, k, cache={}):
@@ -102,21 +108,23 @@ def analyze(cmetal, k, cache={}):
         grid = "--analyze-grid=%d,%d" % (k["threads"], k["group"])
         out = subprocess.run([cmetal, grid] + OPTS + k["defs"] + [src], check=True,
                              capture_output=True, text=True).stdout
-        ks, cur, what = {}, None, None
+        ks, cur, what, gbytes = {}, None, None, 0.0
         for line in out.splitlines():
             m = re.match(r"kernel (\S+) ", line)
             if m:
                 cur = ks.setdefault(m.group(1), {"chain": 0.0})
             elif "kernel body" in line:
                 what = "body"
-            elif "innermost loop" in line:
-                # a versioned loop's copy without checks ("..._bN_v") is
-                # the loop's estimate (docs/analyzer.md)
-                what = re.search(r"loop \$L_(?:\w+?_)?(b\d+|t\d+)(?:_v)?,", line).group(1)
+            elif line.startswith("  loop "):
+                # named by its header; a versioned loop's copy without
+                # checks ("..._bN_v") is the loop's estimate (docs/analyzer.md)
+                what = re.search(r"loop \$L_(?:\w+?_)?(b\d+|t\d+)(?:_v)? ", line).group(1)
             elif CHAIN.search(line) and cur is not None:
                 cur["chain"] = max(cur["chain"], float(CHAIN.search(line).group(1)))
             elif "SM cycles per CM thread" in line and cur is not None:
-                cur[what] = [float(x) for x in CYC.search(line).groups()]
+                cur[what] = [float(x) for x in CYC.search(line).groups()] + [gbytes]
+            if GLOBAL.search(line):
+                gbytes = float(GLOBAL.search(line).group(1))
         cache[key] = ks
     return cache[key][k["kernel"]]
 
@@ -126,9 +134,14 @@ def estimate(cmetal, kernels):
     for k in kernels:
         an = analyze(cmetal, k)
         tot = []
-        for r in range(len(RES) - 1):
+        for r in range(BYTES + 1):
             c = an["body"][r] + sum((t - 1) * an[l][r] for l, t in k["loops"].items())
             tot.append(k["threads"] * c / SMS)
+        # DRAM moves each byte of the footprint once at least; bytes read
+        # again come from the caches (the L2 term covers them)
+        requested = tot.pop() * SMS * 32
+        if requested > k["footprint"]:
+            tot[DRAM] *= k["footprint"] / requested
         tot.append(an["chain"])
         r = max(range(len(RES)), key=lambda i: tot[i])
         total += tot[r]

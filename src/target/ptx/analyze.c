@@ -218,11 +218,11 @@ static bool checked_twin(const PtxKernel *k, const char *l, const char *eol)
 	return t && t < k->end;
 }
 
-/* The mix of the instructions in [from, to) of kernel k, but for the
- * blocks that have an unchecked twin; each also issued on lat (if any). */
-static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m, PtxLat *lat)
+/* Adds the mix of the instructions in [from, to) of kernel k to m, but for
+ * the blocks that have an unchecked twin; each also issued on lat (if
+ * any). */
+static void mix_add(const PtxKernel *k, const char *from, const char *to, Mix *m, PtxLat *lat)
 {
-	memset(m, 0, sizeof *m);
 	bool skip = false;
 	for (const char *l = from; l && l < to;) {
 		const char *eol = strchr(l, '\n');
@@ -241,45 +241,6 @@ static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m,
 		}
 		l = eol + 1;
 	}
-}
-
-/* ---- loops: a label, and a later branch back to it ---- */
-
-typedef struct { const char *from, *to; char label[64]; } Loop;
-
-static int find_loops(const PtxKernel *k, Loop *lp, int max)
-{
-	int n = 0;
-	for (const char *l = k->body; l && l < k->exit && n < max;) {
-		const char *eol = strchr(l, '\n');
-		if (!eol)
-			break;
-		size_t len = (size_t)(eol - l);
-		if (*l == '$' && len > 1 && l[len - 1] == ':' && len < 64 && !checked_twin(k, l, eol)) {
-			char pat[80];
-			snprintf(pat, sizeof pat, " %.*s;", (int)(len - 1), l);
-			const char *last = NULL;
-			for (const char *b = strstr(eol, pat); b && b < k->exit; b = strstr(b + 1, pat))
-				if (strstr(b - 16 > eol ? b - 16 : eol, "bra"))
-					last = b;
-			if (last) {
-				lp[n] = (Loop){l, last, {0}};
-				snprintf(lp[n].label, sizeof lp[n].label, "%.*s", (int)(len - 1), l);
-				n++;
-			}
-		}
-		l = eol + 1;
-	}
-	return n;
-}
-
-/* Whether loop i holds another loop of the list. */
-static bool has_inner(const Loop *lp, int n, int i)
-{
-	for (int j = 0; j < n; j++)
-		if (j != i && lp[j].from > lp[i].from && lp[j].to < lp[i].to)
-			return true;
-	return false;
 }
 
 /* ---- shuffles by source line (the report compiles with -g: .loc) ---- */
@@ -403,20 +364,21 @@ static void estimate(const OccArch *a, const char *what, const Mix *m, double al
 	 * CM threads at once, each alone takes alone */
 	const PtxMachine *p = ptx_machine(a->cc);
 	double dram_per_clk = p->dram / (p->sms * p->clock);
-	double cyc[6] = {m->n[C_ISSUE] / p->issue, m->n[C_SHFL] / p->shfl,
+	double cyc[7] = {m->n[C_ISSUE] / p->issue, m->n[C_SHFL] / p->shfl,
 	                 m->shared_bytes * 32 / p->shared_bytes, m->global_bytes * 32 / dram_per_clk,
-	                 m->n[C_SFU] * 32 / p->sfu_lanes, alone / h->resident};
+	                 m->global_bytes * 32 / p->l2_bytes, m->n[C_SFU] * 32 / p->sfu_lanes,
+	                 alone / h->resident};
 	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes",
-	                            "SFU", "latency"};
+	                            "L2 bytes", "SFU", "latency"};
 	int worst = 0;
-	for (int r = 1; r < 6; r++)
+	for (int r = 1; r < 7; r++)
 		if (cyc[r] > cyc[worst])
 			worst = r;
 	buf_printf(out, "    latency: %.0f cycles for one CM thread alone, / %.3g resident per SM\n",
 	           alone, h->resident);
 	buf_printf(out, "    SM cycles per CM thread: issue %.1f, shuffle %.1f, shared %.1f, "
-	           "DRAM %.1f, SFU %.1f, latency %.1f -> %.1f, bound by %s\n", cyc[0], cyc[1],
-	           cyc[2], cyc[3], cyc[4], cyc[5], cyc[worst], res[worst]);
+	           "DRAM %.1f, L2 %.1f, SFU %.1f, latency %.1f -> %.1f, bound by %s\n", cyc[0],
+	           cyc[1], cyc[2], cyc[3], cyc[4], cyc[5], cyc[6], cyc[worst], res[worst]);
 }
 
 /* A spin loop passes values between CM threads: a thread's poll (one trip,
@@ -456,21 +418,97 @@ static Hiding hiding(const OccArch *a, const PtxKernel *k, const PtxLaunch *l)
 	return h;
 }
 
-/* The cycles one CM thread alone takes through [from, to): once, or for a
- * loop a second trip after a first (latency.c); spin: whether it waits on
- * other threads. */
-static double alone(const OccArch *a, const PtxKernel *k, const char *from, const char *to,
-                    bool loop, Mix *m, bool *spin)
+/* The cycles one CM thread alone takes through the body [from, to), each
+ * instruction once (latency.c), and its mix into m. */
+static double body_alone(const OccArch *a, const PtxKernel *k, const char *from,
+                         const char *to, Mix *m)
 {
 	PtxLat *lat = ptx_lat_new(ptx_machine(a->cc));
-	mix_of(k, from, to, m, lat);
-	double first = ptx_lat_now(lat);
-	if (loop)
-		mix_of(k, from, to, m, lat);
-	double t = ptx_lat_now(lat) - (loop ? first : 0);
-	*spin = ptx_lat_spin(lat);
+	memset(m, 0, sizeof *m);
+	mix_add(k, from, to, m, lat);
+	double t = ptx_lat_now(lat);
 	ptx_lat_free(lat);
 	return t;
+}
+
+/* Loop i's own blocks (not those of loops nested in it) in reverse
+ * postorder, the order they run in; returns how many. */
+static int own_blocks(const PtxCfg *g, int i, int *own)
+{
+	int n = 0;
+	for (int b = 0; b < g->nb; b++)
+		if (g->b[b].loop == i && g->b[b].rpo >= 0)
+			own[n++] = b;
+	for (int x = 1; x < n; x++)   /* insertion sort */
+		for (int y = x; y > 0 && g->b[own[y - 1]].rpo > g->b[own[y]].rpo; y--) {
+			int t = own[y];
+			own[y] = own[y - 1], own[y - 1] = t;
+		}
+	return n;
+}
+
+/* The cycles one CM thread alone takes through an iteration of loop i of
+ * g (its own blocks: nested loops apart), a second trip after a first
+ * (latency.c); its mix into m; spin: whether a branch in it waits on
+ * other threads. */
+static double loop_alone(const OccArch *a, const PtxKernel *k, const PtxCfg *g, int i, Mix *m,
+                         bool *spin)
+{
+	int *own = malloc(sizeof(int) * (size_t)g->nb), n = own_blocks(g, i, own);
+	PtxLat *lat = ptx_lat_new(ptx_machine(a->cc));
+	Mix again;
+	double first = 0;
+	memset(m, 0, sizeof *m);
+	for (int trip = 0; trip < 2; trip++) {
+		first = ptx_lat_now(lat);
+		for (int x = 0; x < n; x++)
+			mix_add(k, g->b[own[x]].from, g->b[own[x]].to, trip ? &again : m, lat);
+	}
+	double t = ptx_lat_now(lat) - first;
+	*spin = ptx_lat_spin(lat);
+	ptx_lat_free(lat);
+	free(own);
+	return t;
+}
+
+/* Whether loop i's header is the checked copy of a versioned loop. */
+static bool checked_loop(const PtxKernel *k, const PtxCfg *g, int i)
+{
+	const PtxBlock *h = &g->b[g->l[i].header];
+	const char *eol = strchr(h->from, '\n');
+	return h->label[0] && eol && checked_twin(k, h->from, eol);
+}
+
+/* The estimate of each loop of the body [from, exit), per iteration. */
+static void loops(const OccArch *a, const PtxKernel *k, const char *from, const Hiding *h,
+                  Buf *out)
+{
+	PtxCfg g;
+	if (!ptx_cfg(from, k->exit, &g)) {
+		buf_puts(out, "  loops: too many blocks to analyze\n");
+		ptx_cfg_free(&g);
+		return;
+	}
+	int shown = 0;
+	for (int i = 0; i < g.nl; i++) {
+		if (checked_loop(k, &g, i))
+			continue;
+		bool inner = false, spin;
+		for (int j = 0; j < g.nl; j++)
+			inner |= g.l[j].parent == i;
+		Mix m;
+		double t = loop_alone(a, k, &g, i, &m, &spin);
+		char what[160];
+		snprintf(what, sizeof what, "loop %s (depth %d), per iteration%s",
+		         g.b[g.l[i].header].label, g.l[i].depth + 1, inner ? ", inner loops apart" : "");
+		estimate(a, what, &m, t, h, out);
+		if (spin)
+			chain(h, t, out);
+		shown++;
+	}
+	if (!shown)
+		buf_puts(out, "  no loops\n");
+	ptx_cfg_free(&g);
 }
 
 static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, const PtxLaunch *l,
@@ -481,29 +519,17 @@ static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, const
 	shuffle_lines(ptx, k, out);
 	Hiding h = hiding(a, k, l);
 	Mix m;
-	bool spin;
 	char b0[160];   /* the body proper starts at block 0, after the prologue's
 	                   loads of the launch block and surface descriptors */
 	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
 	const char *from = strstr(k->body, b0);
-	double t = alone(a, k, from && from < k->exit ? from : k->body, k->exit, false, &m, &spin);
+	if (!from || from >= k->exit)
+		from = k->body;
+	double t = body_alone(a, k, from, k->exit, &m);
 	buf_printf(out, "  instruction mix (PTX, static); %.3g CM threads resident per SM%s:\n",
 	           h.resident, h.threads > 0 ? " (the launch)" : "");
 	estimate(a, "kernel body up to its exit, each instruction once", &m, t, &h, out);
-	Loop lp[64];
-	int n = find_loops(k, lp, 64);
-	for (int i = 0; i < n; i++) {
-		if (has_inner(lp, n, i))
-			continue;
-		char what[128];
-		snprintf(what, sizeof what, "innermost loop %s, per iteration", lp[i].label);
-		t = alone(a, k, lp[i].from, lp[i].to + 1, true, &m, &spin);
-		estimate(a, what, &m, t, &h, out);
-		if (spin)
-			chain(&h, t, out);
-	}
-	if (!n)
-		buf_puts(out, "  no loops\n");
+	loops(a, k, from, &h, out);
 }
 
 bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err)

@@ -33,18 +33,21 @@
  * bandwidth (its datasheet; the H100's clock measured), the SM's
  * throughputs (CUDA programming guide, arithmetic instruction throughput:
  * four schedulers, 32 shuffle lanes, 128 shared bytes and 16 SFU lanes a
- * cycle) and the latencies of one warp's instructions, measured on an H100
- * SXM by tools/latency_bench.cu (one warp alone, dependent chains: FFMA
- * 4.1, shfl 26.0, ld.shared 29.0, a global load from DRAM 685..697, an
- * atomic with its result 338..521 in the near and far L2 halves, a fence
- * with nothing outstanding 630), the same for every architecture. */
+ * cycle), the L2's bandwidth per SM cycle and the latencies of one warp's
+ * instructions, measured on an H100 SXM by tools/latency_bench.cu: L2
+ * reads of an 8 MB set from every SM, L1 bypassed, 5.6 TB/s (21.4 bytes
+ * per SM cycle); one warp alone, dependent chains: FFMA 4.1, shfl 26.0,
+ * ld.shared 29.0, a global load from DRAM 685..697, an atomic with its
+ * result 338..521 in the near and far L2 halves, a fence with nothing
+ * outstanding 630.  The H100's L2 rate and latencies serve every
+ * architecture. */
 static const PtxMachine machines[] = {
-	/* cc product     SMs clock  DRAM   issue shfl shared sfu  alu xbar shr  dram atom fence */
-	{80, "A100 SXM",  108, 1.41e9, 1555e9, 4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
-	{86, "RTX 3090",  82, 1.695e9, 936e9,  4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
-	{87, "Orin",      16, 1.3e9,   204e9,  4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
-	{89, "RTX 4090",  128, 2.52e9, 1008e9, 4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
-	{90, "H100 SXM",  132, 1.98e9, 3350e9, 4, 1, 128, 16, 4, 26, 29, 690, 430, 630},
+	/* cc product     SMs clock  DRAM   issue shfl shared L2  sfu  alu xbar shr dram atom fence */
+	{80, "A100 SXM", 108, 1.41e9, 1555e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
+	{86, "RTX 3090", 82, 1.695e9, 936e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
+	{87, "Orin", 16, 1.3e9, 204e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
+	{89, "RTX 4090", 128, 2.52e9, 1008e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
+	{90, "H100 SXM", 132, 1.98e9, 3350e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
 };
 
 const PtxMachine *ptx_machine(int cc)

@@ -83,6 +83,31 @@ typedef struct {
  * limits here. */
 bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err);
 
+/* loops.c: the basic blocks and natural loops of a span of PTX text. */
+enum { PTX_MAX_LOOPS = 64 };
+typedef struct {
+	const char *from, *to;    /* its text, label line first */
+	char label[64];           /* "$L_k_b3" ("" for text before the first label) */
+	int succ[6], nsucc;       /* blocks it branches or falls to */
+	int loop;                 /* the innermost loop holding it; -1: none */
+	int rpo;                  /* place in reverse postorder; -1: unreachable */
+} PtxBlock;
+typedef struct {
+	int header;               /* its first block, which dominates the others */
+	int blocks;               /* blocks in its body, nested loops' included */
+	int depth;                /* loops around it */
+	int parent;               /* the innermost of them; -1: none */
+} PtxLoop;
+typedef struct {
+	PtxBlock *b;
+	int nb;
+	PtxLoop *l;
+	int nl;
+} PtxCfg;
+/* The blocks and loops of [from, to); false when it has too many blocks. */
+bool ptx_cfg(const char *from, const char *to, PtxCfg *g);
+void ptx_cfg_free(PtxCfg *g);
+
 /* latency.c: the machine --analyze models, one product per architecture
  * (docs/analyzer.md, "The machine"): throughputs per SM cycle and the
  * latencies, in SM cycles, of one warp's instructions (the H100's for all:
@@ -96,6 +121,7 @@ typedef struct {
 	double issue;             /* warp instructions issued per SM cycle (schedulers) */
 	double shfl;              /* warp shuffles per SM cycle */
 	double shared_bytes;      /* shared memory bytes per SM cycle */
+	double l2_bytes;          /* L2 bytes per SM cycle (to the SMs, all at once) */
 	double sfu_lanes;         /* SFU lanes per SM cycle */
 	double alu;               /* latency: fma, add, setp, cvt, ... */
 	double xbar;              /* shfl, vote, redux; SFU */
