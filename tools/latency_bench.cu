@@ -9,7 +9,8 @@
 // 2026-11-27 (cycles): clock 1.975-1.980 GHz, DRAM 685-697 (347-352 ns),
 // L2 368-379, atomic 338 / 511 (one word; 32 words of a line 347 / 521: the
 // near or far L2 half), atomic exchange + fence 650-682, fence alone 630,
-// shfl 26.0, ld.shared 29.0, FFMA 4.1.  The contended lines (atomics that
+// shfl 26.0, ld.shared 29.0, FFMA 4.1; read bandwidth 5611 GB/s from an
+// 8 MB set (L2), 3029-3076 from 128 MB and 2 GB (DRAM).  The contended lines (atomics that
 // every warp aims at one line) are not in the model: 0.73-0.91 ns a warp
 // atomic on one word (0.74-0.79 with the result used, a variant run
 // once), 2.4-2.7 ns with 32 lanes on the line's 32 words.
@@ -101,6 +102,21 @@ __global__ void contended(unsigned *x, int words)
 		atomicAdd(x + (words == 1 ? 0 : lane), 1u);
 }
 
+// Bandwidth: every SM streams a set of n float4 reps times, L1 bypassed
+// (an 8 MB set stays in L2: the L2's bandwidth; 512 MB: the DRAM's).
+__global__ void stream(const float4 *p, size_t n, int reps, float *sink)
+{
+	float4 a = make_float4(0, 0, 0, 0);
+	size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+	for (int r = 0; r < reps; r++)
+		for (size_t i = i0; i < n; i += step) {
+			float4 v = __ldcg(p + i);
+			a.x += v.x, a.y += v.y, a.z += v.z, a.w += v.w;
+		}
+	if (a.x + a.y + a.z + a.w == 1.2345f)
+		*sink = a.x;
+}
+
 __global__ void spin(long long n, long long *cyc)
 {
 	long long t = clock64();
@@ -175,6 +191,17 @@ int main()
 	CHECK(cudaMemcpy(c, dc, 24, cudaMemcpyDeviceToHost));
 	printf("shfl.sync chain: %.1f cycles\nld.shared chain: %.1f cycles\nfma chain: %.1f cycles\n",
 	       (double)c[0] / STEPS, (double)c[1] / STEPS, (double)c[2] / STEPS);
+	for (int mb = 8; mb <= 512; mb *= 64) {	/* the buffer holds 1 GB */
+		size_t n = (size_t)mb << 16;	/* float4s */
+		int reps = mb < 100 ? 50 : 3;
+		stream<<<prop.multiProcessorCount * 8, 512>>>((const float4 *)d, n, 1, df);
+		CHECK(cudaEventRecord(e0));
+		stream<<<prop.multiProcessorCount * 8, 512>>>((const float4 *)d, n, reps, df);
+		CHECK(cudaEventRecord(e1));
+		CHECK(cudaEventSynchronize(e1));
+		CHECK(cudaEventElapsedTime(&ms, e0, e1));
+		printf("read bandwidth, %d MB set: %.0f GB/s\n", mb, (double)n * 16 * reps / ms / 1e6);
+	}
 	for (int words = 1; words <= 32; words += 31) {
 		contended<<<4096, 32>>>(d, words);
 		CHECK(cudaEventRecord(e0));
