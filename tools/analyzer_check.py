@@ -16,15 +16,19 @@ of its hot loops) is taken from bench/cm/*.c and *.cm by hand: the CASES
 table below.  Loops are named by their block labels in `--analyze`, which
 follow the compiler's block numbering: re-read them when a pass changes the
 CFG (the blocks pass of 2026-11-27 merged straight-line seams and renumbered
-them).  Per CM thread, resource r costs body[r] + sum over hot loops of
-(trips - 1) * loop[r] SM cycles (the body counts each loop once); the
-resources are issue, shuffle, shared, DRAM, SFU and latency (the cycles one
-CM thread takes alone over the CM threads an SM runs at once: the analyzer
-divides by them for the launch given).  A kernel takes max over r of
-threads * cycles[r] / SMs cycles, or the chain of a spin loop (threads /
-lanes polls, each one trip of the loop) if longer; a case's kernels run one
-after another (the bench syncs between them), so their times add up.
-Loops not named run once.  Standard library only.
+them).  Per CM thread, resource r costs body[r] + sum over loops of
+(trips - 1) * loop[r] SM cycles (the body counts each loop once; a loop's
+line leaves out the loops nested in it, whose trips are all their trips
+in the kernel); the resources are issue, shuffle, shared, DRAM, L2, SFU
+and latency (the cycles one CM thread takes alone over the CM threads an
+SM runs at once: the analyzer divides by them for the launch given).  The
+DRAM term is scaled down to the kernel's footprint where it requests more
+global bytes than that (the rest come from the caches, in the L2 term).
+A kernel takes max over r of threads * cycles[r] / SMs cycles, or the
+chain of a spin loop (threads / lanes polls, each one trip of the loop) if
+longer; a case's kernels run one after another (the bench syncs between
+them), so their times add up.  Loops not named run once.  Standard
+library only.
 """
 import csv, re, subprocess, sys, os
 

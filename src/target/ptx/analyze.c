@@ -6,9 +6,9 @@
  * --analyze adds, per kernel, a static instruction mix and a throughput
  * estimate (docs/analyzer.md says how and how far to trust it):
  *   - shuffles by CM source line (from .loc: the driver compiles with -g);
- *   - the whole body, each instruction counted once, and every innermost
- *     loop (a label with a backward branch to it, holding no other such
- *     loop), per iteration;
+ *   - the whole body, each instruction counted once, and every loop
+ *     (natural loops of the CFG, loops.c), per iteration, the blocks of
+ *     loops nested in it apart;
  *   - classes: issue (every instruction but moves from registers, which
  *     ptxas allocates away, and adds it contracts into an FMA), shfl,
  *     shared (ld/st/atom on .shared, bytes per lane), global (ld/st/atom/red
