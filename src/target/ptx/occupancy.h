@@ -88,7 +88,7 @@ enum { PTX_MAX_LOOPS = 64 };
 typedef struct {
 	const char *from, *to;    /* its text, label line first */
 	char label[64];           /* "$L_k_b3" ("" for text before the first label) */
-	int succ[6], nsucc;       /* blocks it branches or falls to */
+	int succ[8], nsucc;       /* blocks it branches or falls to (the first 8) */
 	int loop;                 /* the innermost loop holding it; -1: none */
 	int rpo;                  /* place in reverse postorder; -1: unreachable */
 } PtxBlock;
