@@ -3,70 +3,89 @@
 
   tools/analyzer_check.py [--cmetal build/cmetal] [CSV...]
 
-For each bench case it can map, runs `cmetal --analyze` with the options the
-bench builds with (-O2 -fno-bounds-check -ffp-contract=fast and the variant's
--D options, as tools/sass_bench.sh), turns the per-CM-thread SM cycles of each
-resource into a time for the case on an H100 SXM (132 SMs at 1.755 GHz, the
-analyzer's own machine model) and compares it with the measured time of the
-CSV rows (default: bench/runs/gpu-h100-cm.csv, later files override earlier).
+For each bench case it can map, runs `cmetal --analyze-grid=THREADS,GROUP`
+(the launch of each kernel) with the options the bench builds with (-O2
+-fno-bounds-check -ffp-contract=fast and the variant's -D options, as
+tools/sass_bench.sh), turns the per-CM-thread SM cycles of each resource
+into a time for the case on an H100 SXM (132 SMs at 1.98 GHz, the analyzer's
+own machine model) and compares it with the measured time of the CSV rows
+(default: bench/runs/gpu-h100-cm.csv, later files override earlier).
 
-The launch shape of each case (CM threads per kernel, trips of its hot
-loops) is taken from bench/cm/*.c and *.cm by hand: the CASES table below.
-Loops are named by their block labels in `--analyze`, which follow the
-compiler's block numbering: re-read them when a pass changes the CFG (the
-blocks pass of 2026-11-27 merged straight-line seams and renumbered them).
-Per CM thread, resource r costs body[r] + sum over hot loops of
-(trips - 1) * loop[r] SM cycles (the body counts each loop once); the case
-takes max over r of (sum over its kernels of threads * cycles[r]) / SMs
-cycles.  Loops not named run once.  Standard library only.
+The launch shape of each case (CM threads and group size per kernel, trips
+of its hot loops) is taken from bench/cm/*.c and *.cm by hand: the CASES
+table below.  Loops are named by their block labels in `--analyze`, which
+follow the compiler's block numbering: re-read them when a pass changes the
+CFG (the blocks pass of 2026-11-27 merged straight-line seams and renumbered
+them).  Per CM thread, resource r costs body[r] + sum over loops of
+(trips - 1) * loop[r] SM cycles (the body counts each loop once; a loop's
+line leaves out the loops nested in it, whose trips are all their trips
+in the kernel); the resources are issue, shuffle, shared, DRAM, L2, SFU
+and latency (the cycles one CM thread takes alone over the CM threads an
+SM runs at once: the analyzer divides by them for the launch given).  The
+DRAM term is scaled down to the kernel's footprint where it requests more
+global bytes than that (the rest come from the caches, in the L2 term).
+A kernel takes max over r of threads * cycles[r] / SMs cycles, or the
+chain of a spin loop (threads / lanes polls, each one trip of the loop) if
+longer; a case's kernels run one after another (the bench syncs between
+them), so their times add up.  Loops not named run once.  Standard
+library only.
 """
 import csv, re, subprocess, sys, os
 
-SMS, CLOCK = 132, 1.755e9
+SMS, CLOCK = 132, 1.98e9
 OPTS = ["-O2", "-fno-bounds-check", "-ffp-contract=fast"]
-RES = ["issue", "shuffle", "shared", "DRAM", "SFU"]
+RES = ["issue", "shuffle", "shared", "DRAM", "L2", "SFU", "latency", "chain"]
+DRAM, BYTES = RES.index("DRAM"), len(RES) - 1   # a span's global bytes per lane: last
 
-def k_(file, kernel, threads, loops=None, defs=()):
-    return dict(file=file, kernel=kernel, threads=threads, loops=loops or {}, defs=list(defs))
+def k_(file, kernel, threads, group, footprint, loops=None, defs=()):
+    """footprint: the bytes of the kernel's buffers it reads and writes
+    (each once), from the bench's buffer sizes."""
+    return dict(file=file, kernel=kernel, threads=threads, group=group, footprint=footprint,
+                loops=loops or {}, defs=list(defs))
 
-def linear(w, h):
-    return [k_("linear", "linear", -(-w // 16) * -(-h // 8))]
+def linear(w, h):   # groups of 8 x 4; 3 bytes a pixel in, 3 out
+    return [k_("linear", "linear", -(-w // 16) * -(-h // 8), 32, 6 * w * h)]
 
-def transpose(kernel, n):
-    return [k_("transpose", kernel, (n // 32) ** 2)]
+def transpose(kernel, n, group):
+    return [k_("transpose", kernel, (n // 32) ** 2, group, 2 * 4 * n * n)]
 
 def histogram(n):
     chunk = max(4096, (n // 16384 + 511) // 512 * 512)
-    # the 512-byte block loop: its read and its 32-wide SLM increments
-    return [k_("histogram", "histogram", -(-n // chunk),
-               {"b10": chunk // 512, "b12": chunk // 512, "b16": chunk // 512})]
+    # b1 zeroes the 257 rows of SLM copies, 8 threads a group; b10 is the
+    # 512-byte block loop; b18 the final sum over the 32 copies (once)
+    return [k_("histogram", "histogram", -(-n // chunk), 8, n + 1024,
+               {"b1": -(-257 // 8), "b10": chunk // 512})]
 
 def sgemm(n):   # groups of 8 threads own 128x128 of C; k steps of 16
-    return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, {"b10": n // 16, "b12": n // 16})]
+    # b5: the k loop (the next step's tile loads, SLM writes, barrier);
+    # b12: the kk loop in it, 16 trips a step (rolled in the source:
+    # gemm.cm says why)
+    # A and B read, C read and written
+    return [k_("gemm", "sgemm", (n // 128) ** 2 * 8, 8, 4 * 4 * n * n, {"b5": n // 16, "b12": n})]
 
-def gemm_paper(kernel, rows, n):   # R x 128 of C per thread, k panels of 8
-    return [k_("gemm", kernel, (n // rows) * (n // 128), {"b8": n // 8})]
+def gemm_paper(kernel, rows, n):   # R x 128 of C per thread, k panels of 8; groups of 4 x 4
+    es = 8 if kernel == "dgemm" else 4
+    return [k_("gemm", kernel, (n // rows) * (n // 128), 16, 4 * es * n * n, {"b5": n // 8})]
 
-def scan_tiles(t, n):   # one pass, one CM thread per 4096-element slice
-    d = ["-DT=" + t] + (["-DT_INT"] if t == "uint" else [])
-    return [k_("scan", "scan_tiles", n // 4096, {}, d)]
+def scan_tiles(t, n):   # one pass: groups of 4 CM threads, 4096 elements each, share a tile
+    # the data read and written, 4 dwords of state a 16384-element tile
+    return [k_("scan", "scan_tiles", n // 4096, 4, 8 * n + 16 * (n // 16384), {}, t)]
 
-def scan_paper(t, n):   # reduce / carry / apply over 8192-element chunks
+def scan_paper(t, n):   # reduce / carry / apply over 8192-element chunks, groups of 8
     c = n // 8192
-    d = ["-DT=" + t]
-    return [k_("scan", "scan_reduce", c, {"b6": 256}, d),
-            k_("scan", "scan_carry", 1, {"b1": -(-c // 32)}, d),
-            k_("scan", "scan_apply", c, {"b6": 256}, d)]
+    return [k_("scan", "scan_reduce", c, 8, 4 * n + 4 * c, {"b6": 256}, t),
+            k_("scan", "scan_carry", 1, 1, 8 * c, {"b1": -(-c // 32)}, t),
+            k_("scan", "scan_apply", c, 8, 8 * n + 4 * c, {"b6": 256}, t)]
 
 CASES = [  # workload, size, impl, kernels
     ("linear", "1920x1080", "cm", linear(1920, 1080)),
     ("linear", "7680x4320", "cm", linear(7680, 4320)),
     ("histogram", "random-256MB", "cm", histogram(1 << 28)),
     ("histogram", "skewed-256MB", "cm", histogram(1 << 28)),
-    ("transpose", "4096^2", "cm", transpose("transpose", 4096)),
-    ("transpose", "4096^2", "cm-paper", transpose("transpose_paper", 4096)),
-    ("transpose", "8192^2", "cm", transpose("transpose", 8192)),
-    ("transpose", "8192^2", "cm-paper", transpose("transpose_paper", 8192)),
+    ("transpose", "4096^2", "cm", transpose("transpose", 4096, 8)),
+    ("transpose", "4096^2", "cm-paper", transpose("transpose_paper", 4096, 32)),
+    ("transpose", "8192^2", "cm", transpose("transpose", 8192, 8)),
+    ("transpose", "8192^2", "cm-paper", transpose("transpose_paper", 8192, 32)),
     ("sgemm", "4096^3", "cm", sgemm(4096)),
     ("sgemm", "4096^3", "cm-paper", gemm_paper("sgemm_paper", 16, 4096)),
     ("sgemm", "8192^3", "cm", sgemm(8192)),
@@ -74,45 +93,64 @@ CASES = [  # workload, size, impl, kernels
     ("dgemm", "4096^3", "cm", gemm_paper("dgemm", 8, 4096)),
     ("dgemm", "8192^3", "cm", gemm_paper("dgemm", 8, 8192)),
 ]
-for t, w in (("uint", "scan-i32"), ("float", "scan-f32")):
+for t, w in ((["-DT=uint", "-DT_INT"], "scan-i32"), (["-DT=float"], "scan-f32")):
     for e in (24, 28):
         CASES.append((w, "2^%d" % e, "cm", scan_tiles(t, 1 << e)))
         CASES.append((w, "2^%d" % e, "cm-paper", scan_paper(t, 1 << e)))
 
-CYC = re.compile(r"issue ([\d.]+), shuffle ([\d.]+), shared ([\d.]+), DRAM ([\d.]+), SFU ([\d.]+)")
+CYC = re.compile(r"issue ([\d.]+), shuffle ([\d.]+), shared ([\d.]+), DRAM ([\d.]+), "
+                 r"L2 ([\d.]+), SFU ([\d.]+), latency ([\d.]+)")
+GLOBAL = re.compile(r"bytes per lane: shared \d+, global (\d+)")
+CHAIN = re.compile(r"spin: .*: ([\d.]+) SM cycles for")
 
-def analyze(cmetal, file, defs, cache={}):
-    """{kernel: {"body": cycles, loop label: cycles}} of one compile."""
-    key = (file, tuple(defs))
+def analyze(cmetal, k, cache={}):
+    """{kernel: {"body": cycles, loop label: cycles, "chain": cycles}} of
+    one compile for k's launch."""
+    key = (k["file"], tuple(k["defs"]), k["threads"], k["group"])
     if key not in cache:
-        src = os.path.join(os.path.dirname(__file__), "..", "bench", "cm", file + ".cm")
-        out = subprocess.run([cmetal, "--analyze"] + OPTS + defs + [src], check=True,
+        src = os.path.join(os.path.dirname(__file__), "..", "bench", "cm", k["file"] + ".cm")
+        grid = "--analyze-grid=%d,%d" % (k["threads"], k["group"])
+        out = subprocess.run([cmetal, grid] + OPTS + k["defs"] + [src], check=True,
                              capture_output=True, text=True).stdout
-        ks, cur, what = {}, None, None
+        ks, cur, what, gbytes = {}, None, None, 0.0
         for line in out.splitlines():
             m = re.match(r"kernel (\S+) ", line)
             if m:
-                cur = ks.setdefault(m.group(1), {})
+                cur = ks.setdefault(m.group(1), {"chain": 0.0})
             elif "kernel body" in line:
                 what = "body"
-            elif "innermost loop" in line:
-                # a versioned loop's copy without checks ("..._bN_v") is
-                # the loop's estimate (docs/analyzer.md)
-                what = re.search(r"loop \$L_(?:\w+?_)?(b\d+|t\d+)(?:_v)?,", line).group(1)
-            elif "SM cycles" in line and cur is not None:
-                cur[what] = [float(x) for x in CYC.search(line).groups()]
+            elif line.startswith("  loop "):
+                # named by its header; a versioned loop's copy without
+                # checks ("..._bN_v") is the loop's estimate (docs/analyzer.md)
+                what = re.search(r"loop \$L_(?:\w+?_)?(b\d+|t\d+)(?:_v)? ", line).group(1)
+            elif CHAIN.search(line) and cur is not None:
+                cur["chain"] = max(cur["chain"], float(CHAIN.search(line).group(1)))
+            elif "SM cycles per CM thread" in line and cur is not None:
+                cur[what] = [float(x) for x in CYC.search(line).groups()] + [gbytes]
+            if GLOBAL.search(line):
+                gbytes = float(GLOBAL.search(line).group(1))
         cache[key] = ks
-    return cache[key]
+    return cache[key][k["kernel"]]
 
 def estimate(cmetal, kernels):
-    tot = [0.0] * len(RES)
+    """The case's time (ms) and the resource bounding its longest kernel."""
+    total, worst = 0.0, (0.0, "")
     for k in kernels:
-        an = analyze(cmetal, k["file"], k["defs"])[k["kernel"]]
-        for r in range(len(RES)):
+        an = analyze(cmetal, k)
+        tot = []
+        for r in range(BYTES + 1):
             c = an["body"][r] + sum((t - 1) * an[l][r] for l, t in k["loops"].items())
-            tot[r] += k["threads"] * c
-    r = max(range(len(RES)), key=lambda i: tot[i])
-    return tot[r] / SMS / CLOCK * 1e3, RES[r]
+            tot.append(k["threads"] * c / SMS)
+        # DRAM moves each byte of the footprint once at least; bytes read
+        # again come from the caches (the L2 term covers them)
+        requested = tot.pop() * SMS * 32
+        if requested > k["footprint"]:
+            tot[DRAM] *= k["footprint"] / requested
+        tot.append(an["chain"])
+        r = max(range(len(RES)), key=lambda i: tot[i])
+        total += tot[r]
+        worst = max(worst, (tot[r], RES[r]))
+    return total / CLOCK * 1e3, worst[1]
 
 def measured(paths):
     m = {}

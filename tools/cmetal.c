@@ -89,6 +89,8 @@ static void usage(FILE *f)
 	      "                     -march (registers from ptxas when it is found)\n"
 	      "  --analyze          --occupancy plus the instruction mix and a throughput\n"
 	      "                     estimate per kernel and innermost loop (docs/analyzer.md)\n"
+	      "  --analyze-grid=N[,G]\n"
+	      "                     --analyze for a launch of N CM threads in groups of G\n"
 	      "  -v                 print the version and the commands run (cc, ptxas)\n"
 	      "  --help, --help-passes, --version\n"
 	      "\n"
@@ -207,6 +209,11 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->report = 1;
 	else if (!strcmp(a, "--analyze"))
 		o->report = 2;
+	else if (!strncmp(a, "--analyze-grid=", 15)) {   /* the launch for latency terms */
+		o->report = 2;
+		if (sscanf(a + 15, "%u,%u", &o->grid_threads, &o->grid_group) < 1)
+			return false;
+	}
 	else if (!strcmp(a, "-Werror"))
 		diag_state.werror = true;
 	else if (!strcmp(a, "-Wno-error"))

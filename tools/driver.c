@@ -138,7 +138,8 @@ static int write_report(const DriverOptions *o, const char *out, Buf *code)
 {
 	Buf rep = {0}, err = {0};
 	int rc = 1;
-	if (ptx_report(buf_cstr(code), o->report == 2, &rep, &err))
+	PtxLaunch l = {o->grid_threads, o->grid_group};
+	if (ptx_report(buf_cstr(code), o->report == 2, &l, &rep, &err))
 		rc = write_out(out, &rep);
 	else
 		fprintf(stderr, "cmetal: error: %s", buf_cstr(&err));

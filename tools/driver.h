@@ -35,6 +35,8 @@ typedef struct {
 	const char *dep_file;     /* -MF */
 	const char *dep_target;   /* -MT */
 	int report;               /* 1: --occupancy, 2: --analyze (PTX reports) */
+	uint32_t grid_threads;    /* --analyze-grid=THREADS[,GROUP]: the launch assumed */
+	uint32_t grid_group;
 	Stage stage;
 	FrontOptions fo;
 } DriverOptions;

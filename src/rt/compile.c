@@ -228,7 +228,7 @@ cm_status cmetal_compile(const char *source, const char *options, const char *ta
 	free(opts);
 	if (ok && report) {   /* the text becomes the report on it */
 		Buf rep = {0};
-		ok = ptx_report(buf_cstr(&text), report == 2, &rep, &diags);
+		ok = ptx_report(buf_cstr(&text), report == 2, NULL, &rep, &diags);
 		buf_free(&text);
 		text = rep;
 	}

@@ -49,6 +49,7 @@ for opt in $("$CMETAL" --help | awk '/^  -/ { sub(/^  /, ""); sub(/  .*/, ""); n
 	-ferror-limit=N) set -- -ferror-limit=5 ;;
 	-fptx-layout=MODE) set -- -fptx-layout=canonical ;;
 	-ffp-contract=MODE) set -- -ffp-contract=fast ;;
+	--analyze-grid=N*) set -- --analyze-grid=64,2 ;;
 	-W...) set -- -Wfoo ;;
 	*) set -- "$opt" ;;
 	esac

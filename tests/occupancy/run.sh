@@ -6,8 +6,10 @@
 #    NAME.sm86.occ and NAME.noptxas.analyze with CMETAL_NO_PTXAS=1 (no
 #    registers: the same everywhere), NAME.analyze with ptxas's registers
 #    (skipped, with a message, where ptxas is not on PATH); edge.cm's
-#    NAME.noptxas.analyze: out-of-line edge paths are neither body nor loops.  UPDATE=1
-#    rewrites the goldens.
+#    NAME.noptxas.analyze: out-of-line edge paths are neither body nor loops;
+#    spin.cm's NAME.noptxas.analyze with --analyze-grid: the launch's CM
+#    threads per SM and a spin loop's chain; nest.cm's: nested loops, each
+#    per iteration without the other's blocks.  UPDATE=1 rewrites the goldens.
 # Prints "ok occupancy/NAME" or "FAIL occupancy/NAME".
 BUILD=${1:-build}
 CC=${CC:-cc}
@@ -45,6 +47,10 @@ golden analyze_noptxas "$DIR/loop.noptxas.analyze" CMETAL_NO_PTXAS=1 "$CMETAL" -
 	"$DIR/loop.cm"
 golden analyze_edge "$DIR/edge.noptxas.analyze" CMETAL_NO_PTXAS=1 "$CMETAL" --analyze \
 	"$DIR/edge.cm"
+golden analyze_nest "$DIR/nest.noptxas.analyze" CMETAL_NO_PTXAS=1 "$CMETAL" --analyze \
+	"$DIR/nest.cm"
+golden analyze_grid "$DIR/spin.noptxas.analyze" CMETAL_NO_PTXAS=1 "$CMETAL" \
+	--analyze-grid=4096,4 "$DIR/spin.cm"
 if command -v ptxas >/dev/null 2>&1; then
 	golden analyze_ptxas "$DIR/loop.analyze" "$CMETAL" --analyze -march=sm_80 "$DIR/loop.cm"
 else

@@ -40,6 +40,68 @@ static void eq(const char *name, uint32_t got, uint32_t want)
 	check(name, got == want, why);
 }
 
+/* Runs PTX instruction lines through the scoreboard (latency.c): the
+ * cycles they take alone, a second trip's when loop; spin and fused (an
+ * add contracted into an FMA) as it reports them. */
+static double lat_of(const char *const *lines, int n, bool loop, bool *spin, bool *fused)
+{
+	PtxLat *s = ptx_lat_new(ptx_machine(90));
+	double first = 0;
+	*fused = false;
+	for (int trip = 0; trip < (loop ? 2 : 1); trip++) {
+		first = ptx_lat_now(s);
+		ptx_lat_block(s);
+		for (int i = 0; i < n; i++) {
+			const char *l = lines[i], *p = l + strspn(l, " \t");
+			if (*p == '@')
+				p += strcspn(p, " "), p += strspn(p, " ");
+			char op[64];
+			snprintf(op, sizeof op, "%.*s", (int)strcspn(p, " ;"), p);
+			*fused |= ptx_lat_step(s, op, l, l + strlen(l), false);
+		}
+	}
+	double t = ptx_lat_now(s) - (loop ? first : 0);
+	*spin = ptx_lat_spin(s);
+	ptx_lat_free(s);
+	return t;
+}
+
+static void lat_case(const char *name, const char *const *lines, int n, bool loop,
+                     double want, bool want_spin, bool want_fused)
+{
+	bool spin, fused;
+	double t = lat_of(lines, n, loop, &spin, &fused);
+	char why[120];
+	snprintf(why, sizeof why, "got %.0f cycles, spin %d, fused %d; want %.0f, %d, %d", t, spin,
+	         fused, want, want_spin, want_fused);
+	check(name, t == want && spin == want_spin && fused == want_fused, why);
+}
+
+/* The scoreboard against sums of the machine table's latencies (ALU 4,
+ * DRAM 690, global atomic 430, fence 630). */
+static void latency_cases(void)
+{
+	static const char *overlap[] = {"ld.global.u32 %r1, [%rd1];", "ld.global.u32 %r2, [%rd1+128];",
+	                                "add.s32 %r3, %r1, %r2;"};
+	/* 690 + 1: both loads wait on nothing (slots are counted per block, not placed) */
+	lat_case("lat_loads_overlap", overlap, 3, false, 691, false, false);
+	static const char *chase[] = {"ld.global.u32 %r1, [%rd1];", "cvt.u64.u32 %rd2, %r1;",
+	                              "ld.global.u32 %r2, [%rd2];"};
+	lat_case("lat_loads_chain", chase, 3, false, 695, false, false);       /* 690 + 4 + 1 */
+	static const char *fma[] = {"mul.f32 %f1, %f2, %f3;", "add.f32 %f4, %f1, %f5;",
+	                            "add.rn.f32 %f6, %f1, %f5;"};
+	lat_case("lat_fma_contracted", fma, 3, false, 5, false, true);   /* the .rn add is not */
+	static const char *fence[] = {"st.global.u32 [%rd1], %r1;", "fence.acq_rel.gpu;",
+	                              "add.s32 %r2, %r3, %r4;"};
+	lat_case("lat_fence_waits", fence, 3, false, 691, false, false);  /* the store's 690 */
+	static const char *carry[] = {"add.s32 %r1, %r1, 1;", "ld.global.u32 %r2, [%rd1];",
+	                              "add.s32 %r3, %r3, %r2;"};
+	lat_case("lat_loop_trip", carry, 3, true, 691, false, false);
+	static const char *spin[] = {"atom.global.or.b32 %r1, [%rd1], 0;",
+	                             "setp.eq.u32 %p1, %r1, 0;", "@%p1 bra $L_k_b1;"};
+	lat_case("lat_spin", spin, 3, true, 435, true, false);          /* 430 + 4 + 1 */
+}
+
 int main(void)
 {
 	/* the CTA limit binds single-warp groups */
@@ -96,5 +158,6 @@ int main(void)
 	eq("best_sm80_r255", occ_best_warps(occ_arch("sm_80"), &(OccKernel){255, 0, 0}, 32), 1);
 	eq("best_sm80_r40", occ_best_warps(occ_arch("sm_80"), &(OccKernel){40, 0, 0}, 32), 2);
 	eq("best_sm80_slm", occ_best_warps(occ_arch("sm_80"), &(OccKernel){32, 200000, 0}, 32), 0);
+	latency_cases();
 	return fails != 0;
 }

@@ -6,18 +6,24 @@
  * --analyze adds, per kernel, a static instruction mix and a throughput
  * estimate (docs/analyzer.md says how and how far to trust it):
  *   - shuffles by CM source line (from .loc: the driver compiles with -g);
- *   - the whole body, each instruction counted once, and every innermost
- *     loop (a label with a backward branch to it, holding no other such
- *     loop), per iteration;
+ *   - the whole body, each instruction counted once, and every loop
+ *     (natural loops of the CFG, loops.c), per iteration, the blocks of
+ *     loops nested in it apart;
  *   - classes: issue (every instruction but moves from registers, which
- *     ptxas allocates away), shfl, shared (ld/st/atom on
- *     .shared, bytes per lane), global (ld/st/atom/red on .global or
- *     generic addresses, bytes per lane), sfu (ex2, lg2, sin, cos, rsqrt,
- *     rcp/sqrt .approx), control (bra, bar, ret, exit);
+ *     ptxas allocates away, and adds it contracts into an FMA), shfl,
+ *     shared (ld/st/atom on .shared, bytes per lane), global (ld/st/atom/red
+ *     on .global or generic addresses, bytes per lane), sfu (ex2, lg2, sin,
+ *     cos, rsqrt, rcp/sqrt .approx), control (bra, bar, ret, exit);
  *   - SM cycles per CM thread (a warp) for each resource at the SM's
  *     throughput (OccArch-independent rates of sm_80..sm_90 from the CUDA
  *     programming guide's arithmetic throughput table; DRAM bytes per SM
- *     cycle of one product per architecture): the largest is the bound.
+ *     cycle of one product per architecture), and for latency: the cycles
+ *     one CM thread alone takes (latency.c) over the CM threads an SM runs
+ *     at once (the occupancy at the launch's group size, no more than the
+ *     launch spreads over the SMs: --analyze-grid); the largest is the
+ *     bound;
+ *   - for a loop whose branch waits on a global atomic's result (a spin on
+ *     other threads' flags): the chain of polls the launch needs at least.
  * PTX is not SASS: ptxas adds and removes instructions, so the counts are
  * a guide before running, not a measurement. */
 #include <stdio.h>
@@ -29,6 +35,7 @@
 typedef struct {
 	char name[128];
 	uint32_t slm, scratch, shuffles, barrier;
+	uint32_t lanes;       /* per CM thread: 32, or W when packed ("lanes W") */
 	int regs, shared, local, spill_st, spill_ld;   /* -1: no ptxas report */
 	const char *body, *end;                        /* the .entry's text */
 	const char *exit;     /* its exit label; what follows is out of line */
@@ -40,20 +47,6 @@ typedef struct {
 	uint32_t shared_bytes;    /* per lane */
 	uint32_t global_bytes;    /* per lane */
 } Mix;
-
-/* DRAM bytes per SM cycle, by architecture: bandwidth / (SMs * boost
- * clock) of A100 (sm_80), RTX 3090 (sm_86), Orin (sm_87), RTX 4090
- * (sm_89), H100 SXM (sm_90). */
-static double dram_per_clk(int cc)
-{
-	switch (cc) {
-	case 80: return 1555e9 / (108 * 1.41e9);
-	case 86: return 936e9 / (82 * 1.695e9);
-	case 87: return 204e9 / (16 * 1.3e9);
-	case 89: return 1008e9 / (128 * 2.52e9);
-	default: return 3350e9 / (132 * 1.755e9);
-	}
-}
 
 /* ---- reading the PTX back ---- */
 
@@ -76,7 +69,11 @@ static int read_kernels(const char *ptx, PtxKernel *ks, int max)
 				continue;
 			const char *q = strstr(l, " shuffles ");
 			const char *s = strstr(l, " scratch ");
+			const char *w = strstr(l, " lanes ");
 			const char *eol = strchr(l, '\n');
+			k->lanes = w && (!eol || w < eol) ? (uint32_t)atoi(w + 7) : 32;
+			if (!k->lanes || k->lanes > 32)
+				k->lanes = 32;
 			if (q && (!eol || q < eol))
 				k->shuffles = (uint32_t)atoi(q + 10);
 			if (s && (!eol || s < eol))
@@ -221,11 +218,11 @@ static bool checked_twin(const PtxKernel *k, const char *l, const char *eol)
 	return t && t < k->end;
 }
 
-/* The mix of the instructions in [from, to) of kernel k, but for the
- * blocks that have an unchecked twin. */
-static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m)
+/* Adds the mix of the instructions in [from, to) of kernel k to m, but for
+ * the blocks that have an unchecked twin; each also issued on lat (if
+ * any). */
+static void mix_add(const PtxKernel *k, const char *from, const char *to, Mix *m, PtxLat *lat)
 {
-	memset(m, 0, sizeof *m);
 	bool skip = false;
 	for (const char *l = from; l && l < to;) {
 		const char *eol = strchr(l, '\n');
@@ -233,50 +230,17 @@ static void mix_of(const PtxKernel *k, const char *from, const char *to, Mix *m)
 			eol = to;
 		if (block_label(k, l, eol))
 			skip = checked_twin(k, l, eol);
+		if (lat && *l == '$')
+			ptx_lat_block(lat);   /* a label: a basic block starts */
 		char op[64];
-		if (!skip && opcode(l, eol, op, sizeof op) && !free_move(op, l, eol))
-			classify(op, m);
-		l = eol + 1;
-	}
-}
-
-/* ---- loops: a label, and a later branch back to it ---- */
-
-typedef struct { const char *from, *to; char label[64]; } Loop;
-
-static int find_loops(const PtxKernel *k, Loop *lp, int max)
-{
-	int n = 0;
-	for (const char *l = k->body; l && l < k->exit && n < max;) {
-		const char *eol = strchr(l, '\n');
-		if (!eol)
-			break;
-		size_t len = (size_t)(eol - l);
-		if (*l == '$' && len > 1 && l[len - 1] == ':' && len < 64 && !checked_twin(k, l, eol)) {
-			char pat[80];
-			snprintf(pat, sizeof pat, " %.*s;", (int)(len - 1), l);
-			const char *last = NULL;
-			for (const char *b = strstr(eol, pat); b && b < k->exit; b = strstr(b + 1, pat))
-				if (strstr(b - 16 > eol ? b - 16 : eol, "bra"))
-					last = b;
-			if (last) {
-				lp[n] = (Loop){l, last, {0}};
-				snprintf(lp[n].label, sizeof lp[n].label, "%.*s", (int)(len - 1), l);
-				n++;
-			}
+		if (!skip && opcode(l, eol, op, sizeof op)) {
+			bool move = free_move(op, l, eol);
+			bool fused = lat && ptx_lat_step(lat, op, l, eol, move);
+			if (!move && !fused)
+				classify(op, m);
 		}
 		l = eol + 1;
 	}
-	return n;
-}
-
-/* Whether loop i holds another loop of the list. */
-static bool has_inner(const Loop *lp, int n, int i)
-{
-	for (int j = 0; j < n; j++)
-		if (j != i && lp[j].from > lp[i].from && lp[j].to < lp[i].to)
-			return true;
-	return false;
 }
 
 /* ---- shuffles by source line (the report compiles with -g: .loc) ---- */
@@ -376,8 +340,18 @@ static void occupancy(const OccArch *a, const PtxKernel *k, Buf *out)
 		           best, best > 1 ? "s" : "");
 }
 
-/* Cycles per CM thread of each resource, the bound and what limits it. */
-static void estimate(const OccArch *a, const char *what, const Mix *m, Buf *out)
+/* What --analyze assumes of the launch, for the latency terms. */
+typedef struct {
+	double resident;          /* CM threads resident per SM at once (W) */
+	double threads;           /* CM threads in all; 0: unknown */
+	uint32_t lanes;           /* lanes per CM thread (32 unless packed) */
+} Hiding;
+
+/* Cycles per CM thread of each resource, the bound and what limits it;
+ * alone: the cycles one CM thread takes by itself (latency.c), which W
+ * resident CM threads per SM overlap. */
+static void estimate(const OccArch *a, const char *what, const Mix *m, double alone,
+                     const Hiding *h, Buf *out)
 {
 	static const char *cls[] = {"issue", "shfl", "shared", "global", "sfu", "control"};
 	buf_printf(out, "  %s:", what);
@@ -385,55 +359,180 @@ static void estimate(const OccArch *a, const char *what, const Mix *m, Buf *out)
 		buf_printf(out, " %s %u", cls[c], m->n[c]);
 	buf_printf(out, "; bytes per lane: shared %u, global %u\n", m->shared_bytes,
 	           m->global_bytes);
-	/* SM cycles one warp takes of each pipe: 4 schedulers issue one warp
-	 * instruction each; shfl 32 lanes, shared 128 bytes, SFU 16 lanes per
-	 * SM cycle; DRAM at the product's bytes per SM cycle, no cache hits */
-	double cyc[4] = {m->n[C_ISSUE] / 4.0, m->n[C_SHFL] * 1.0,
-	                 m->shared_bytes * 32 / 128.0,
-	                 m->global_bytes * 32 / dram_per_clk(a->cc)};
-	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes"};
-	double sfu = m->n[C_SFU] * 2.0;
+	/* SM cycles one warp takes of each pipe at the SM's rates; DRAM at the
+	 * product's bytes per SM cycle, no cache hits; latency: the SM runs W
+	 * CM threads at once, each alone takes alone */
+	const PtxMachine *p = ptx_machine(a->cc);
+	double dram_per_clk = p->dram / (p->sms * p->clock);
+	double cyc[7] = {m->n[C_ISSUE] / p->issue, m->n[C_SHFL] / p->shfl,
+	                 m->shared_bytes * 32 / p->shared_bytes, m->global_bytes * 32 / dram_per_clk,
+	                 m->global_bytes * 32 / p->l2_bytes, m->n[C_SFU] * 32 / p->sfu_lanes,
+	                 alone / h->resident};
+	static const char *res[] = {"issue slots", "shuffle pipe", "shared memory", "DRAM bytes",
+	                            "L2 bytes", "SFU", "latency"};
 	int worst = 0;
-	for (int r = 1; r < 4; r++)
+	for (int r = 1; r < 7; r++)
 		if (cyc[r] > cyc[worst])
 			worst = r;
-	const char *lim = res[worst];
-	double bound = cyc[worst];
-	if (sfu > bound)
-		bound = sfu, lim = "SFU";
+	buf_printf(out, "    latency: %.0f cycles for one CM thread alone, / %.3g resident per SM\n",
+	           alone, h->resident);
 	buf_printf(out, "    SM cycles per CM thread: issue %.1f, shuffle %.1f, shared %.1f, "
-	           "DRAM %.1f, SFU %.1f -> %.1f, bound by %s\n", cyc[0], cyc[1], cyc[2],
-	           cyc[3], sfu, bound, lim);
+	           "DRAM %.1f, L2 %.1f, SFU %.1f, latency %.1f -> %.1f, bound by %s\n", cyc[0],
+	           cyc[1], cyc[2], cyc[3], cyc[4], cyc[5], cyc[6], cyc[worst], res[worst]);
 }
 
-static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, Buf *out)
+/* A spin loop passes values between CM threads: a thread's poll (one trip,
+ * alone cycles) sees at most the flags of as many threads as it has lanes,
+ * so the results cross the launch no faster than lanes threads a poll. */
+static void chain(const Hiding *h, double alone, Buf *out)
+{
+	buf_printf(out, "    spin: a branch waits on a global atomic's result (other CM threads' "
+	           "flags); a chain of %.0f cycles a poll, %u threads a poll", alone, h->lanes);
+	if (h->threads > 0)
+		buf_printf(out, ": %.0f SM cycles for %.0f threads", h->threads / h->lanes * alone,
+		           h->threads);
+	buf_putc(out, '\n');
+}
+
+/* The CM threads an SM holds at once for launch l (occupancy at its group
+ * size, or at a thread-space launch's; no more than the launch spreads over
+ * the SMs). */
+static Hiding hiding(const OccArch *a, const PtxKernel *k, const PtxLaunch *l)
+{
+	OccKernel ok = {k->regs > 0 ? (uint32_t)k->regs : 0,
+	                k->shared > 0 ? (uint32_t)k->shared : k->slm, k->scratch};
+	uint32_t per_warp = 32 / k->lanes;   /* CM threads a warp holds (packing) */
+	uint32_t group = l && l->group ? l->group : k->slm || k->barrier ? 1 :
+	                 occ_best_warps(a, &ok, 32) * per_warp;
+	OccResult r;
+	occ_compute(a, &ok, (group + per_warp - 1) / per_warp, &r);
+	Hiding h = {r.active_warps * per_warp, l ? l->threads : 0, k->lanes};
+	/* a launch smaller than the machine: its threads spread over the SMs
+	 * (fewer than one an SM when fewer than the SMs: the time is then one
+	 * thread's, N x alone / W / SMs = alone) */
+	double spread = h.threads / ptx_machine(a->cc)->sms;
+	if (h.threads > 0 && spread < h.resident)
+		h.resident = spread;
+	if (h.resident <= 0)
+		h.resident = 1;   /* nothing fits: one at a time */
+	return h;
+}
+
+/* The cycles one CM thread alone takes through the body [from, to), each
+ * instruction once (latency.c), and its mix into m. */
+static double body_alone(const OccArch *a, const PtxKernel *k, const char *from,
+                         const char *to, Mix *m)
+{
+	PtxLat *lat = ptx_lat_new(ptx_machine(a->cc));
+	memset(m, 0, sizeof *m);
+	mix_add(k, from, to, m, lat);
+	double t = ptx_lat_now(lat);
+	ptx_lat_free(lat);
+	return t;
+}
+
+/* Loop i's own blocks (not those of loops nested in it) in reverse
+ * postorder, the order they run in; returns how many. */
+static int own_blocks(const PtxCfg *g, int i, int *own)
+{
+	int n = 0;
+	for (int b = 0; b < g->nb; b++)
+		if (g->b[b].loop == i && g->b[b].rpo >= 0)
+			own[n++] = b;
+	for (int x = 1; x < n; x++)   /* insertion sort */
+		for (int y = x; y > 0 && g->b[own[y - 1]].rpo > g->b[own[y]].rpo; y--) {
+			int t = own[y];
+			own[y] = own[y - 1], own[y - 1] = t;
+		}
+	return n;
+}
+
+/* The cycles one CM thread alone takes through an iteration of loop i of
+ * g (its own blocks: nested loops apart), a second trip after a first
+ * (latency.c); its mix into m; spin: whether a branch in it waits on
+ * other threads. */
+static double loop_alone(const OccArch *a, const PtxKernel *k, const PtxCfg *g, int i, Mix *m,
+                         bool *spin)
+{
+	int *own = malloc(sizeof(int) * (size_t)g->nb), n = own_blocks(g, i, own);
+	PtxLat *lat = ptx_lat_new(ptx_machine(a->cc));
+	Mix again;
+	double first = 0;
+	memset(m, 0, sizeof *m);
+	for (int trip = 0; trip < 2; trip++) {
+		first = ptx_lat_now(lat);
+		for (int x = 0; x < n; x++)
+			mix_add(k, g->b[own[x]].from, g->b[own[x]].to, trip ? &again : m, lat);
+	}
+	double t = ptx_lat_now(lat) - first;
+	*spin = ptx_lat_spin(lat);
+	ptx_lat_free(lat);
+	free(own);
+	return t;
+}
+
+/* Whether loop i's header is the checked copy of a versioned loop. */
+static bool checked_loop(const PtxKernel *k, const PtxCfg *g, int i)
+{
+	const PtxBlock *h = &g->b[g->l[i].header];
+	const char *eol = strchr(h->from, '\n');
+	return h->label[0] && eol && checked_twin(k, h->from, eol);
+}
+
+/* The estimate of each loop of the body [from, exit), per iteration. */
+static void loops(const OccArch *a, const PtxKernel *k, const char *from, const Hiding *h,
+                  Buf *out)
+{
+	PtxCfg g;
+	if (!ptx_cfg(from, k->exit, &g)) {
+		buf_puts(out, "  loops: too many blocks to analyze\n");
+		ptx_cfg_free(&g);
+		return;
+	}
+	int shown = 0;
+	for (int i = 0; i < g.nl; i++) {
+		if (checked_loop(k, &g, i))
+			continue;
+		bool inner = false, spin;
+		for (int j = 0; j < g.nl; j++)
+			inner |= g.l[j].parent == i;
+		Mix m;
+		double t = loop_alone(a, k, &g, i, &m, &spin);
+		char what[160];
+		snprintf(what, sizeof what, "loop %s (depth %d), per iteration%s",
+		         g.b[g.l[i].header].label, g.l[i].depth + 1, inner ? ", inner loops apart" : "");
+		estimate(a, what, &m, t, h, out);
+		if (spin)
+			chain(h, t, out);
+		shown++;
+	}
+	if (!shown)
+		buf_puts(out, "  no loops\n");
+	ptx_cfg_free(&g);
+}
+
+static void analyze(const char *ptx, const OccArch *a, const PtxKernel *k, const PtxLaunch *l,
+                    Buf *out)
 {
 	if (!k->body)
 		return;
 	shuffle_lines(ptx, k, out);
+	Hiding h = hiding(a, k, l);
 	Mix m;
 	char b0[160];   /* the body proper starts at block 0, after the prologue's
 	                   loads of the launch block and surface descriptors */
 	snprintf(b0, sizeof b0, "\n$L_%s_b0:", k->name);
 	const char *from = strstr(k->body, b0);
-	mix_of(k, from && from < k->exit ? from : k->body, k->exit, &m);
-	buf_puts(out, "  instruction mix (PTX, static):\n");
-	estimate(a, "kernel body up to its exit, each instruction once", &m, out);
-	Loop lp[64];
-	int n = find_loops(k, lp, 64);
-	for (int i = 0; i < n; i++) {
-		if (has_inner(lp, n, i))
-			continue;
-		char what[128];
-		snprintf(what, sizeof what, "innermost loop %s, per iteration", lp[i].label);
-		mix_of(k, lp[i].from, lp[i].to + 1, &m);
-		estimate(a, what, &m, out);
-	}
-	if (!n)
-		buf_puts(out, "  no loops\n");
+	if (!from || from >= k->exit)
+		from = k->body;
+	double t = body_alone(a, k, from, k->exit, &m);
+	buf_printf(out, "  instruction mix (PTX, static); %.3g CM threads resident per SM%s:\n",
+	           h.resident, h.threads > 0 ? " (the launch)" : "");
+	estimate(a, "kernel body up to its exit, each instruction once", &m, t, &h, out);
+	loops(a, k, from, &h, out);
 }
 
-bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err)
+bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err)
 {
 	char march[16] = "";
 	const char *t = strstr(ptx, "\n.target ");
@@ -453,7 +552,7 @@ bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err)
 		kernel_summary(a, &ks[i], out);
 		occupancy(a, &ks[i], out);
 		if (full)
-			analyze(ptx, a, &ks[i], out);
+			analyze(ptx, a, &ks[i], launch, out);
 	}
 	return true;
 }

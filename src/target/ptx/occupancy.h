@@ -70,9 +70,80 @@ uint32_t occ_best_warps(const OccArch *a, const OccKernel *k, uint32_t max);
  * i.e. warps; "threads" are the CTA's CUDA threads). */
 void occ_table(const OccArch *a, const OccKernel *k, Buf *out);
 
+/* The launch --analyze assumes (--analyze-grid=THREADS[,GROUP]): CM
+ * threads in all and per group; 0: unknown (a full machine, and the
+ * group size of a thread-space launch). */
+typedef struct {
+	uint32_t threads, group;
+} PtxLaunch;
+
 /* analyze.c: the reports of `cmetal --occupancy` (full false) and
- * `cmetal --analyze` (full true) on a PTX text of the back end; false
- * with the reason in err when its target has no limits here. */
-bool ptx_report(const char *ptx, bool full, Buf *out, Buf *err);
+ * `cmetal --analyze` (full true) on a PTX text of the back end for launch
+ * (NULL: unknown); false with the reason in err when its target has no
+ * limits here. */
+bool ptx_report(const char *ptx, bool full, const PtxLaunch *launch, Buf *out, Buf *err);
+
+/* loops.c: the basic blocks and natural loops of a span of PTX text. */
+enum { PTX_MAX_LOOPS = 64 };
+typedef struct {
+	const char *from, *to;    /* its text, label line first */
+	char label[64];           /* "$L_k_b3" ("" for text before the first label) */
+	int succ[8], nsucc;       /* blocks it branches or falls to (the first 8) */
+	int loop;                 /* the innermost loop holding it; -1: none */
+	int rpo;                  /* place in reverse postorder; -1: unreachable */
+} PtxBlock;
+typedef struct {
+	int header;               /* its first block, which dominates the others */
+	int blocks;               /* blocks in its body, nested loops' included */
+	int depth;                /* loops around it */
+	int parent;               /* the innermost of them; -1: none */
+} PtxLoop;
+typedef struct {
+	PtxBlock *b;
+	int nb;
+	PtxLoop *l;
+	int nl;
+} PtxCfg;
+/* The blocks and loops of [from, to); false when it has too many blocks. */
+bool ptx_cfg(const char *from, const char *to, PtxCfg *g);
+void ptx_cfg_free(PtxCfg *g);
+
+/* latency.c: the machine --analyze models, one product per architecture
+ * (docs/analyzer.md, "The machine"): throughputs per SM cycle and the
+ * latencies, in SM cycles, of one warp's instructions (the H100's for all:
+ * measured with tools/latency_bench.cu). */
+typedef struct {
+	int cc;                   /* 90 */
+	const char *product;      /* "H100 SXM" */
+	int sms;
+	double clock;             /* SM clock, Hz */
+	double dram;              /* DRAM bytes per second */
+	double issue;             /* warp instructions issued per SM cycle (schedulers) */
+	double shfl;              /* warp shuffles per SM cycle */
+	double shared_bytes;      /* shared memory bytes per SM cycle */
+	double l2_bytes;          /* L2 bytes per SM cycle (to the SMs, all at once) */
+	double sfu_lanes;         /* SFU lanes per SM cycle */
+	double alu;               /* latency: fma, add, setp, cvt, ... */
+	double xbar;              /* shfl, vote, redux; SFU */
+	double shared;            /* ld.shared, atom.shared, ld.local */
+	double global;            /* ld.global (from DRAM) */
+	double atomic;            /* atom.global, its result used */
+	double fence;             /* fence, membar, nothing outstanding */
+} PtxMachine;
+/* The machine of compute capability cc (sm_90's for one not listed). */
+const PtxMachine *ptx_machine(int cc);
+
+/* latency.c: an in-order scoreboard of one warp over PTX instructions
+ * (docs/analyzer.md, "Latency term"). */
+typedef struct PtxLat PtxLat;
+PtxLat *ptx_lat_new(const PtxMachine *m);
+void ptx_lat_free(PtxLat *s);
+/* Issues instruction line [l, eol) of opcode op (free_move: a register
+ * copy ptxas allocates away); true when it is an add ptxas fuses into an
+ * FMA with the product it adds, which takes no issue slot. */
+bool ptx_lat_step(PtxLat *s, const char *op, const char *l, const char *eol, bool free_move);
+void ptx_lat_block(PtxLat *s);          /* a label: a new basic block starts */
+double ptx_lat_now(const PtxLat *s);    /* the cycle the issued ones are done issuing */
+bool ptx_lat_spin(const PtxLat *s);     /* a branch waited on a global atomic's result */
 
 #endif
