@@ -63,6 +63,9 @@ static void usage(FILE *f)
 	      "                     (by default a loop whose accesses move linearly\n"
 	      "                     with its counter is checked once, before it, and\n"
 	      "                     runs a copy without checks when all are inside)\n"
+	      "  -fno-phi-coalescing PTX: give every phi registers of its own (by default\n"
+	      "                     a phi may live in the registers of the value it\n"
+	      "                     merges with its updates)\n"
 	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
 	      "                     neighbours) may take layouts where a lane holds 2\n"
 	      "                     or 4 consecutive columns (fewer instructions, more\n"
@@ -191,6 +194,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_loop_versions = a[2] == 'n';   /* PTX: bounds checks per loop (ptx/vloop.c) */
 	else if (!strcmp(a, "-fno-run-layouts") || !strcmp(a, "-frun-layouts"))
 		o->run_layouts = a[2] != 'n';        /* PTX: run layouts (ptx/runs.c) */
+	else if (!strcmp(a, "-fno-phi-coalescing") || !strcmp(a, "-fphi-coalescing"))
+		o->no_phi_coalescing = a[2] == 'n';  /* PTX: phis in registers of their own (ptx/phic.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))

@@ -161,6 +161,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
 	                     .run_layouts = o->run_layouts,
+	                     .no_phi_coalescing = o->no_phi_coalescing,
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;

@@ -71,6 +71,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
 	                     .run_layouts = o->run_layouts,
+	                     .no_phi_coalescing = o->no_phi_coalescing,
 	                     .thread_args = o->thread_args};
 }
 

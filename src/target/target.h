@@ -40,6 +40,8 @@ typedef struct {
 	                         (-fno-loop-versions, for A/B runs; vloop.c) */
 	bool run_layouts;     /* PTX: run layouts (-frun-layouts; runs.c:
 	                         off by default, measured slower) */
+	bool no_phi_coalescing; /* PTX: every phi in registers of its own
+	                         (-fno-phi-coalescing, for A/B runs; phic.c) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
@@ -109,6 +111,7 @@ typedef struct {
 	bool no_slm_regions;  /* -fno-slm-regions: EmitOptions.no_slm_regions */
 	bool no_loop_versions; /* -fno-loop-versions: EmitOptions.no_loop_versions */
 	bool run_layouts;     /* -frun-layouts: EmitOptions.run_layouts */
+	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */

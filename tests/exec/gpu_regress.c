@@ -729,6 +729,7 @@ static void scan_tiles_run(H *h, bool fp, int warps, int parts)
 
 TEST(scan_tiles_tails)
 {
+	h->no_digest = true;	/* which CM thread takes which tile varies */
 	scan_tiles_run(h, false, 4, 8);
 	scan_tiles_run(h, true, 4, 8);
 	scan_tiles_run(h, false, 1, 4);

@@ -304,7 +304,7 @@ bool h_task(H *h, const char *file, HEntry *e, int ne, HArg *a, int n)
 		cmetal_event_release(ev);
 	}
 	unbind(a, n, b, ok);
-	if (ok && digest)
+	if (ok && digest && !h->no_digest)
 		write_digest(h, e, a, n);
 	if (t)
 		cmetal_task_release(t);

@@ -25,6 +25,9 @@ typedef struct {
 	unsigned seed;
 	bool failed;
 	int printed;
+	bool no_digest;   /* its outputs vary from run to run by design (a
+	                     look-back scan's order of float sums, its state
+	                     buffer's tiles): checked, not hashed */
 } H;
 
 enum { HA_IN, HA_OUT, HA_INOUT, HA_SCALAR, HA_SURF2D, HA_SVM_IN, HA_SVM_OUT };

@@ -258,7 +258,7 @@ static bool can_host(Px *p, const Cfg *g, const Uses *u, const Inst *i, const In
 void px_coalesce_phis(Px *p)
 {
 	Func *f = p->f;
-	if (p->o->ptx_canonical || !f->nblocks)
+	if (p->o->ptx_canonical || p->o->no_phi_coalescing || !f->nblocks)
 		return;
 	Arena *a = arena_child(p->arena);
 	Uses u;
