@@ -52,12 +52,11 @@ typedef struct {
 	uint32_t psurf;       /* "param_surfaces N"; UINT32_MAX (all) if absent */
 } MetaKernel;
 
-/* One "kernel" line's fields after the keyword; "scratch N" at the end is
- * optional (PTX without it needs none). */
+/* One "kernel" line's fields after the keyword; "scratch N", "lanes W",
+ * "thread_args I,J" and "param_surfaces N" after them are optional. */
 static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 {
 	CmkKernelInfo *k = &mk->info;
-	uint32_t *lanes = &mk->lanes;
 	char name[256];
 	unsigned slm, bar, wait, simd, shfl;
 	if (sscanf(s, "%255s slm %u barrier %u wait %u simd %u shuffles %u", name, &slm, &bar,
@@ -75,6 +74,7 @@ static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 	mk->scratch = n;
 	/* "lanes W": 32/W CM threads share a warp (target/ptx/pack.c) */
 	const char *ln = strstr(s, " lanes ");
+	uint32_t *lanes = &mk->lanes;
 	*lanes = 32;
 	if (ln && (sscanf(ln, " lanes %u", lanes) != 1 || !*lanes || *lanes > 32 ||
 	           (*lanes & (*lanes - 1))))
