@@ -1,7 +1,8 @@
 /* cuda_abi.h — the contract between the PTX the compiler emits
  * (src/target/ptx/) and the CUDA device runtime (src/rt/cuda/).  Both sides
  * include it; the PTX side uses the offsets (CUDA_L_*, CUDA_S_*) when it
- * reads these structures with ld.global.  Change CUDA_ABI_VERSION with any
+ * reads these structures with ld.global, and CUDA_LP_*, CUDA_SP_* when it
+ * reads its parameters with ld.param.  Change CUDA_ABI_VERSION with any
  * layout change: the runtime refuses PTX of another version (see the
  * "//@cmetal abi" line below).
  *
@@ -9,19 +10,42 @@
  *
  * ---- Kernel entry -----------------------------------------------------------
  *
- *   .visible .entry NAME(.param .u64 cm_launch, <one .param per CM argument>)
+ *   .visible .entry NAME(.param .align 8 .b8 NAME_launch[40],
+ *                        <one .param per CM argument>)
  *
- * cm_launch is the device address of a CudaLaunch (below), written by the
- * runtime before each launch.  Then the CM arguments, in order:
+ * NAME_launch is a CudaLaunchParam (below): the device address of the
+ * launch's CudaLaunch block, written by the runtime before each launch,
+ * and the few launch values the prologue needs (kind, walker geometry,
+ * cluster shape), so that no CM thread reads global memory before its
+ * first data access.  Kernel parameters live in the constant bank: each
+ * ld.param of them is a free operand.  Then the CM arguments, in order:
  *   CMK_ARG_SCALAR   .param .<type> (u8 s8 u16 s16 u32 s32 u64 s64 f16 as
  *                    .b16, f32, f64): the value
  *   CMK_ARG_VECTOR   .param .align 8 .b8 name[size]: the bytes of the value
- *   CMK_ARG_SURFACE  .param .u32: the surface slot (the runtime passes the
- *   CMK_ARG_SAMPLER  argument index, as the CPU runtime does); the kernel
- *                    finds its CudaSurface at launch->surfaces[slot]
+ *   CMK_ARG_SURFACE  .param .align 8 .b8 name[CUDA_SP_BYTES]: a
+ *                    CudaSurfaceParam, the surface slot (the runtime passes
+ *                    the argument index, as the CPU runtime does) and the
+ *                    fields of its descriptor; or, for the surfaces past
+ *                    the parameter space (below), .param .u32: the slot,
+ *                    the kernel finding its CudaSurface at
+ *                    launch->surfaces[slot]
+ *   CMK_ARG_SAMPLER  .param .u32: the slot
  *   CMK_ARG_SVM      .param .u64: the device address
- * So kernelParams[0] points at the CudaLaunch address and kernelParams[1+i]
- * at argument i's value, exactly the bytes CmkThread.args[i] points at.
+ * So kernelParams[0] points at the CudaLaunchParam and kernelParams[1+i]
+ * at argument i's value: for a scalar, vector or SVM argument exactly the
+ * bytes CmkThread.args[i] points at, for a surface its CudaSurfaceParam
+ * (the slot is its first word either way).  The launch block's surface
+ * table always holds every surface argument: a surface value the kernel
+ * does not trace to its parameter (a slot chosen at run time) is read
+ * from there.
+ *
+ * The parameter space holds CUDA_PARAM_MAX bytes (the limit of PTX ISA
+ * versions before 8.1, which cmetal emits for sm_80..sm_90), each .param
+ * at the next multiple of its alignment.  The compiler gives the first N
+ * surface arguments their CudaSurfaceParam, N the largest count whose
+ * parameters all fit (every other argument as above); when N is below the
+ * kernel's number of surface arguments, its metadata line says
+ * "param_surfaces N" and the later surfaces are plain slots.
  *
  * ---- Per-thread arguments ---------------------------------------------------
  *
@@ -144,10 +168,11 @@
  *
  * The PTX text starts with machine-readable comment lines, so a runtime
  * that loads a .ptx file knows its kernels without the source:
- *   //@cmetal abi 4
+ *   //@cmetal abi 5
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
  *                [scratch BYTES] [lanes W] [thread_args I,J]
+ *                [param_surfaces N]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
@@ -162,7 +187,9 @@
  * threads to a warp (target/ptx/pack.c): a CM thread is then W lanes, a
  * group of threads[0..2] CM threads a CTA of (W * threads[0], threads[1],
  * threads[2]) threads, a walker CTA W * (CM threads per CTA) threads, and
- * the scratch and the "warp w" above are per CM thread (tid.x / W).  One "printf" line per
+ * the scratch and the "warp w" above are per CM thread (tid.x / W).
+ * param_surfaces N: see "Kernel entry" (absent: every surface argument
+ * has its CudaSurfaceParam).  One "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;
  * "-" when there is none), FORMAT is the format text with \\, \", \n, \t
@@ -185,7 +212,7 @@
 
 #include <stdint.h>
 
-#define CUDA_ABI_VERSION 4
+#define CUDA_ABI_VERSION 5    /* 5: launch values and descriptors in .param */
 #define CUDA_MAX_SCRATCH 4096   /* per-warp scratch bytes (32 warps: 128 KB) */
 #define CUDA_BIN_MAGIC "//@cmetal binary 1\n"  /* a container (Binaries) */
 
@@ -214,7 +241,54 @@ typedef struct CudaSurface {
 #define CUDA_S_IS2D 36
 #define CUDA_S_BYTES 40
 
-/* One launch, in device memory; cm_launch points at it (112 bytes). */
+/* A surface argument in the kernel's parameter space (Kernel entry; 40
+ * bytes): the fields the PTX reads of its CudaSurface. */
+typedef struct CudaSurfaceParam {
+	uint32_t slot;        /* the argument's value: its index in the table */
+	uint32_t reserved;
+	uint64_t base;
+	uint64_t size;
+	uint32_t width;
+	uint32_t height;
+	uint32_t pitch;
+	uint32_t bpp;
+} CudaSurfaceParam;
+
+#define CUDA_SP_SLOT 0
+#define CUDA_SP_BASE 8
+#define CUDA_SP_SIZE 16
+#define CUDA_SP_WIDTH 24
+#define CUDA_SP_HEIGHT 28
+#define CUDA_SP_PITCH 32
+#define CUDA_SP_BPP 36
+#define CUDA_SP_BYTES 40
+
+#define CUDA_PARAM_MAX 4096   /* bytes of parameters a kernel may take */
+
+/* The kernel's first parameter (40 bytes): copies of the CudaLaunch fields
+ * its prologue and thread ids read. */
+typedef struct CudaLaunchParam {
+	uint64_t block;       /* device address of the CudaLaunch */
+	uint32_t kind;        /* CUDA_LAUNCH_* */
+	uint32_t threads_per_cta; /* walker: CM threads (warps) per CTA */
+	uint32_t nthreads;    /* walker: width * height */
+	uint32_t cta_warps;   /* cluster launches: warps per CTA; else 0 */
+	uint32_t local[3];    /* groups: CM threads per group in x, y, z */
+	uint32_t width;       /* walker space */
+} CudaLaunchParam;
+
+#define CUDA_LP_BLOCK 0
+#define CUDA_LP_KIND 8
+#define CUDA_LP_TPC 12
+#define CUDA_LP_NTHREADS 16
+#define CUDA_LP_CTA_WARPS 20
+#define CUDA_LP_LOCAL 24
+#define CUDA_LP_WIDTH 36
+#define CUDA_LP_BYTES 40
+
+/* One launch, in device memory; CudaLaunchParam.block points at it (112
+ * bytes).  kind, width, nthreads, threads_per_cta, local and cta_warps are
+ * also in the CudaLaunchParam, where the PTX reads them. */
 typedef struct CudaLaunch {
 	uint64_t surfaces;    /* device address of CudaSurface[nsurfaces] */
 	uint64_t flags;       /* uint32[nthreads], zeroed; 0 if no waits */

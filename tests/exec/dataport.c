@@ -133,8 +133,43 @@ TEST(thread_misc)
 		h_eq_u32(h, "out", o, w, G * N * 4);
 }
 
+/* 104 surfaces and a scalar: past the CUDA device's kernel parameter
+ * space with every descriptor in it (dataport.cm "many"), in a group and
+ * a walker launch, k odd and even (the run-time choice of s1 or s101). */
+TEST(many_surfaces)
+{
+	enum { NS = 104, N = 8, E = N * 8 };
+	static uint32_t b[NS - 1][E], m[2 * N][8], w[E], w50[E];
+	HArg a[NS + 1];
+	for (int i = 0; i < NS - 1; i++) {
+		for (int j = 0; j < E; j++)
+			b[i][j] = h_rand(h) % 100000;
+		a[i] = (HArg){i == 50 || i == 102 ? HA_OUT : HA_IN, b[i], sizeof b[i]};
+	}
+	for (int r = 0; r < 2 * N; r++)
+		for (int j = 0; j < 8; j++)
+			m[r][j] = h_rand(h) % 100000;
+	a[NS - 1] = SURF2D(m, 8, 2 * N, CMETAL_FMT_R32_UINT);
+	for (int run = 0; run < 2; run++) {
+		int k = h_range(h, 2, 9) | run;
+		for (int j = 0; j < E; j++) {
+			uint32_t t = (uint32_t)j / 8, e = (uint32_t)j % 8;
+			uint32_t d = k & 1 ? b[1][j] : b[101][j];
+			w[j] = b[0][j] + b[100][j] * 2 + b[101][j] * 3 + m[2 * t][e] * (uint32_t)k +
+			       m[2 * t + 1][e] + d * 5;
+			w50[j] = w[j] + 1;
+		}
+		a[NS] = I32(k);
+		HShape sh = run ? WALK(N, 1) : GROUPS(2, N / 2);
+		if (h_run_n(h, F, "many", sh, a, NS + 1)) {
+			h_eq_u32(h, "s102", b[102], w, E);
+			h_eq_u32(h, "s50", b[50], w50, E);
+		}
+	}
+}
+
 const HTest exec_dataport[] = {
 	T(attr_forms), T(hword_qword), T(atomic_masked), T(slm_forms), T(svm_forms),
-	T(thread_misc),
+	T(thread_misc), T(many_surfaces),
 	{0},
 };

@@ -259,7 +259,11 @@ bool h_task(H *h, const char *file, HEntry *e, int ne, HArg *a, int n)
 	if (!p)
 		return false;
 	cmetal_kernel *ks[8] = {0};
-	Bound b[32];
+	Bound b[128];   /* dataport.c many_surfaces: 105 arguments */
+	if (n > (int)(sizeof b / sizeof b[0])) {
+		h_fail(h, "%d arguments: the harness binds at most %zu", n, sizeof b / sizeof b[0]);
+		return false;
+	}
 	memset(b, 0, sizeof b);
 	cmetal_task *t = NULL;
 	bool ok = cmetal_task_create(dev, &t) == CM_SUCCESS;

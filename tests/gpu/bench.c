@@ -198,12 +198,16 @@ static void overhead(cmetal_device *dev, cmetal_program *p, int reps)
 	double launch_us = median(v, reps);
 
 	CudaKernel *ck = internals(k);
-	CUdeviceptr block = ck->block;
-	uint32_t slot = 0;
-	void *params[] = {&block, &slot, &val};
+	/* the parameters the last launch passed (rt/cuda_abi.h "Kernel entry") */
+	CudaLaunchParam lp = ck->lparam;
+	CudaSurfaceParam sp = ck->sparams[0];
+	void *params[] = {&lp, &sp, &val};
 	for (int i = 0; i < reps + 200; i++) {
 		double t0 = now_us();
-		cu->LaunchKernel(ck->fn, 1, 1, 1, 32, 1, 1, 0, c->stream, params, NULL);
+		if (cu->LaunchKernel(ck->fn, 1, 1, 1, 32, 1, 1, 0, c->stream, params, NULL)) {
+			fprintf(stderr, "bench: the bare cuLaunchKernel of noop failed\n");
+			exit(1);
+		}
 		cu->StreamSynchronize(c->stream);
 		if (i >= 200)
 			v[i - 200] = now_us() - t0;

@@ -291,6 +291,20 @@ static CudaSurface *surface(const CudaLaunch *l, uint32_t slot)
 	return (CudaSurface *)(uintptr_t)l->surfaces + slot;
 }
 
+/* The surface of a hand-written kernel's surface argument p (its
+ * CudaSurfaceParam: every surface of fake_ptx has one); NULL, failing the
+ * launch, when the descriptor there is not the table's. */
+static CudaSurface *param_surface(const CudaLaunch *l, const void *p)
+{
+	CudaSurfaceParam sp;
+	memcpy(&sp, p, sizeof sp);
+	CudaSurface *s = surface(l, sp.slot);
+	if (!s || sp.base != s->base || sp.size != s->size || sp.width != s->width ||
+	    sp.height != s->height || sp.pitch != s->pitch || sp.bpp != s->bpp)
+		return NULL;
+	return s;
+}
+
 static void put32(CudaSurface *s, uint64_t index, uint32_t v)
 {
 	if (s && (index + 1) * 4 <= s->size)  /* CM: writes past the end are dropped */
@@ -337,6 +351,21 @@ static void fake_printf(const CudaLaunch *l, uint64_t warps, int n)
 		}
 }
 
+/* Whether the CudaLaunchParam at p, kernelParams[0], agrees with the
+ * launch block it points at (rt/cuda_abi.h "Kernel entry"). */
+static bool same_launch(const void *p, const CudaLaunch *l)
+{
+	CudaLaunchParam lp;
+	memcpy(&lp, p, sizeof lp);
+	bool ok = lp.kind == l->kind && lp.threads_per_cta == l->threads_per_cta &&
+	          lp.nthreads == l->nthreads && lp.cta_warps == l->cta_warps &&
+	          lp.width == l->width &&
+	          !memcmp(lp.local, l->local, sizeof lp.local);
+	if (!ok)
+		fprintf(stderr, "fake_cuda: the launch parameter disagrees with the launch block\n");
+	return ok;
+}
+
 /* The module's kernels for the simulator when fn runs there, else NULL:
  * any kernel without a hand-written body, and hungry, whose module
  * defines it. */
@@ -372,12 +401,13 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 {
 	FakeFunc *fn = f;
 	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
+	if (!same_launch(params[0], l))
+		return 1;
 	fake_stats.launches++;
 	sim_err[0] = 0;
 	unsigned lanes = fn->lanes;
 	if (bx % lanes || !bx)
 		return 1;  /* a CM thread is a warp, or lanes lanes of one */
-	CudaSurface *out = surface(l, *(uint32_t *)params[1]);
 	uint64_t warps = (uint64_t)gx * gy * gz * (bx / lanes) * by * bz;   /* CM threads */
 	uint64_t cta = ((uint64_t)bx * by * bz + 31) / 32, per_warp = ((uint64_t)fake_regs(fn) * 32 + 255) / 256 * 256;
 	if (per_warp * ((cta + 3) / 4 * 4) > 65536)
@@ -386,6 +416,14 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 	if (sm)
 		return simulate(fn, sm, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, shmem,
 		                params);
+	if (!strcmp(fn->name, "other"))
+		return 0;   /* no hand-written body, the simulator off */
+	CudaSurface *out = param_surface(l, params[1]);   /* fake_ptx: argument 0 */
+	if (!out) {
+		fprintf(stderr, "fake_cuda: argument 0 of %s is not its surface's CudaSurfaceParam\n",
+		        fn->name);
+		return 1;
+	}
 	if (!strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry")) {
 		if (l->kind != CUDA_LAUNCH_GROUPS)
 			return 1;
@@ -431,6 +469,8 @@ CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **
 	FakeFunc *fn = f;
 	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
 	unsigned cx = 1;
+	if (!same_launch(params[0], l))
+		return 1;
 	sim_err[0] = 0;
 	for (unsigned i = 0; i < cfg->nattrs; i++)
 		if (cfg->attrs[i].id == 4) {  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
@@ -456,7 +496,9 @@ CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **
 		return simulate(fn, sm, (unsigned[3]){cfg->gx, cfg->gy, cfg->gz},
 		                (unsigned[3]){cfg->bx, cfg->by, cfg->bz}, cfg->shmem, params);
 	if (!strcmp(fn->name, "fill")) {
-		CudaSurface *out = surface(l, *(uint32_t *)params[1]);
+		CudaSurface *out = param_surface(l, params[1]);
+		if (!out)
+			return 1;
 		int v = *(int *)params[2];
 		uint64_t n = (uint64_t)cfg->gx / cx * cfg->gy * cfg->gz * g;
 		for (uint64_t t = 0; t < n; t++)

@@ -139,7 +139,7 @@ static int host_main(void)
 /* ---- fake: the whole device against fake_cuda.c ---- */
 
 static const char *fake_ptx =
-	"//@cmetal abi 4\n"
+	"//@cmetal abi 5\n"
 	"//@cmetal kernel fill slm 0 barrier 0 wait 0 simd 16 shuffles 0\n"
 	"//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
 	"//@cmetal arg v 1 4 5 0 \"\"\n"
@@ -159,7 +159,7 @@ static const char *fake_ptx =
 
 /* hungry: 255 registers per lane in the fake driver */
 static const char *hungry_ptx =
-	"//@cmetal abi 4\n"
+	"//@cmetal abi 5\n"
 	"//@cmetal kernel hungry slm 0 barrier 0 wait 0 simd 16 shuffles 0\n"
 	"//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
 	"//@cmetal arg v 1 4 5 0 \"\"\n"
@@ -167,11 +167,11 @@ static const char *hungry_ptx =
 	".version 8.0\n.target sm_90\n.address_size 64\n";
 
 static const char *bad_ptx =
-	"//@cmetal abi 4\n"                       /* 1 */
+	"//@cmetal abi 5\n"                       /* 1 */
 	"//@cmetal kernel k slm 0 barrier 0 wait 0 simd 1 shuffles 0\n"
 	".version 8.0\n"
 	".file 1 \"k.cm\"\n"
-	".visible .entry k(.param .u64 cm_launch) {\n"  /* 5 */
+	".visible .entry k(.param .align 8 .b8 k_launch[40]) {\n"  /* 5 */
 	"\t.loc 1 12 3\n"
 	"\tBADPTX;\n"                              /* 7 */
 	"}\n";
@@ -210,20 +210,33 @@ static void fake_metadata(void)
 	ok = cuda_parse_metadata(a, "//@cmetal abi 99\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_abi", !ok && strstr(buf_cstr(&err), "version 99"),
 	      buf_cstr(&err));
+	/* PTX of the previous ABI (launch block loads, no CudaSurfaceParam) */
 	err.len = 0;
-	ok = cuda_parse_metadata(a, "//@cmetal abi 4\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
+	ok = cuda_parse_metadata(a, "//@cmetal abi 4\n", &ki, &n, NULL, &err);
+	check("gpu/fake_metadata_abi_old", !ok && strstr(buf_cstr(&err), "version 4") &&
+	      strstr(buf_cstr(&err), "compile it again"), buf_cstr(&err));
+	/* param_surfaces: the surfaces past it are slots (rt/cuda_abi.h) */
+	err.len = 0;
+	CudaProgram ps = {0};
+	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	                         "simd 0 shuffles 0 param_surfaces 101\n//@cmetal kernel y slm 0 "
+	                         "barrier 0 wait 0 simd 0 shuffles 0\n", &ki, &n, &ps, &err);
+	check("gpu/fake_metadata_param_surfaces", ok && n == 2 && ps.psurf &&
+	      ps.psurf[0] == 101 && ps.psurf[1] == UINT32_MAX, ok ? "values" : buf_cstr(&err));
+	err.len = 0;
+	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_bad_line", !ok && strstr(buf_cstr(&err), "line 2"),
 	      buf_cstr(&err));
 	/* the per-warp SLM scratch of the PTX back end's shared-memory layouts */
 	err.len = 0;
 	CudaProgram sp = {0};
-	ok = cuda_parse_metadata(a, "//@cmetal abi 4\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
 	                         "simd 0 shuffles 2 scratch 2048\n//@cmetal kernel y slm 0 "
 	                         "barrier 0 wait 0 simd 0 shuffles 0\n", &ki, &n, &sp, &err);
 	check("gpu/fake_metadata_scratch", ok && n == 2 && sp.scratch && sp.scratch[0] == 2048 &&
 	      sp.scratch[1] == 0, ok ? "values" : buf_cstr(&err));
 	err.len = 0;
-	ok = cuda_parse_metadata(a, "//@cmetal abi 4\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
 	                         "simd 0 shuffles 2 scratch 99999\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_scratch_too_big", !ok && strstr(buf_cstr(&err), "line 2"),
 	      buf_cstr(&err));
@@ -401,7 +414,7 @@ static bool filled(cmetal_buffer *b, uint32_t n, int v)
 static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 {
 	Buf text = {0};
-	buf_puts(&text, "//@cmetal abi 4\n//@cmetal cluster 1\n");
+	buf_puts(&text, "//@cmetal abi 5\n//@cmetal cluster 1\n");
 	buf_puts(&text, strchr(fake_ptx, '\n') + 1);
 	cmetal_program *p;
 	cmetal_kernel *fill;

@@ -217,6 +217,12 @@ typedef struct CudaFormat {
 typedef struct CudaKernel {
 	CUfunction fn;
 	void **params;              /* 1 + nargs pointers for cuLaunchKernel */
+	CudaLaunchParam lparam;     /* what params[0] points at */
+	CudaSurfaceParam *sparams;  /* per argument: a surface's .param, which
+	                               params[1 + i] points at (rt/cuda_abi.h) */
+	uint32_t param_surfaces;    /* the first this many surface arguments
+	                               take a CudaSurfaceParam ("param_surfaces";
+	                               UINT32_MAX: all) */
 	CUdeviceptr block;          /* device copy of image: CudaLaunch, surfaces */
 	unsigned char *image;       /* last uploaded launch block (host) */
 	size_t image_len;           /* CUDA_L_BYTES + nargs * CUDA_S_BYTES */
@@ -271,6 +277,7 @@ typedef struct CudaProgram {
 	struct CudaProgram *cluster;/* that variant, built by the first launch
 	                               that needs it (module.c) */
 	const char **targs;         /* per kernel: metadata "thread_args" list */
+	uint32_t *psurf;            /* per kernel: metadata "param_surfaces" */
 	CudaVariant *variants;      /* per-thread argument and register-cap variants */
 	char **old_logs;            /* build logs replaced by longer ones (a
 	                               register-cap variant's note), kept until

@@ -26,7 +26,9 @@
  *      launch that overflows the buffer says so at the end of its text and
  *      the buffer doubles (up to PRINTF_MAX) for the next launch.
  *   6. cuLaunchKernel (cuLaunchKernelEx with the cluster dimension for a
- *      cluster of more than one CTA) with kernelParams = {&block, args[0], args[1], ...},
+ *      cluster of more than one CTA) with kernelParams = {&launch param,
+ *      args[0], args[1], ...}, a surface's argument its CudaSurfaceParam
+ *      (rt/cuda_abi.h "Kernel entry": the prologue reads no global memory),
  *      between two cuEventRecord when an event wants the launch's time
  *      (l->timed; l->device_ms gets the elapsed time), then one
  *      cuStreamSynchronize.
@@ -48,6 +50,8 @@
 #define CLUSTER_MAX 8u                   /* CTAs: the portable cluster size */
 
 _Static_assert(sizeof(CudaLaunch) == CUDA_L_BYTES, "CudaLaunch layout (rt/cuda_abi.h)");
+_Static_assert(sizeof(CudaLaunchParam) == CUDA_LP_BYTES, "CudaLaunchParam layout");
+_Static_assert(sizeof(CudaSurfaceParam) == CUDA_SP_BYTES, "CudaSurfaceParam layout");
 
 typedef struct {
 	unsigned grid[3], block[3];
@@ -209,6 +213,9 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 	}
 	memset(k->next, 0, k->image_len);
 	memcpy(k->next, &cl, sizeof cl);
+	k->lparam = (CudaLaunchParam){k->block, cl.kind, cl.threads_per_cta, cl.nthreads,
+	                              cl.cta_warps, {cl.local[0], cl.local[1], cl.local[2]},
+	                              cl.width};
 	for (uint32_t i = 0; i < ki->nargs; i++) {
 		if (ki->args[i].kind != CMK_ARG_SURFACE)
 			continue;
@@ -216,8 +223,29 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 		CudaSurface cs = {(uint64_t)(uintptr_t)s->base, s->size, s->width, s->height,
 		                  s->pitch, s->format, s->bpp, s->is2d};
 		memcpy(k->next + CUDA_L_BYTES + (size_t)i * CUDA_S_BYTES, &cs, sizeof cs);
+		CudaSurfaceParam *sp = &k->sparams[i];
+		*sp = (CudaSurfaceParam){0, 0, cs.base, cs.size, cs.width, cs.height, cs.pitch,
+		                         cs.bpp};
+		memcpy(&sp->slot, l->args[i], sizeof sp->slot);
 	}
 	return CM_SUCCESS;
+}
+
+/* kernelParams: the CudaLaunchParam, then each argument's value; a
+ * surface its CudaSurfaceParam unless it is past the kernel's parameter
+ * space (rt/cuda_abi.h "Kernel entry"), a per-thread argument its table. */
+static void set_params(const RtLaunch *l, CudaKernel *k)
+{
+	const CmkKernelInfo *ki = l->info;
+	k->params[0] = &k->lparam;
+	for (uint32_t i = 0, ns = 0; i < ki->nargs; i++) {
+		void *v = l->args[i];
+		if (ki->args[i].kind == CMK_ARG_SURFACE && ns++ < k->param_surfaces)
+			v = &k->sparams[i];
+		else if (l->per_thread && l->per_thread[i])
+			v = &k->targ_addr[i];
+		k->params[1 + i] = v;
+	}
 }
 
 /* The printf buffer with a zeroed head, for a kernel that prints. */
@@ -483,11 +511,7 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 		s = upload_thread_args(c, l, k);
 	if (s)
 		return s;
-	CUdeviceptr block = k->block;
-	k->params[0] = &block;
-	for (uint32_t i = 0; i < l->info->nargs; i++)
-		k->params[1 + i] = l->per_thread && l->per_thread[i] ? (void *)&k->targ_addr[i]
-		                                                     : l->args[i];
+	set_params(l, k);
 	bool timed = l->timed && timing_events(c);
 	if (timed)
 		c->cu->EventRecord(c->ev[0], c->stream);

@@ -10,9 +10,10 @@
  * such line is followed in our message by the CM source line the nearest
  * preceding .loc directive gives (present when built with -g).
  *
- * Each kernel gets its CUfunction, its parameter pointer array, and a slot
- * of one device allocation for its launch block (CudaLaunch and surface
- * table), all made here once so that launches allocate nothing.
+ * Each kernel gets its CUfunction, its parameter pointer array with room
+ * for the CudaSurfaceParams it points at, and a slot of one device
+ * allocation for its launch block (CudaLaunch and surface table), all made
+ * here once so that launches allocate nothing.
  *
  * Groups of more than 32 CM threads need the cluster variant of a program
  * (PTX compiled with -fcluster-slm, rt/cuda_abi.h "Clusters"): a program
@@ -41,11 +42,21 @@ static const char *quoted(Arena *a, const char *s)
 	return e ? arena_strndup(a, s + 1, (size_t)(e - s - 1)) : NULL;
 }
 
-/* One "kernel" line's fields after the keyword; "scratch N" at the end is
- * optional (PTX without it needs none). */
-static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *scratch,
-                         uint32_t *lanes, const char **targs)
+/* The kernels' args are collected per kernel, then copied into arrays. */
+typedef struct {
+	CmkKernelInfo info;
+	VEC(CmkArgInfo) args;
+	uint32_t scratch;     /* per-CM-thread SLM scratch ("scratch N"; 0 if absent) */
+	uint32_t lanes;       /* lanes per CM thread ("lanes W"; 32 if absent) */
+	const char *targs;    /* "thread_args I,J" list; NULL if absent */
+	uint32_t psurf;       /* "param_surfaces N"; UINT32_MAX (all) if absent */
+} MetaKernel;
+
+/* One "kernel" line's fields after the keyword; "scratch N", "lanes W",
+ * "thread_args I,J" and "param_surfaces N" after them are optional. */
+static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 {
+	CmkKernelInfo *k = &mk->info;
 	char name[256];
 	unsigned slm, bar, wait, simd, shfl;
 	if (sscanf(s, "%255s slm %u barrier %u wait %u simd %u shuffles %u", name, &slm, &bar,
@@ -60,24 +71,28 @@ static bool parse_kernel(Arena *a, const char *s, CmkKernelInfo *k, uint32_t *sc
 	unsigned n = 0;
 	if (sc && (sscanf(sc, " scratch %u", &n) != 1 || n > CUDA_MAX_SCRATCH))
 		return false;
-	*scratch = n;
+	mk->scratch = n;
 	/* "lanes W": 32/W CM threads share a warp (target/ptx/pack.c) */
 	const char *ln = strstr(s, " lanes ");
+	uint32_t *lanes = &mk->lanes;
 	*lanes = 32;
 	if (ln && (sscanf(ln, " lanes %u", lanes) != 1 || !*lanes || *lanes > 32 ||
 	           (*lanes & (*lanes - 1))))
 		return false;
 	/* "thread_args I,J": those arguments are per-thread tables */
 	const char *ta = strstr(s, " thread_args ");
-	*targs = NULL;
+	mk->targs = NULL;
 	if (ta) {
 		ta += 13;
 		size_t len = strspn(ta, "0123456789,");
 		if (!len)
 			return false;
-		*targs = arena_strndup(a, ta, len);
+		mk->targs = arena_strndup(a, ta, len);
 	}
-	return true;
+	/* "param_surfaces N": later surface arguments are plain slots */
+	const char *ps = strstr(s, " param_surfaces ");
+	mk->psurf = UINT32_MAX;
+	return !ps || sscanf(ps, " param_surfaces %u", &mk->psurf) == 1;
 }
 
 static bool parse_arg(Arena *a, const char *s, CmkArgInfo *ai)
@@ -149,15 +164,6 @@ static bool parse_printf(Arena *a, const char *s, uint32_t want, CudaFormat *f)
 	return ok;
 }
 
-/* The kernels' args are collected per kernel, then copied into arrays. */
-typedef struct {
-	CmkKernelInfo info;
-	VEC(CmkArgInfo) args;
-	uint32_t scratch;     /* per-CM-thread SLM scratch ("scratch N"; 0 if absent) */
-	uint32_t lanes;       /* lanes per CM thread ("lanes W"; 32 if absent) */
-	const char *targs;    /* "thread_args I,J" list; NULL if absent */
-} MetaKernel;
-
 static bool finish(Arena *a, MetaKernel *mk, int n, CmkKernelInfo **infos, uint32_t *count)
 {
 	*infos = NEWN(a, CmkKernelInfo, n + 1);
@@ -208,8 +214,7 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 				cp->cluster_mode = atoi(f + 8) != 0;
 		} else if (!strncmp(f, "kernel ", 7)) {
 			MetaKernel mk = {0};
-			ok = parse_kernel(a, f + 7, &mk.info, &mk.scratch, &mk.lanes,
-			                  &mk.targs);
+			ok = parse_kernel(a, f + 7, &mk);
 			if (ok)
 				vec_push(&ks, mk);
 		} else if (!strncmp(f, "arg ", 4) && ks.len) {
@@ -249,10 +254,12 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		cp->scratch = NEWN(a, uint32_t, ks.len + 1);
 		cp->lanes = NEWN(a, uint32_t, ks.len + 1);
 		cp->targs = NEWN(a, const char *, ks.len + 1);
+		cp->psurf = NEWN(a, uint32_t, ks.len + 1);
 		for (int i = 0; i < ks.len; i++) {
 			cp->scratch[i] = ks.data[i].scratch;
 			cp->lanes[i] = ks.data[i].lanes;
 			cp->targs[i] = ks.data[i].targs;
+			cp->psurf[i] = ks.data[i].psurf;
 		}
 		for (int i = 0; i < fmt_kernel.len; i++)
 			cp->prints[fmt_kernel.data[i]] = true;
@@ -344,6 +351,8 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 		                         k->fn) || k->max_threads <= 0)
 			k->max_threads = 1024;
 		k->params = NEWN(cp->arena, void *, cp->infos[i].nargs + 1);
+		k->sparams = NEWN(cp->arena, CudaSurfaceParam, cp->infos[i].nargs + 1);
+		k->param_surfaces = cp->psurf ? cp->psurf[i] : UINT32_MAX;
 		k->targ_addr = NEWN(cp->arena, CUdeviceptr, cp->infos[i].nargs + 1);
 		k->image_len = CUDA_L_BYTES + (size_t)cp->infos[i].nargs * CUDA_S_BYTES;
 		k->image = arena_alloc(cp->arena, k->image_len);

@@ -8,7 +8,7 @@
  * ordinary kernel, each behind a small hook of the file that owns it:
  *   - ids (warp.c thread_id, px_linear_tid): the local linear id L is
  *     %cluster_ctarank * cta_warps + tid.x / 32, split into x, y, z by the
- *     launch block's local sizes; the group is the cluster (%clusterid);
+ *     launch's local sizes (CudaLaunchParam); the group is the cluster (%clusterid);
  *   - SLM (mem.c where): the rank-0 CTA's .shared array, its cluster
  *     address taken once at entry with mapa into %cl_slm, and every access
  *     in the .shared::cluster space (ld, st, atom);
@@ -52,15 +52,20 @@ void px_cluster_decls(Px *p, Buf *out)
 		buf_puts(out, "\t.reg .b32 %cl_l, %cl_slm;\n");
 }
 
-/* The group size G = local[0] * local[1] * local[2] from the launch block. */
+/* local[k] of the launch (its CudaLaunchParam) into a new register. */
+static const char *local_size(Px *p, int k)
+{
+	const char *r = px_tmp(p, RC_B32);
+	px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", r, p->f->name, CUDA_LP_LOCAL + 4 * k);
+	return r;
+}
+
+/* The group size G = local[0] * local[1] * local[2]. */
 static const char *group_size(Px *p)
 {
-	const char *g = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32);
-	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", g, CUDA_L_LOCAL);
-	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_LOCAL + 4);
-	px_ins(p, "mul.lo.u32 %s, %s, %s", g, g, t);
-	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_LOCAL + 8);
-	px_ins(p, "mul.lo.u32 %s, %s, %s", g, g, t);
+	const char *g = local_size(p, 0);
+	px_ins(p, "mul.lo.u32 %s, %s, %s", g, g, local_size(p, 1));
+	px_ins(p, "mul.lo.u32 %s, %s, %s", g, g, local_size(p, 2));
 	return g;
 }
 
@@ -77,7 +82,7 @@ void px_cluster_entry(Px *p)
 	px_ins(p, "shr.u32 %%cl_l, %%cl_l, 5");
 	px_ins(p, "@%%walk bra %s", l);
 	px_ins(p, "mov.u32 %s, %%cluster_ctarank", rk);
-	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", cw, CUDA_L_CTA_WARPS);
+	px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", cw, p->f->name, CUDA_LP_CTA_WARPS);
 	px_ins(p, "mad.lo.u32 %%cl_l, %s, %s, %%cl_l", rk, cw);
 	px_ins(p, "setp.ge.u32 %s, %%cl_l, %s", q, group_size(p));
 	px_ins(p, "@%s exit", q);
@@ -127,14 +132,6 @@ bool px_cluster_sync(Px *p, Inst *i)
 	default:
 		return false;
 	}
-}
-
-/* Loads local[k] of the launch block into a new register. */
-static const char *local_size(Px *p, int k)
-{
-	const char *r = px_tmp(p, RC_B32);
-	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", r, CUDA_L_LOCAL + 4 * k);
-	return r;
 }
 
 /* The group-launch value of thread id t into g (walker values are chosen

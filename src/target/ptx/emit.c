@@ -437,11 +437,58 @@ static bool per_thread(const Px *p, uint32_t k)
 	return p->o->thread_args && spec_lists(p->o->thread_args, p->f->name, k);
 }
 
+/* ---- the parameter space (rt/cuda_abi.h "Kernel entry") ---- */
+
+/* The end of f's parameters when its first n surface arguments carry
+ * their CudaSurfaceParam: each .param at the next multiple of its
+ * alignment, as the driver lays them out. */
+static uint32_t param_end(const Func *f, const EmitOptions *o, uint32_t n)
+{
+	uint32_t at = CUDA_LP_BYTES;
+	for (uint32_t k = 0, s = 0; k < f->nparams; k++) {
+		const IrParam *a = &f->params[k];
+		uint32_t size, align = 8;
+		if (o->thread_args && spec_lists(o->thread_args, f->name, k))
+			size = 8;
+		else if (a->kind == CMK_ARG_SURFACE && s++ < n)
+			size = CUDA_SP_BYTES;
+		else if (param_is_vector(a))
+			size = a->ty.n * (uint32_t)ir_elem_bytes[a->ty.elem];
+		else
+			size = align = (uint32_t)atoi(param_type(a) + 1) / 8;
+		at = (at + align - 1) / align * align + size;
+	}
+	return at;
+}
+
+uint32_t px_param_surfaces(const Func *f, const EmitOptions *o)
+{
+	uint32_t all = 0, n = 0;
+	for (uint32_t k = 0; k < f->nparams; k++)
+		all += f->params[k].kind == CMK_ARG_SURFACE;
+	while (n < all && param_end(f, o, n + 1) <= CUDA_PARAM_MAX)
+		n++;
+	return n;
+}
+
+/* Whether argument k is a surface whose descriptor is in its .param. */
+bool px_surface_param(const Px *p, uint32_t k)
+{
+	if (p->f->params[k].kind != CMK_ARG_SURFACE)
+		return false;
+	uint32_t s = 0;
+	for (uint32_t j = 0; j < k; j++)
+		s += p->f->params[j].kind == CMK_ARG_SURFACE;
+	return s < p->psurf;
+}
+
 static const char *param_decl(Px *p, const IrParam *a, uint32_t k)
 {
 	const char *n = param_name(p, k);
 	if (per_thread(p, k))
 		return arena_printf(p->arena, ".param .u64 %s", n);
+	if (px_surface_param(p, k))
+		return arena_printf(p->arena, ".param .align 8 .b8 %s[%d]", n, CUDA_SP_BYTES);
 	if (param_is_vector(a))
 		return arena_printf(p->arena, ".param .align 8 .b8 %s[%u]", n,
 		                    a->ty.n * (uint32_t)ir_elem_bytes[a->ty.elem]);
@@ -760,6 +807,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_slm_order(p);
 	px_vloops(p);
 	px_coalesce_phis(p);
+	p->psurf = px_param_surfaces(f, o);
 	px_prologue(p);
 	size_t entry_at = p->body.len;   /* blimit.c's values go here */
 	bool ok = true;
@@ -781,7 +829,8 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	buf_free(&p->entry);
 	Buf h = {0};
 	buf_printf(&h, "// %s\n", p->pack_note);
-	buf_printf(&h, ".visible .entry %s(\n\t.param .u64 %s_launch", f->name, f->name);
+	buf_printf(&h, ".visible .entry %s(\n\t.param .align 8 .b8 %s_launch[%d]", f->name,
+	           f->name, CUDA_LP_BYTES);
 	for (uint32_t k = 0; k < f->nparams; k++)
 		buf_printf(&h, ",\n\t%s", param_decl(p, &f->params[k], k));
 	buf_puts(&h, ")\n{\n");
@@ -859,6 +908,11 @@ static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32
 	for (uint32_t k = 0, n = 0; o->thread_args && k < f->nparams; k++)
 		if (spec_lists(o->thread_args, f->name, k))
 			buf_printf(out, n++ ? ",%u" : " thread_args %u", k);
+	uint32_t nsurf = 0, psurf = px_param_surfaces(f, o);
+	for (uint32_t k = 0; k < f->nparams; k++)
+		nsurf += f->params[k].kind == CMK_ARG_SURFACE;
+	if (psurf < nsurf)
+		buf_printf(out, " param_surfaces %u", psurf);   /* rt/cuda_abi.h */
 	buf_putc(out, '\n');
 	for (uint32_t k = 0; k < f->nparams; k++) {
 		const IrParam *a = &f->params[k];

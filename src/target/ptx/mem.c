@@ -120,20 +120,30 @@ static Where where(Px *p, Inst *i, Inst *b)
 
 /* At kernel entry: the descriptor of every surface parameter k into
  * %sb<k> (base) %ss<k> (size) %sw<k> %sh<k> %sp<k> %sx<k> (width, height,
- * pitch, bytes per pixel), read once with ld.global.nc (the launch block
- * is read-only during a launch), so no access waits on a descriptor load
- * and independent accesses can all be in flight; ptxas drops the fields
- * a kernel never reads. */
+ * pitch, bytes per pixel), so no access waits on a descriptor load and
+ * independent accesses can all be in flight; ptxas drops the fields a
+ * kernel never reads.  A surface with its CudaSurfaceParam reads them
+ * there (constant-bank operands, no load); one past the parameter space
+ * (rt/cuda_abi.h "Kernel entry") from the launch block's table, with
+ * ld.global.nc (the block is read-only during a launch). */
 void px_load_surfaces(Px *p)
 {
-	static const struct { const char *reg, *ty; int off; } field[] = {
-		{"sb", "u64", CUDA_S_BASE}, {"ss", "u64", CUDA_S_SIZE}, {"sw", "u32", CUDA_S_WIDTH},
-		{"sh", "u32", CUDA_S_HEIGHT}, {"sp", "u32", CUDA_S_PITCH}, {"sx", "u32", CUDA_S_BPP},
+	static const struct { const char *reg, *ty; int off, poff; } field[] = {
+		{"sb", "u64", CUDA_S_BASE, CUDA_SP_BASE}, {"ss", "u64", CUDA_S_SIZE, CUDA_SP_SIZE},
+		{"sw", "u32", CUDA_S_WIDTH, CUDA_SP_WIDTH}, {"sh", "u32", CUDA_S_HEIGHT, CUDA_SP_HEIGHT},
+		{"sp", "u32", CUDA_S_PITCH, CUDA_SP_PITCH}, {"sx", "u32", CUDA_S_BPP, CUDA_SP_BPP},
 	};
+	const size_t nfield = sizeof field / sizeof field[0];
 	const char *tab = NULL;
 	for (uint32_t k = 0; k < p->f->nparams; k++) {
 		if (p->f->params[k].kind != CMK_ARG_SURFACE)
 			continue;
+		if (px_surface_param(p, k)) {
+			for (size_t j = 0; j < nfield; j++)
+				px_ins(p, "ld.param.%s %%%s%u, [%s_p%u+%d]", field[j].ty, field[j].reg, k,
+				       p->f->name, k, field[j].poff);
+			continue;
+		}
 		if (!tab) {
 			tab = px_tmp(p, RC_B64);
 			px_ins(p, "ld.global.nc.u64 %s, [%%launch+%d]", tab, CUDA_L_SURFACES);
@@ -141,7 +151,7 @@ void px_load_surfaces(Px *p)
 		const char *slot = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B64);
 		px_ins(p, "ld.param.u32 %s, [%s_p%u]", slot, p->f->name, k);
 		px_ins(p, "mad.wide.u32 %s, %s, %d, %s", d, slot, CUDA_S_BYTES, tab);
-		for (size_t j = 0; j < sizeof field / sizeof field[0]; j++)
+		for (size_t j = 0; j < nfield; j++)
 			px_ins(p, "ld.global.nc.%s %%%s%u, [%s+%d]", field[j].ty, field[j].reg, k, d,
 			       field[j].off);
 	}

@@ -181,6 +181,8 @@ typedef struct {
 	uint32_t nvloops;
 	const struct PxLoop *vcopy; /* ... and the one whose unchecked copy is
 	                         being emitted (NULL: none) */
+	uint32_t psurf;       /* the first psurf surface arguments have their
+	                         descriptor in .param (px_param_surfaces) */
 } Px;
 
 /* emit.c */
@@ -211,6 +213,11 @@ const char *px_lane(Px *p);
 const char *px_lane_lt(Px *p, uint32_t n);
 const char *px_lane_ge(Px *p, uint32_t n);
 bool px_unsupported(Px *p, const Inst *i, const char *what);
+/* How many surface arguments of f, the first ones, carry their descriptor
+ * in the parameter space (rt/cuda_abi.h "Kernel entry"), and whether
+ * argument k is one of them. */
+uint32_t px_param_surfaces(const Func *f, const EmitOptions *o);
+bool px_surface_param(const Px *p, uint32_t k);
 
 /* alu.c: element-wise arithmetic, compares, select, conversions, math */
 bool px_alu(Px *p, Inst *i);

@@ -11,16 +11,18 @@
 #include "rt/cuda_abi.h"
 #include "target/ptx/ptx.h"
 
-/* The prologue: the launch block, the lane id, and in walker launches the
- * CM thread's linear id (from the ticket when the kernel waits), leaving
- * warps past the space at once. */
+/* The prologue: the launch block's address, the lane id, and in walker
+ * launches the CM thread's linear id (from the ticket when the kernel
+ * waits), leaving warps past the space at once.  The launch values come
+ * from the CudaLaunchParam (rt/cuda_abi.h "Kernel entry"): no global
+ * load but the ticket's. */
 void px_prologue(Px *p)
 {
 	const char *n = p->f->name;
-	px_ins(p, "ld.param.u64 %%launch, [%s_launch]", n);
+	px_ins(p, "ld.param.u64 %%launch, [%s_launch]", n);   /* CUDA_LP_BLOCK: 0 */
 	px_ins(p, "mov.u32 %%lane, %%laneid");
 	px_pack_prologue(p);
-	px_ins(p, "ld.global.nc.u32 %%kind, [%%launch+%d]", CUDA_L_KIND);
+	px_ins(p, "ld.param.u32 %%kind, [%s_launch+%d]", n, CUDA_LP_KIND);
 	px_ins(p, "setp.eq.u32 %%walk, %%kind, %d", CUDA_LAUNCH_WALKER);
 	px_ins(p, "mov.u32 %%linear, 0");
 	px_ins(p, "@!%%walk bra.uni $L_%s_start", n);
@@ -32,14 +34,14 @@ void px_prologue(Px *p)
 		px_shfl(p, "idx", RC_B32, "%linear", "%linear", "0");
 	} else {
 		const char *t = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
-		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_TPC);
+		px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", t, n, CUDA_LP_TPC);
 		px_ins(p, "mov.u32 %s, %%ctaid.x", c);
 		px_ins(p, "mov.u32 %%linear, %%tid.x");
 		px_ins(p, "shr.u32 %%linear, %%linear, %u", px_lane_shift(p));
 		px_ins(p, "mad.lo.u32 %%linear, %s, %s, %%linear", c, t);
 	}
 	const char *nt = px_tmp(p, RC_B32), *q = px_tmp(p, RC_PRED);
-	px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", nt, CUDA_L_NTHREADS);
+	px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", nt, n, CUDA_LP_NTHREADS);
 	px_ins(p, "setp.ge.u32 %s, %%linear, %s", q, nt);
 	px_ins(p, "@%s ret", q);
 	buf_printf(&p->body, "$L_%s_start:\n", n);
@@ -122,14 +124,16 @@ static void wait_deps(Px *p, Inst *i)
 	buf_printf(&p->body, "%s:\n", done);
 }
 
-/* Thread ids: walker values when %walk, CTA values otherwise. */
+/* Thread ids: walker values when %walk, CTA values otherwise (the walker
+ * width and count from the CudaLaunchParam: no load before a group
+ * launch's first access). */
 static bool thread_id(Px *p, Inst *i)
 {
 	const char *d = px_reg(p, i, 0), *g = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32);
 	const char *t = px_tmp(p, RC_B32);
 	switch ((IrTid)i->imm) {
 	case TID_ORIGIN_X: case TID_ORIGIN_Y:
-		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", t, CUDA_L_WIDTH);
+		px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", t, p->f->name, CUDA_LP_WIDTH);
 		px_ins(p, "max.u32 %s, %s, 1", t, t);
 		px_ins(p, "%s.u32 %s, %%linear, %s", i->imm == TID_ORIGIN_X ? "rem" : "div", w, t);
 		px_ins(p, "mov.u32 %s, %%ctaid.%s", g, i->imm == TID_ORIGIN_X ? "x" : "y");
@@ -159,7 +163,7 @@ static bool thread_id(Px *p, Inst *i)
 		break;
 	case TID_GROUP_COUNT_X:
 		px_ins(p, "mov.u32 %s, %%nctaid.x", g);
-		px_ins(p, "ld.global.nc.u32 %s, [%%launch+%d]", w, CUDA_L_NTHREADS);
+		px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", w, p->f->name, CUDA_LP_NTHREADS);
 		break;
 	case TID_GROUP_COUNT_Y: case TID_GROUP_COUNT_Z:
 		px_ins(p, "mov.u32 %s, %%nctaid.%c", g, i->imm == TID_GROUP_COUNT_Y ? 'y' : 'z');
