@@ -29,7 +29,9 @@
  *     phi of B reading X, or a later instruction of B);
  *   - X has the type and the layout of i, is not a constant or an
  *     argument (their registers are set once at entry), not a phi of B,
- *     and hosts no other phi.
+ *     and hosts no other phi;
+ *   - every incoming value is X with at most half its elements rewritten
+ *     (updates()): a merge with a wholly new value is left to ptxas.
  * A host may itself be a coalesced phi: then the conditions hold for each
  * value down the chain, whose registers they all share.
  */
@@ -233,6 +235,28 @@ static bool clobber_free(const Cfg *g, const Uses *u, const Inst *c, const Inst 
 	return true;
 }
 
+/* Whether v is x with at most half its elements rewritten: x itself, a
+ * chain of wrregions on it (an edge fix-up), or a phi whose registers are
+ * already x's.  A phi merging a value with a wholly new one is left to
+ * ptxas: coalescing those (a scan's tiles, rescanned on one path) made
+ * ptxas allocate 168 -> 180..230 registers, a CTA fewer per SM, without
+ * removing a move it would have kept. */
+static bool updates(Px *p, const Inst *v, const Inst *x)
+{
+	uint64_t written = 0;
+	for (int depth = 0; v && depth < 64; depth++) {
+		if (v == x)
+			return written * 2 <= x->ty.n;
+		if (v->op == Ophi && p->val[v->id].host)
+			v = p->val[v->id].host;
+		else if (v->op == Owrregion && v->nops > 1)
+			written += v->ops[1]->ty.n, v = v->ops[0];
+		else
+			return false;
+	}
+	return false;
+}
+
 /* Whether x, an incoming value of phi i, can host it (the file's comment),
  * its chain of hosts included; a chain of more than PHIC_CHAIN is refused
  * (the check walks it: thousands of branches in a row would be quadratic;
@@ -244,6 +268,9 @@ static bool can_host(Px *p, const Cfg *g, const Uses *u, const Inst *i, const In
 	if (x->op == Oconst || x->op == Oarg || x->ty.elem == E_VOID || hosts[x->id] ||
 	    (x->op == Ophi && x->block == i->block) || !ir_type_eq(x->ty, i->ty))
 		return false;
+	for (uint32_t k = 0; k < i->nops; k++)
+		if (!updates(p, i->ops[k], x))
+			return false;
 	const Layout *lx = lay_of(p, x), *li = lay_of(p, i);
 	if ((lx || li) && !(lx && li && lay_equal(lx, li)))
 		return false;
