@@ -98,8 +98,8 @@ static const char **canonical_regs(Px *p, const Inst *v)
 		own[s] = px_own(p, v, s);
 	for (uint32_t s = 0; s < n; s++)
 		r[s] = px_tmp(p, px_class(v->ty.elem));
-	px_emit_plan(p, v->ty.elem, r, own, lay_plan(p->tmp, p->canon[v->ty.n], pv->lay, NULL),
-	             false, NULL);
+	const Layout *canon = p->canon[v->ty.n] ? p->canon[v->ty.n] : lay_canonical(p->tmp, v->ty.n);
+	px_emit_plan(p, v->ty.elem, r, own, lay_plan(p->tmp, canon, pv->lay, NULL), false, NULL);
 	arena_reset(p->tmp);
 	return r;
 }
