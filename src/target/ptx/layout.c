@@ -260,28 +260,39 @@ static bool rotates(const LMove *m)
  * far, in two or more destination registers, one shared shuffle. */
 static void share_rotations(Arena *a, LPlan *pl)
 {
-	uint32_t cap = 0;
+	uint32_t cap = 0, smax = 0;
 	for (uint32_t d = 0; d < pl->nregs; d++)
-		cap += pl->r[d].nmoves;
+		for (uint32_t k = 0; k < pl->r[d].nmoves; k++, cap++)
+			if (pl->r[d].m[k].sreg >= smax)
+				smax = pl->r[d].m[k].sreg + 1;
 	pl->shares = NEWN(a, LShare, cap ? cap : 1);
+	/* the moves of each (source register, rotation), counted first; a
+	 * destination register reads a source register in one move, so a
+	 * key of two moves spans two registers */
+	size_t nkeys = (size_t)smax * 32 + 1;
+	uint32_t *count = NEWN(a, uint32_t, nkeys);
+	int32_t *id = NEWN(a, int32_t, nkeys);
+	for (size_t key = 0; key < nkeys; key++)
+		id[key] = -1;
+	for (uint32_t d = 0; d < pl->nregs; d++)
+		for (uint32_t k = 0; k < pl->r[d].nmoves; k++) {
+			const LMove *m = &pl->r[d].m[k];
+			if (rotates(m))
+				count[(size_t)m->sreg * 32 + (uint32_t)rotation(m) % 32]++;
+		}
 	for (uint32_t d = 0; d < pl->nregs; d++)
 		for (uint32_t k = 0; k < pl->r[d].nmoves; k++) {
 			LMove *m = &pl->r[d].m[k];
-			if (!rotates(m) || m->share >= 0)
+			size_t key = (size_t)m->sreg * 32 + (uint32_t)rotation(m) % 32;
+			if (!rotates(m) || count[key] < 2)
 				continue;
-			uint32_t n = 0;
-			for (uint32_t e = d + 1; e < pl->nregs; e++)
-				for (uint32_t j = 0; j < pl->r[e].nmoves; j++) {
-					LMove *o = &pl->r[e].m[j];
-					if (rotates(o) && o->share < 0 && o->sreg == m->sreg &&
-					    rotation(o) == rotation(m))
-						o->share = (int32_t)pl->nshares, n++;
-				}
-			if (!n)
-				continue;
-			m->share = (int32_t)pl->nshares;
-			pl->shares[pl->nshares++] = (LShare){m->sreg, rotation(m)};
-			pl->shfl -= n;
+			if (id[key] < 0) {
+				id[key] = (int32_t)pl->nshares;
+				pl->shares[pl->nshares++] = (LShare){m->sreg, rotation(m)};
+			} else {
+				pl->shfl--;
+			}
+			m->share = id[key];
 		}
 }
 
