@@ -35,8 +35,10 @@
  * Then every use that reads an operand in a layout other than the
  * operand's own records a copy; emit.c emits each copy once, right after
  * the definition (so it dominates every use, and is hoisted out of the
- * loops its users are in).  Splat constants are materialized in any
- * layout for free.  Scalars are uniform and have no layout.  Last, values
+ * loops its users are in), or at the start of the nearest block of the
+ * same loop depth that dominates all its readers (sink_copies: a copy
+ * only an edge fix-up reads is made on the fix-up's path).  Splat
+ * constants are materialized in any layout for free.  Scalars are uniform and have no layout.  Last, values
  * read at runtime positions, by many constant extracts in loops or by
  * constant regions that gather each register from many (a matrix's
  * column) get an SLM copy (assign_slm, slm.c), placed where it is stored
