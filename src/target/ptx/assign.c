@@ -335,7 +335,7 @@ static Block *common_dominator(Block *a, Block *b)
  * not on every tile's. */
 static void sink_copies(Px *p, Func *f, Use **uses)
 {
-	uint32_t *depth = px_loop_depths(p, f);
+	const uint32_t *depth = p->depth;
 	ir_dominators(f);
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *v = f->blocks[b]->first; v; v = v->next) {
@@ -576,7 +576,7 @@ static bool take_scratch(Px *p, Inst *v, uint32_t pitch)
  * first served, up to CUDA_MAX_SCRATCH bytes per warp. */
 static void assign_slm(Px *p, Func *f)
 {
-	uint32_t *depth = px_loop_depths(p, f);
+	const uint32_t *depth = p->depth;
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
 			if (!runtime_read(i) && !const_extract(i))

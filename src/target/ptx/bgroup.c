@@ -105,7 +105,7 @@ void px_block_groups(Px *p)
 {
 	if (p->o->ptx_canonical)
 		return;
-	uint32_t *depth = px_loop_depths(p, p->f);
+	const uint32_t *depth = p->depth;
 	for (uint32_t b = 0; b < p->f->nblocks; b++)
 		for (Inst *i = p->f->blocks[b]->first; i && !depth[b]; i = i->next)
 			if (groupable(p, i) && !p->val[i->id].blead)

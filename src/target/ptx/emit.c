@@ -794,8 +794,8 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	Px *p = &px;
 	ir_renumber(f);
 	ir_preds(f);
-	px_assign(p);
 	p->depth = px_loop_depths(p, f);
+	px_assign(p);
 	px_pack_decide(p);
 	px_pack_converge(p);
 	px_ranges(p);

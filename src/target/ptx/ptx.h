@@ -163,7 +163,8 @@ typedef struct {
 	Buf *pfmeta;          /* this kernel's "//@cmetal printf" lines */
 	uint32_t *npf;        /* printf calls of the module so far */
 	PxVal *val;           /* by value id (assign.c) */
-	uint32_t *depth;      /* loop depth of each block, by id (assign.c) */
+	uint32_t *depth;      /* loop depth of each block, by id (assign.c),
+	                         set before px_assign */
 	uint32_t scratch;     /* SLM scratch bytes per warp (slm.c) */
 	uint32_t nlds;        /* scratch loads emitted, for the -S notes */
 	struct PxGroup *groups; /* slm.c: 16-byte groups loaded in this block */
