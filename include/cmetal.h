@@ -254,10 +254,14 @@ typedef struct cmetal_occupancy {
 	uint32_t percent;          /* warps_per_sm * 100 / max_warps_per_sm */
 	const char *limiter;       /* "warps", "CTAs", "registers", "shared memory", "cpu" */
 	int32_t registers;         /* per lane (per CUDA thread); -1 unknown */
-	uint32_t register_cap;     /* non-zero: the kernel needs more registers than
-	                              an SM has for this group, and a launch runs a
-	                              variant limited to this many (it may spill;
-	                              the build log says so once it is built) */
+	uint32_t register_cap;     /* non-zero: a launch of this group runs a
+	                              variant limited to this many registers: the
+	                              kernel needs more than an SM has for the
+	                              group (it may spill; the build log says so
+	                              once it is built), or an earlier launch found
+	                              that the cap lets one more CTA share an SM
+	                              and spills little (the figures above are the
+	                              variant's) */
 	uint32_t auto_group;       /* CM threads per CTA a thread-space
 	                              (cmetal_launch_walker) launch of this kernel
 	                              uses: the smallest with the best occupancy */

@@ -18,6 +18,11 @@
  *                                  (or the module's CU_JIT_MAX_REGISTERS):
  *                                  a CTA past the register file fails with
  *                                  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+ *   snug(SurfaceIndex out, int v)  as fill, with 40 registers per lane
+ *                                  (with a CU_JIT_MAX_REGISTERS below 40:
+ *                                  that many, and 8 bytes of local memory)
+ *   tight(SurfaceIndex out, int v) as snug, with 64 bytes of local memory
+ *                                  when capped
  *   any other name                 runs its PTX in the simulator
  *                                  (ptxsim.h) when the module defines
  *                                  it, else does nothing ("missing" is
@@ -62,7 +67,7 @@ struct FakeStats fake_stats;
 
 static int ctx_obj, stream_obj, event_obj;
 /* A module remembers its register cap; its functions point back at it. */
-#define NNAMES 7
+#define NNAMES 9
 typedef struct {
 	int maxreg;
 	char *ptx;                /* the module's text (NULL for a cubin) */
@@ -74,7 +79,8 @@ typedef struct {
 	unsigned lanes;
 	char real[128];           /* the kernel's own name */
 } FakeFunc;
-static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "oobk", "other"};
+static const char *names[] = {"fill", "walk", "oob", "pf", "hungry", "oobk", "snug", "tight",
+                              "other"};
 static FakeModule mods[256];
 static FakeFunc funcs[256][NNAMES];
 static int nmods;
@@ -266,20 +272,29 @@ CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	return 0;
 }
 
-/* Registers per lane: 32, or 255 for hungry unless its module is capped. */
+static bool snug(const FakeFunc *fn)
+{
+	return !strcmp(fn->name, "snug") || !strcmp(fn->name, "tight");
+}
+
+/* Registers per lane: 32; 255 for hungry and 40 for snug and tight,
+ * unless their module's cap is lower. */
 static int fake_regs(const FakeFunc *fn)
 {
-	if (strcmp(fn->name, "hungry"))
+	int want = !strcmp(fn->name, "hungry") ? 255 : snug(fn) ? 40 : 32;
+	if (want == 32)
 		return 32;
-	return fn->mod->maxreg ? fn->mod->maxreg : 255;
+	return fn->mod->maxreg && fn->mod->maxreg < want ? fn->mod->maxreg : want;
 }
 
 CUresult cuFuncGetAttribute(int *v, int attr, void *f)
 {
 	const FakeFunc *fn = f;
 	*v = attr == 4 ? fake_regs(fn) : attr == 0 ? 1024 : 0;
-	if (attr == 3 && !strcmp(fn->name, "hungry") && fn->mod->maxreg)
-		*v = 512;   /* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: the spills */
+	if (attr == 3 && (snug(fn) || !strcmp(fn->name, "hungry")) && fn->mod->maxreg &&
+	    fake_regs(fn) == fn->mod->maxreg)
+		/* CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: the spills */
+		*v = !strcmp(fn->name, "hungry") ? 512 : !strcmp(fn->name, "snug") ? 8 : 64;
 	return 0;
 }
 
@@ -424,7 +439,7 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 		        fn->name);
 		return 1;
 	}
-	if (!strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry")) {
+	if (!strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry") || snug(fn)) {
 		if (l->kind != CUDA_LAUNCH_GROUPS)
 			return 1;
 		int v = *(int *)params[2];

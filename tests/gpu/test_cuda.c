@@ -530,6 +530,63 @@ static int fake_register_cap(cmetal_device *dev, int *maxreg_loads)
 	return 0;
 }
 
+/* A group launch whose CTAs registers limit to fewer per SM than the
+ * other limits allow runs a variant capped for one more CTA when it
+ * spills little (snug: 40 registers, at 32 two 32-warp CTAs fit, 8 bytes
+ * of spills), not when it spills more (tight: 64 bytes), not when
+ * CMETAL_OCCUPANCY_CAP=0; each decided once. */
+static int fake_raise_cap(cmetal_device *dev, int *maxreg_loads)
+{
+	static const char *names[] = {"snug", "tight", "snug"};
+	for (int i = 0; i < 3; i++) {
+		char ptx[512], path[32], test[64];
+		snprintf(ptx, sizeof ptx, "//@cmetal abi 5\n//@cmetal kernel %s slm 0 barrier 0 "
+		         "wait 0 simd 16 shuffles 0\n//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
+		         "//@cmetal arg v 1 4 5 0 \"\"\n.version 8.0\n.target sm_90\n"
+		         ".address_size 64\n", names[i]);
+		snprintf(path, sizeof path, "raise%d.ptx", i);
+		if (i == 2)
+			setenv("CMETAL_OCCUPANCY_CAP", "0", 1);
+		cmetal_program *p;
+		cmetal_kernel *k;
+		cmetal_buffer *b;
+		cmetal_occupancy oc;
+		uint32_t out[64] = {0};
+		int v = 5, loads = *maxreg_loads;
+		MUST(cmetal_program_load(dev, write_file(path, ptx), &p));
+		MUST(cmetal_kernel_create(p, names[i], &k));
+		MUST(cmetal_buffer_create(dev, sizeof out, &b));
+		MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+		MUST(cmetal_kernel_set_arg(k, 1, 4, &v));
+		for (int n = 0; n < 2; n++)
+			MUST(cmetal_launch_groups(k, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){32, 1, 1},
+			                          NULL));
+		MUST(cmetal_buffer_read(b, 0, sizeof out, out));
+		MUST(cmetal_kernel_occupancy(k, 32, &oc));
+		const char *log = NULL;
+		MUST(cmetal_program_build_log(p, &log));
+		char why[512];
+		snprintf(why, sizeof why, "variants built %d, cap %u, %u CTAs; log: %s",
+		         *maxreg_loads - loads, oc.register_cap, oc.ctas_per_sm, log ? log : "");
+		bool used = i == 0, ok = out[0] == 5 && out[63] == 68;
+		if (i < 2)
+			ok = ok && *maxreg_loads == loads + 1 &&
+			     strstr(log, "at most 32 (CU_JIT_MAX_REGISTERS)") &&
+			     strstr(log, used ? "launched from that variant" : "spills too much");
+		else
+			ok = ok && *maxreg_loads == loads && !strstr(log, "CU_JIT_MAX_REGISTERS");
+		ok = ok && oc.register_cap == (used ? 32u : 0u) && oc.ctas_per_sm == (used ? 2u : 1u);
+		snprintf(test, sizeof test, "gpu/fake_raise_%s", i == 0 ? "used" : i == 1 ?
+		         "spills" : "off");
+		check(test, ok, why);
+		unsetenv("CMETAL_OCCUPANCY_CAP");
+		cmetal_buffer_release(b);
+		cmetal_kernel_release(k);
+		MUST(cmetal_program_release(p));
+	}
+	return 0;
+}
+
 /* A full fault record (rt/cuda_abi.h "Faults": line, kind, CM thread) is
  * reported in the CPU device's words, then cleared; the same through the
  * device-memory record that is read back when mapping is not used. */
@@ -724,7 +781,7 @@ static int fake_main(void)
 	fake_launches(dev, st);
 	int *maxreg_loads = dlsym(lib, "fake_maxreg_loads");
 	if (maxreg_loads)
-		fake_register_cap(dev, maxreg_loads);
+		fake_register_cap(dev, maxreg_loads), fake_raise_cap(dev, maxreg_loads);
 	else
 		check("gpu/fake_maxreg_counter", 0, "the fake driver has no fake_maxreg_loads");
 	MUST(cmetal_device_close(dev));

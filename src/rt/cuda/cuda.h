@@ -233,6 +233,10 @@ typedef struct CudaKernel {
 	int shared_bytes;           /* static shared memory (the group's SLM) */
 	uint32_t walker_warps;      /* thread-space launches: CM threads per
 	                               CTA, chosen on first use (occupancy.c) */
+	uint32_t raise_warps;       /* group launches of this many warps per CTA
+	                               were decided (module.c cuda_raise_program): */
+	struct CudaProgram *raise_prog; /* launched from this register-capped
+	                               variant for occupancy; NULL: the program */
 	bool uses_printf;           /* the kernel has printf calls */
 	uint32_t scratch;           /* per-CM-thread SLM scratch bytes: dynamic
 	                               shared memory of scratch * CM threads per CTA */
@@ -327,6 +331,16 @@ cm_status cuda_thread_args_program(CudaDevice *c, CudaProgram *cp, uint32_t kern
  * registers and spills of the result. */
 cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
                               uint32_t kernel, uint32_t warps, CudaProgram **out);
+/* The program to launch a group of `warps` CM threads of kernel `kernel`
+ * with when registers limit how many such CTAs an SM holds: cp's PTX
+ * JIT-compiled with the largest register cap that makes half as many
+ * warps again resident (occupancy.c cuda_raise_cap), when it spills at most
+ * CUDA_RAISE_SPILL bytes per lane more than cp; else cp.  Decided once per
+ * kernel and CTA size, with a note in p's build log; a failed build keeps
+ * cp.  CMETAL_OCCUPANCY_CAP=0 in the environment turns it off. */
+cm_status cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
+                             uint32_t kernel, uint32_t warps, CudaProgram **out);
+#define CUDA_RAISE_SPILL 16
 /* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
  * PTX text into infos (arena), and when cp is not NULL the printf formats
  * into cp->fmts / cp->nfmts / cp->prints; false with the reason in err. */
@@ -348,6 +362,11 @@ uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki
 /* Warps of a CTA of n CM threads of k: n, or n * W / 32 rounded up when
  * 32/W CM threads share a warp. */
 uint32_t cuda_cta_warps(const CudaKernel *k, uint64_t n);
+/* The register cap with which an SM holds 1.5 times the warps of k's CTAs
+ * of warps (target/ptx/occupancy.c occ_raise_cap), when registers limit
+ * them, at most a quarter below k's registers; 0: none, or turned off
+ * (CMETAL_OCCUPANCY_CAP=0). */
+uint32_t cuda_raise_cap(const CudaDevice *c, const CudaKernel *k, uint32_t warps);
 cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *k, uint32_t group_threads,
                          cmetal_occupancy *out);
 

@@ -761,6 +761,43 @@ static cm_status build_regcap(CudaDevice *c, CudaProgram *cp, unsigned maxreg, B
 	return s;
 }
 
+/* cp's variant with at most cap registers per lane, cached under
+ * "maxreg:CAP"; *log gets the build log when this call builds it (*built). */
+static cm_status regcap_variant(CudaDevice *c, CudaProgram *cp, unsigned cap, Buf *log,
+                                bool *built, CudaProgram **out)
+{
+	char key[32];
+	snprintf(key, sizeof key, "maxreg:%u", cap);
+	*built = false;
+	for (CudaVariant *v = cp->variants; v; v = v->next)
+		if (!strcmp(v->key, key)) {
+			*out = v->prog;
+			return CM_SUCCESS;
+		}
+	CudaProgram *prog;
+	cm_status s = build_regcap(c, cp, cap, log, &prog);
+	CudaVariant *v = s ? NULL : calloc(1, sizeof *v);
+	if (!s && !v) {
+		program_free(c, prog);
+		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
+	}
+	if (s)
+		return s;
+	*v = (CudaVariant){xstrdup(key), prog, cp->variants};
+	cp->variants = v;
+	*built = true;
+	*out = prog;
+	return CM_SUCCESS;
+}
+
+/* Appends note and the JIT log to p's build log and the debug log. */
+static void regcap_note(cmetal_program *p, CudaProgram *cp, Buf *note, const Buf *log)
+{
+	buf_putn(note, log->data, log->len);
+	append_log(p, cp, buf_cstr(note));
+	rt_log("%s", buf_cstr(note));
+}
+
 cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
                               uint32_t kernel, uint32_t warps, CudaProgram **out)
 {
@@ -770,27 +807,15 @@ cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
 	if (!cap)
 		return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': no register count lets a CTA of %u "
 		               "warps fit an SM", name, warps);
-	char key[32];
-	snprintf(key, sizeof key, "maxreg:%u", cap);
-	for (CudaVariant *v = cp->variants; v; v = v->next)
-		if (!strcmp(v->key, key)) {
-			*out = v->prog;
-			return CM_SUCCESS;
-		}
 	Buf log = {0};
+	bool built;
 	CudaProgram *prog;
-	cm_status s = build_regcap(c, cp, cap, &log, &prog);
-	CudaVariant *v = s ? NULL : calloc(1, sizeof *v);
-	if (!s && !v) {
-		program_free(c, prog);
-		s = rt_fail(CM_OUT_OF_MEMORY, "out of memory");
-	}
-	if (s) {
+	cm_status s = regcap_variant(c, cp, cap, &log, &built, &prog);
+	if (s || !built) {
 		buf_free(&log);
+		*out = s ? NULL : prog;
 		return s;
 	}
-	*v = (CudaVariant){xstrdup(key), prog, cp->variants};
-	cp->variants = v;
 	const CudaKernel *nk = &prog->ks[kernel];
 	Buf note = {0};
 	buf_printf(&note, "note: kernel '%s': a group of %u CM threads needs %d registers per lane "
@@ -799,11 +824,52 @@ cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
 	           "local memory per lane%s\n", name, warps, k->regs, warps * 32,
 	           c->arch.regs_per_cta, cap, nk->regs, nk->local_bytes,
 	           nk->local_bytes > k->local_bytes ? " (register spills: slower)" : "");
-	buf_putn(&note, log.data, log.len);
-	append_log(p, cp, buf_cstr(&note));
-	rt_log("%s", buf_cstr(&note));
+	regcap_note(p, cp, &note, &log);
 	buf_free(&note);
 	buf_free(&log);
 	*out = prog;
+	return CM_SUCCESS;
+}
+
+cm_status cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
+                             uint32_t kernel, uint32_t warps, CudaProgram **out)
+{
+	CudaKernel *k = &cp->ks[kernel];
+	*out = cp;
+	if (k->raise_warps == warps) {
+		*out = k->raise_prog ? k->raise_prog : cp;
+		return CM_SUCCESS;
+	}
+	unsigned cap = cuda_raise_cap(c, k, warps);
+	k->raise_warps = warps;
+	k->raise_prog = NULL;
+	if (!cap)
+		return CM_SUCCESS;
+	Buf log = {0}, note = {0};
+	bool built;
+	CudaProgram *prog;
+	OccResult r0, r1;
+	cuda_kernel_occ(c, k, warps, &r0);
+	buf_printf(&note, "note: kernel '%s': groups of %u CM threads at %d registers per lane: %u "
+	           "CTAs per SM (%u%% occupancy, limited by registers); ", cp->infos[kernel].name,
+	           warps, k->regs, r0.ctas, r0.pct);
+	if (regcap_variant(c, cp, cap, &log, &built, &prog)) {   /* keep cp */
+		buf_printf(&note, "a variant with at most %u registers per lane failed to build: "
+		           "%s\n", cap, cmetal_last_error());
+	} else {
+		const CudaKernel *nk = &prog->ks[kernel];
+		bool ok = nk->regs > 0 && nk->regs <= (int)cap &&
+		          nk->local_bytes <= k->local_bytes + CUDA_RAISE_SPILL;
+		cuda_kernel_occ(c, nk, warps, &r1);
+		buf_printf(&note, "with at most %u (CU_JIT_MAX_REGISTERS) it uses %d, %u CTAs "
+		           "(%u%%), %d bytes of local memory per lane: %s\n", cap, nk->regs,
+		           r1.ctas, r1.pct, nk->local_bytes,
+		           ok ? "launched from that variant" : "spills too much, not used");
+		k->raise_prog = ok ? prog : NULL;
+		*out = ok ? prog : cp;
+	}
+	regcap_note(p, cp, &note, &log);
+	buf_free(&note);
+	buf_free(&log);
 	return CM_SUCCESS;
 }

@@ -7,6 +7,7 @@
  * CTA does not fit the register file (module.c then builds a variant with
  * a register cap). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/cuda/cuda.h"
@@ -56,6 +57,16 @@ void cuda_kernel_occ(const CudaDevice *c, const CudaKernel *k, uint32_t warps, O
 	occ_compute(&c->arch, &ok, warps, r);
 }
 
+uint32_t cuda_raise_cap(const CudaDevice *c, const CudaKernel *k, uint32_t warps)
+{
+	const char *env = getenv("CMETAL_OCCUPANCY_CAP");
+	if ((env && !strcmp(env, "0")) || k->regs <= 0)
+		return 0;
+	OccKernel ok = occ_kernel(k);
+	/* a cap far below what ptxas chose spills more than a CTA gains */
+	return occ_raise_cap(&c->arch, &ok, warps, (uint32_t)k->regs * 3 / 4);
+}
+
 uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki)
 {
 	if (k->walker_warps)
@@ -98,6 +109,9 @@ cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *kern, uint32_t group
 		capped.regs = (int)occ_reg_cap(&c->arch, warps);
 		out->register_cap = (uint32_t)capped.regs;
 		cuda_kernel_occ(c, &capped, warps, &r);
+	} else if (ctas == 1 && k->raise_warps == warps && k->raise_prog) {
+		out->register_cap = cuda_raise_cap(c, k, warps);   /* cuda_raise_program's */
+		cuda_kernel_occ(c, &k->raise_prog->ks[kern->index], warps, &r);
 	}
 	out->ctas_per_sm = r.ctas;
 	out->warps_per_sm = r.active_warps;

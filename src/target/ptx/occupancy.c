@@ -129,6 +129,23 @@ uint32_t occ_reg_cap(const OccArch *a, uint32_t warps)
 	return regs > a->max_regs_lane ? a->max_regs_lane : regs;
 }
 
+uint32_t occ_raise_cap(const OccArch *a, const OccKernel *k, uint32_t warps, uint32_t floor)
+{
+	OccResult r;
+	occ_compute(a, k, warps, &r);
+	if (!r.ctas || r.limit != OCC_REGS)
+		return 0;
+	for (uint32_t cap = (k->regs - 1) / 8 * 8; cap >= floor && cap >= 8; cap -= 8) {
+		OccKernel c = *k;
+		c.regs = cap;
+		OccResult rc;
+		occ_compute(a, &c, warps, &rc);
+		if (2 * rc.active_warps >= 3 * r.active_warps)
+			return cap;
+	}
+	return 0;
+}
+
 uint32_t occ_best_warps(const OccArch *a, const OccKernel *k, uint32_t max)
 {
 	uint32_t best = 0, best_warps = 0;
