@@ -124,9 +124,25 @@ static void wait_deps(Px *p, Inst *i)
 	buf_printf(&p->body, "%s:\n", done);
 }
 
+/* Whether thread id t reads the same in walker and group launches: the y
+ * and z ids, as a walker grid and CTA are (n, 1, 1) (rt/cuda_abi.h), so
+ * that ctaid, tid, ntid and nctaid give the walker's 0 and 1 there; not in
+ * cluster mode, whose ids come from the cluster and the launch values. */
+static bool same_in_walker(const Px *p, IrTid t)
+{
+	switch (t) {
+	case TID_GROUP_ID_Y: case TID_GROUP_ID_Z: case TID_LOCAL_ID_Y: case TID_LOCAL_ID_Z:
+	case TID_LOCAL_SIZE_Y: case TID_LOCAL_SIZE_Z: case TID_GROUP_COUNT_Y:
+	case TID_GROUP_COUNT_Z:
+		return !px_cluster_on(p);
+	default:
+		return false;
+	}
+}
+
 /* Thread ids: walker values when %walk, CTA values otherwise (the walker
  * width and count from the CudaLaunchParam: no load before a group
- * launch's first access). */
+ * launch's first access); no select where the two agree. */
 static bool thread_id(Px *p, Inst *i)
 {
 	const char *d = px_reg(p, i, 0), *g = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32);
@@ -173,13 +189,16 @@ static bool thread_id(Px *p, Inst *i)
 		return px_unsupported(p, i, "this thread id");
 	}
 	px_cluster_tid(p, (IrTid)i->imm, g);
-	if (px_class(i->ty.elem) == RC_B32) {
-		px_ins(p, "selp.b32 %s, %s, %s, %%walk", d, w, g);
+	bool b32 = px_class(i->ty.elem) == RC_B32;
+	const char *v = b32 ? d : t;
+	if (same_in_walker(p, (IrTid)i->imm))
+		px_ins(p, "mov.b32 %s, %s", v, g);
+	else
+		px_ins(p, "selp.b32 %s, %s, %s, %%walk", v, w, g);
+	if (b32)
 		px_normalize(p, i->ty.elem, d);
-	} else {
-		px_ins(p, "selp.b32 %s, %s, %s, %%walk", t, w, g);
+	else
 		px_conv_slot(p, i->ty.elem, d, E_U32, t, false);
-	}
 	return true;
 }
 
