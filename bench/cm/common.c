@@ -118,7 +118,10 @@ int cmb_add_2d(cmetal_task *t, cmetal_kernel *k, long nx, long ny,
 	if (cmb_group >= 0 && nx * ny > 1 && cmb_regroupable(k)) {
 		const char *name = kernel_name(k);
 		size_t len = strlen(regroup.names);
-		if (!strstr(regroup.names, name))
+		char have[160], want[64];
+		snprintf(have, sizeof have, ",%s,", regroup.names);
+		snprintf(want, sizeof want, ",%s,", name);
+		if (!strstr(have, want))
 			snprintf(regroup.names + len, sizeof regroup.names - len, "%s%s",
 				 len ? "," : "", name);
 		if (cmb_group == 0) {
