@@ -373,7 +373,10 @@ cm_status cmetal_task_create(cmetal_device *dev, cmetal_task **task);
 cm_status cmetal_task_add_walker(cmetal_task *task, cmetal_kernel *k,
                                  uint32_t width, uint32_t height,
                                  cmetal_dependency dep);
-/* groups[0..2] groups of threads[0..2] threads (at most 1024 per group). */
+/* groups[0..2] groups of threads[0..2] threads (at most 1024 per group).
+ * threads {0, 0, 0}: groups[] counts CM threads and the runtime picks the
+ * group (rows of cmetal_occupancy.auto_group along x, x rounded up to a
+ * multiple; refused for kernels with SLM or barriers). */
 cm_status cmetal_task_add_groups(cmetal_task *task, cmetal_kernel *k,
                                  const uint32_t groups[3],
                                  const uint32_t threads[3]);

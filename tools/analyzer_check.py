@@ -9,7 +9,8 @@ For each bench case it can map, runs `cmetal --analyze-grid=THREADS,GROUP`
 tools/sass_bench.sh), turns the per-CM-thread SM cycles of each resource
 into a time for the case on an H100 SXM (132 SMs at 1.98 GHz, the analyzer's
 own machine model) and compares it with the measured time of the CSV rows
-(default: bench/runs/gpu-h100-cm.csv, later files override earlier).
+(default: bench/runs/2026-11-27-h100-map6/gpu-h100-cm.csv, the H100 run of the
+current kernels; later files override earlier).
 
 The launch shape of each case (CM threads and group size per kernel, trips
 of its hot loops) is taken from bench/cm/*.c and *.cm by hand: the CASES
@@ -169,7 +170,7 @@ def main(argv):
             cmetal = argv.pop(0)
         else:
             paths.append(a)
-    meas = measured(paths or ["bench/runs/gpu-h100-cm.csv"])
+    meas = measured(paths or ["bench/runs/2026-11-27-h100-map6/gpu-h100-cm.csv"])
     print("%-10s %-13s %-9s %10s %10s %7s %-5s %s" % ("workload", "size", "variant",
           "est ms", "meas ms", "ratio", "2x?", "bound"))
     rows, inside = {}, 0

@@ -62,4 +62,20 @@ void cmb_row(const BenchCase *c, const char *device, double ms, double work,
 void cmb_row_as(const BenchCase *c, const char *device, const char *impl,
 		double ms, double work, const char *unit, const char *err);
 
+/* The group-size sweep (sweep.c, cmbench -g).  cmb_group: -1 the
+ * workloads' own groups; 0 every launch of a kernel without SLM or
+ * barriers left to the runtime (threads {0, 0, 0}); G > 0 such launches in
+ * groups of G x 1.  common.c notes the launches it changed per row. */
+typedef struct {
+	int n;			/* launches regrouped since the last row */
+	char names[128];	/* their kernels */
+	uint32_t auto_g;	/* the runtime's group for the first (auto) */
+	uint32_t ctas, warps;	/* its occupancy at the group used */
+} CmbRegroup;
+extern int cmb_group;
+int cmb_regroupable(cmetal_kernel *k);
+void cmb_sweep_row(const char *impl, double ms, int ok, const CmbRegroup *rg);
+void cmb_sweep_case(cmetal_device *dev, const BenchCase *c, const char *device,
+		    void (*hook)(cmetal_device *, const BenchCase *, const char *));
+
 #endif

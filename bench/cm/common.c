@@ -11,6 +11,7 @@
 #include "cmbench.h"
 
 static char err_text[4096];
+static cmetal_device *probe_dev;	/* the device of the last cmb_build */
 static int have_err;
 
 const char *cmb_error(void) { return have_err ? err_text : NULL; }
@@ -45,9 +46,23 @@ cmetal_program *cmb_build(cmetal_device *dev, const char *name,
 	snprintf(opts, sizeof opts, "%s %s", env ? env : "-O2 -fno-bounds-check -ffp-contract=fast",
 		 defs ? defs : "");
 	snprintf(what, sizeof what, "building %s.cm", name);
+	probe_dev = dev;
 	if (cmb_check(cmetal_program_build(dev, src, opts, &p), what))
 		return NULL;
 	return p;
+}
+
+/* Kernel handles and their names, for the sweep's report (a released
+ * handle's slot may come back for another kernel: the newest wins). */
+static struct { cmetal_kernel *k; char name[48]; } knames[64];
+static int nknames;
+
+static const char *kernel_name(cmetal_kernel *k)
+{
+	for (int i = nknames; i-- > 0;)
+		if (knames[i].k == k)
+			return knames[i].name;
+	return "?";
 }
 
 cmetal_kernel *cmb_kernel(cmetal_program *p, const char *name)
@@ -55,6 +70,12 @@ cmetal_kernel *cmb_kernel(cmetal_program *p, const char *name)
 	cmetal_kernel *k = NULL;
 	if (!p || cmb_check(cmetal_kernel_create(p, name, &k), name))
 		return NULL;
+	if (nknames == 64) {
+		memmove(knames, knames + 32, 32 * sizeof knames[0]);
+		nknames = 32;
+	}
+	knames[nknames].k = k;
+	snprintf(knames[nknames++].name, sizeof knames[0].name, "%s", name);
 	return k;
 }
 
@@ -85,13 +106,58 @@ int cmb_add_1d(cmetal_task *t, cmetal_kernel *k, long n, uint32_t tpg)
 	return cmb_add_2d(t, k, n, 1, tpg, 1);
 }
 
+int cmb_group = -1;
+static CmbRegroup regroup;
+
 int cmb_add_2d(cmetal_task *t, cmetal_kernel *k, long nx, long ny,
 	       uint32_t tx, uint32_t ty)
 {
 	uint32_t g[3] = { (uint32_t)((nx + tx - 1) / tx),
 			  (uint32_t)((ny + ty - 1) / ty), 1 };
 	uint32_t th[3] = { tx, ty, 1 };
+	if (cmb_group >= 0 && nx * ny > 1 && cmb_regroupable(k)) {
+		const char *name = kernel_name(k);
+		size_t len = strlen(regroup.names);
+		char have[160], want[64];
+		snprintf(have, sizeof have, ",%s,", regroup.names);
+		snprintf(want, sizeof want, ",%s,", name);
+		if (!strstr(have, want))
+			snprintf(regroup.names + len, sizeof regroup.names - len, "%s%s",
+				 len ? "," : "", name);
+		if (cmb_group == 0) {
+			uint32_t space[3] = { (uint32_t)nx, (uint32_t)ny, 1 }, zero[3] = { 0 };
+			cmetal_occupancy oc;
+			if (!regroup.n++ && !cmetal_kernel_occupancy(k, 1, &oc)) {
+				regroup.auto_g = oc.auto_group < nx ? oc.auto_group : (uint32_t)nx;
+				if (!cmetal_kernel_occupancy(k, regroup.auto_g, &oc))
+					regroup.ctas = oc.ctas_per_sm, regroup.warps = oc.warps_per_sm;
+			}
+			return cmb_check(cmetal_task_add_groups(t, k, space, zero), "task entry");
+		}
+		th[0] = (uint32_t)cmb_group;
+		th[1] = 1;
+		g[0] = (uint32_t)((nx + th[0] - 1) / th[0]);
+		g[1] = (uint32_t)ny;
+		cmetal_occupancy oc;
+		if (!regroup.n++ && !cmetal_kernel_occupancy(k, th[0], &oc))
+			regroup.ctas = oc.ctas_per_sm, regroup.warps = oc.warps_per_sm;
+	}
 	return cmb_check(cmetal_task_add_groups(t, k, g, th), "task entry");
+}
+
+/* Whether the runtime lets k's launches be grouped by it (no SLM, no
+ * barrier): a probe launch with threads {0, 0, 0} in a task of its own. */
+
+int cmb_regroupable(cmetal_kernel *k)
+{
+	cmetal_task *t = NULL;
+	uint32_t one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+	int ok;
+	if (!probe_dev || cmetal_task_create(probe_dev, &t) != CM_SUCCESS)
+		return 0;
+	ok = cmetal_task_add_groups(t, k, one, zero) == CM_SUCCESS;
+	cmetal_task_release(t);
+	return ok;
 }
 
 double cmb_run(cmetal_task *t)
@@ -124,6 +190,17 @@ void cmb_row(const BenchCase *c, const char *device, double ms, double work,
 void cmb_row_as(const BenchCase *c, const char *device, const char *impl,
 		double ms, double work, const char *unit, const char *err)
 {
+	char tagged[64];
+	if (cmb_group >= 0) {
+		/* a sweep setting: its own impl label, its row to sweep.c */
+		cmb_sweep_row(impl, ms, !err, &regroup);
+		if (cmb_group)
+			snprintf(tagged, sizeof tagged, "%s@g%d", impl, cmb_group);
+		else
+			snprintf(tagged, sizeof tagged, "%s@auto", impl);
+		impl = tagged;
+		memset(&regroup, 0, sizeof regroup);
+	}
 	if (err)
 		printf("# FAIL %s %s %s: %s\n", c->workload, c->size, impl, err);
 	csv_row(c, device, impl, ms, work, unit, err ? "FAIL" : "yes");

@@ -2,6 +2,9 @@
  * (bench/cm/W.cm, compiled by cmetal at run time) on a cmetal device and
  * prints CSV rows with impl "cm" (see bench/README.md, "CM hook").
  *   usage: cmbench [-w workloads] [-s small|full|all] [-d cpu|cuda|auto]
+ *                  [-z size,...] [-g sweep|auto|G]
+ * -z keeps the cases of those size labels; -g sweeps or sets the group size
+ * of launches the runtime may group (sweep.c).
  * The device column is the string the other harnesses print for the same
  * hardware: "cpu:" + the CPU model, or "gpu:" + the CUDA device name. */
 #include <stdio.h>
@@ -9,6 +12,22 @@
 #include <string.h>
 
 #include "cmbench.h"
+
+#define USAGE "usage: cmbench [-w workloads] [-s small|full|all] [-d cpu|cuda|auto] " \
+	"[-z size,...] [-g sweep|auto|G]"
+
+/* Whether label is one of the comma-separated list. */
+static int in_sizes(const char *label, const char *list)
+{
+	size_t n = strlen(label);
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncmp(p, label, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	}
+	return 0;
+}
 
 static const struct {
 	const char *workload;
@@ -45,6 +64,7 @@ static void device_column(const char *name, char *out, size_t n)
 int main(int argc, char **argv)
 {
 	const char *workloads = NULL, *size = "small", *devname = "cpu", *name;
+	const char *sizes = NULL, *group = NULL;
 	char device[256], driver[320];
 	cmetal_device *dev;
 	int i, on_gpu;
@@ -56,11 +76,17 @@ int main(int argc, char **argv)
 			size = argv[i + 1];
 		else if (!strcmp(argv[i], "-d"))
 			devname = argv[i + 1];
+		else if (!strcmp(argv[i], "-z"))
+			sizes = argv[i + 1];
+		else if (!strcmp(argv[i], "-g"))
+			group = argv[i + 1];
 		else
-			bench_die("usage: cmbench [-w workloads] [-s small|full|all] [-d cpu|cuda|auto]");
+			bench_die(USAGE);
 	}
 	if (i != argc)
-		bench_die("usage: cmbench [-w workloads] [-s small|full|all] [-d cpu|cuda|auto]");
+		bench_die(USAGE);
+	if (group && strcmp(group, "sweep"))
+		cmb_group = strcmp(group, "auto") ? atoi(group) : 0;
 	if (cmetal_device_open(devname, &dev) != CM_SUCCESS)
 		bench_die("cannot open device '%s': %s", devname, cmetal_last_error());
 	cmetal_device_name(dev, &name);
@@ -70,12 +96,15 @@ int main(int argc, char **argv)
 	csv_header(device, driver, "impl cm: the CM kernels of bench/cm, compiled by cmetal");
 	for (i = 0; i < bench_ncases; i++) {
 		const BenchCase *c = &bench_cases[i];
-		if (!bench_select(c, workloads, size, on_gpu))
+		if (!bench_select(c, workloads, size, on_gpu) || (sizes && !in_sizes(c->size, sizes)))
 			continue;
 		for (h = 0; h < sizeof hooks / sizeof hooks[0]; h++)
 			if (!strcmp(hooks[h].workload, c->workload)) {
 				cmb_reset();
-				hooks[h].run(dev, c, device);
+				if (group && !strcmp(group, "sweep"))
+					cmb_sweep_case(dev, c, device, hooks[h].run);
+				else
+					hooks[h].run(dev, c, device);
 			}
 	}
 	cmetal_device_close(dev);

@@ -234,12 +234,56 @@ static cm_status task_add_walker(cmetal_task *t, cmetal_kernel *k, uint32_t widt
 	return add_entry(t, k, &l);
 }
 
-static cm_status task_add_groups(cmetal_task *t, cmetal_kernel *k, const uint32_t groups[3],
-                                 const uint32_t threads[3])
+/* A group launch with threads {0, 0, 0}: groups[] counts CM threads, and
+ * the runtime groups them in rows of G along x (G from the device's
+ * occupancy answer, auto_group; at most the x extent), rounding x up to a
+ * multiple of G as any group launch does: the kernel checks its bounds.
+ * Refused for a kernel that uses SLM or barriers, whose results depend on
+ * which threads share a group. */
+static cm_status auto_groups(cmetal_kernel *k, const uint32_t space[3], uint32_t groups[3],
+                             uint32_t threads[3])
 {
-	if (!groups || !threads)
+	if (k->info->slm_size || k->info->uses_barrier)
+		return rt_fail(CM_INVALID_THREAD_SPACE,
+		               "kernel '%s' uses %s: a launch of it must give its group size "
+		               "(threads {0, 0, 0} leaves the grouping to the runtime)",
+		               k->info->name, k->info->slm_size ? "SLM" : "a barrier");
+	for (int d = 0; d < 3; d++)
+		if (!space[d])
+			return rt_fail(CM_INVALID_THREAD_SPACE,
+			               "thread space of kernel '%s' has a zero size in dimension %d",
+			               k->info->name, d);
+	cmetal_occupancy oc;
+	cm_status s = rt_kernel_occupancy(k, 1, &oc);
+	if (s)
+		return s;
+	uint32_t g = oc.auto_group ? oc.auto_group : 1;
+	if (g > space[0])
+		g = space[0];
+	groups[0] = (uint32_t)(((uint64_t)space[0] + g - 1) / g);
+	groups[1] = space[1];
+	groups[2] = space[2];
+	threads[0] = g;
+	threads[1] = threads[2] = 1;
+	rt_log("kernel '%s': a group launch of %ux%ux%u CM threads left to the runtime: "
+	       "groups of %u", k->info->name, space[0], space[1], space[2], g);
+	return CM_SUCCESS;
+}
+
+static cm_status task_add_groups(cmetal_task *t, cmetal_kernel *k, const uint32_t groups_in[3],
+                                 const uint32_t threads_in[3])
+{
+	if (!groups_in || !threads_in)
 		return rt_fail(CM_INVALID_VALUE, "kernel '%s': the %s array is NULL",
-		               k->info->name, groups ? "threads" : "groups");
+		               k->info->name, groups_in ? "threads" : "groups");
+	uint32_t groups[3], threads[3];
+	memcpy(groups, groups_in, sizeof groups);
+	memcpy(threads, threads_in, sizeof threads);
+	if (!threads[0] && !threads[1] && !threads[2]) {
+		cm_status s = auto_groups(k, groups_in, groups, threads);
+		if (s)
+			return s;
+	}
 	uint64_t ng = 1, nt = 1;
 	for (int d = 0; d < 3; d++) {
 		if (groups[d] == 0 || threads[d] == 0)

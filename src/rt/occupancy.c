@@ -20,7 +20,7 @@ void rt_log(const char *fmt, ...)
 	fprintf(stderr, "cmetal: %s\n", line);
 }
 
-static cm_status occupancy(cmetal_kernel *k, uint32_t group_threads, cmetal_occupancy *out)
+cm_status rt_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads, cmetal_occupancy *out)
 {
 	if (!out)
 		return rt_fail(CM_INVALID_VALUE, "cmetal_kernel_occupancy: the output pointer is NULL");
@@ -48,7 +48,7 @@ cm_status cmetal_kernel_occupancy(cmetal_kernel *h, uint32_t group_threads,
 	cm_status s = rt_get_kernel(h, &k);
 	if (s)
 		return s;
-	s = occupancy(k, group_threads, out);
+	s = rt_kernel_occupancy(k, group_threads, out);
 	rt_put(&k->obj);
 	return s;
 }

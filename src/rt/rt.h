@@ -54,6 +54,9 @@ cm_status rt_fail(cm_status s, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* A debug line "cmetal: ..." on stderr when $CMETAL_LOG is set (non-empty,
  * not "0"): the runtime's choices (thread mapping, register caps). */
 void rt_log(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* occupancy.c: cmetal_kernel_occupancy on a resolved kernel (group launches
+ * with threads {0, 0, 0} take its auto_group). */
+cm_status rt_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads, cmetal_occupancy *out);
 /* Limits of the CM thread space. */
 #define RT_MAX_GROUP_THREADS 1024u
 #define RT_MAX_SLM (64u * 1024u)

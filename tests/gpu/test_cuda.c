@@ -661,6 +661,12 @@ static int fake_launches(cmetal_device *dev, FakeStats *st)
 	MUST(cmetal_launch_groups(fill, (uint32_t[3]){3, 1, 1}, (uint32_t[3]){2, 2, 1}, NULL));
 	MUST(cmetal_buffer_read(b, 0, 40, out));
 	check("gpu/fake_new_args", out[0] == 5 && out[9] == 14, NULL);
+	/* threads {0, 0, 0}: rows of the runtime's group (auto_group: 2 for
+	 * fill's 32 registers) along x, x rounded up to a multiple of it */
+	cmetal_occupancy ao;
+	MUST(cmetal_kernel_occupancy(fill, 1, &ao));
+	MUST(cmetal_launch_groups(fill, (uint32_t[3]){5, 1, 1}, (uint32_t[3]){0, 0, 0}, NULL));
+	check("gpu/fake_auto_groups", ao.auto_group == 2 && filled(b, 6, 5), NULL);
 	check_err("gpu/fake_group_too_large",
 	          cmetal_launch_groups(fill, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){33, 1, 1}, NULL),
 	          CM_GROUP_TOO_LARGE, "warp", "-fcluster-slm", NULL);

@@ -1,6 +1,7 @@
 /* test_query.c — the queries and wrappers that bindings (python/) build on:
  * cmetal_device_info, cmetal_kernel_arg_type, cmetal_buffer_wrap,
- * cmetal_buffer_address and cmetal_surface2d_wrap, on the CPU device.
+ * cmetal_buffer_address and cmetal_surface2d_wrap, and group launches
+ * that leave the group size to the runtime, on the CPU device.
  * Usage: test_query */
 #include <stdlib.h>
 
@@ -24,6 +25,20 @@ static const char sig_src[] =
 	"	read(img, 0, 0, m);\n"
 	"	m = m * 2.0f;\n"
 	"	write(img, 0, 0, m);\n"
+	"}\n"
+	"extern \"C\" _GENX_MAIN_ void ids(SurfaceIndex b [[type(\"buffer_t\")]], int w)\n"
+	"{\n"
+	"	int x = cm_group_id(0) * cm_local_size(0) + cm_local_id(0);\n"
+	"	int y = cm_group_id(1) * cm_local_size(1) + cm_local_id(1);\n"
+	"	vector<int, 8> v = 0;\n"
+	"	v(0) = y * w + x + 1;\n"
+	"	v(1) = cm_local_size(0);\n"
+	"	if (x < w)\n"
+	"		write(b, (y * w + x) * 32, v);\n"
+	"}\n"
+	"extern \"C\" _GENX_MAIN_ void shared(SurfaceIndex b [[type(\"buffer_t\")]])\n"
+	"{\n"
+	"	cm_slm_init(64);\n"
 	"}\n";
 
 static int device_info(cmetal_device *dev)
@@ -203,6 +218,43 @@ static int surface_wrap(cmetal_device *dev, cmetal_program *prog)
 	return 0;
 }
 
+/* Threads {0, 0, 0}: groups[] counts CM threads and the runtime groups
+ * them (rows of auto_group along x, x rounded up: the kernel checks w);
+ * refused for a kernel with SLM and for an empty dimension. */
+static int auto_groups(cmetal_device *dev, cmetal_program *prog)
+{
+	enum { W = 37, H = 3 };
+	cmetal_kernel *k, *slm;
+	cmetal_buffer *b;
+	int w = W, *out;
+	uint32_t space[3] = {W, H, 1}, zero[3] = {0, 0, 0};
+	MUST(cmetal_kernel_create(prog, "ids", &k));
+	MUST(cmetal_buffer_create(dev, W * H * 32, &b));
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+	MUST(cmetal_kernel_set_arg(k, 1, sizeof w, &w));
+	MUST(cmetal_launch_groups(k, space, zero, NULL));
+	cmetal_occupancy oc;
+	MUST(cmetal_kernel_occupancy(k, 1, &oc));
+	MUST(cmetal_buffer_map(b, (void **)&out));
+	int ok = 1;
+	for (int i = 0; i < W * H; i++)
+		ok &= out[8 * i] == i + 1 && out[8 * i + 1] == (int)oc.auto_group;
+	check("query_auto_groups", ok, "a CM thread of the 37x3 space wrote a wrong id");
+	MUST(cmetal_buffer_unmap(b));
+	MUST(cmetal_kernel_create(prog, "shared", &slm));
+	MUST(cmetal_kernel_set_arg_buffer(slm, 0, b));
+	check_err("query_auto_groups_slm", cmetal_launch_groups(slm, space, zero, NULL),
+	          CM_INVALID_THREAD_SPACE, "kernel 'shared' uses SLM: a launch of it must give "
+	          "its group size", NULL);
+	space[1] = 0;
+	check_err("query_auto_groups_empty", cmetal_launch_groups(k, space, zero, NULL),
+	          CM_INVALID_THREAD_SPACE, "has a zero size in dimension 1", NULL);
+	MUST(cmetal_kernel_release(slm));
+	MUST(cmetal_kernel_release(k));
+	MUST(cmetal_buffer_release(b));
+	return 0;
+}
+
 int main(void)
 {
 	cmetal_device *dev;
@@ -214,6 +266,7 @@ int main(void)
 	occupancy(prog);
 	buffer_wrap(dev, prog);
 	surface_wrap(dev, prog);
+	auto_groups(dev, prog);
 	MUST(cmetal_program_release(prog));
 	MUST(cmetal_device_close(dev));
 	return check_failures != 0;

@@ -30,7 +30,10 @@
 #include "target/ptx/occupancy.h"
 
 /* The machine: one product per architecture, its SMs, SM clock and DRAM
- * bandwidth (its datasheet; the H100's clock measured), the SM's
+ * bandwidth (its datasheet; the H100's clock and DRAM bandwidth
+ * measured: a 1 GB cudaMemcpy device to device moves 2986 GB/s counting
+ * bytes read and written, bench/runs/gpu-h100-vendor.csv, 2026-11-27,
+ * where the datasheet says 3.35 TB/s), the SM's
  * throughputs (CUDA programming guide, arithmetic instruction throughput:
  * four schedulers, 32 shuffle lanes, 128 shared bytes and 16 SFU lanes a
  * cycle), the L2's bandwidth per SM cycle and the latencies of one warp's
@@ -47,7 +50,7 @@ static const PtxMachine machines[] = {
 	{86, "RTX 3090", 82, 1.695e9, 936e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
 	{87, "Orin", 16, 1.3e9, 204e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
 	{89, "RTX 4090", 128, 2.52e9, 1008e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
-	{90, "H100 SXM", 132, 1.98e9, 3350e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
+	{90, "H100 SXM", 132, 1.98e9, 2990e9, 4, 1, 128, 21.4, 16, 4, 26, 29, 690, 430, 630},
 };
 
 const PtxMachine *ptx_machine(int cc)
