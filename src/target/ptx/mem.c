@@ -1028,6 +1028,30 @@ static const char *row_lanes(Px *p, const LRow *r)
 	return q;
 }
 
+/* ptr + y0 * pitch + x0, exact in 64 bits, for a block wholly inside
+ * (x0, y0 >= 0: media_inside). */
+static const char *corner_ptr(Px *p, const Where *w, const char *x0, const char *y0,
+                              const char *ptr)
+{
+	const char *x = px_tmp(p, RC_B64), *c = px_tmp(p, RC_B64);
+	px_ins(p, "cvt.u64.u32 %s, %s", x, x0);
+	px_ins(p, "add.s64 %s, %s, %s", x, x, ptr);
+	px_ins(p, "mad.wide.u32 %s, %s, %s, %s", c, y0, w->pitch, x);
+	return c;
+}
+
+/* ptr + q * step in 64 bits: one IMAD.WIDE.U32 per row of a block (q = 0:
+ * ptr itself).  Every row's address from the corner, not a 32-bit offset
+ * added to the base per row (three SASS per row). */
+static const char *row_ptr(Px *p, const char *ptr, const char *step, uint32_t q)
+{
+	if (!q)
+		return ptr;
+	const char *a = px_tmp(p, RC_B64);
+	px_ins(p, "mad.wide.u32 %s, %s, %u, %s", a, step, q, ptr);
+	return a;
+}
+
 /* A media block wholly inside, its value in rows (media_layout): one
  * pointer per row of the block, each register at an immediate offset
  * (a run layout's k registers of a row: columns j, j + k, ... of lanes
@@ -1038,21 +1062,18 @@ static void media_fast_rows(Px *p, Inst *i, const Where *w, const char *x0, cons
 	bool st = i->op == Omstore;
 	Elem e = (st ? i->ops[3] : i)->ty.elem;
 	int eb = ir_elem_bytes[e];
-	const char *o = px_tmp(p, RC_B32), *lp = px_tmp(p, RC_B64), *a = NULL;
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
+	const char *lp = px_tmp(p, RC_B64), *a = NULL;
 	px_ins(p, "mad.wide.u32 %s, %%lane, %d, %s", lp, eb * (l->nregs ? rows[0].stride : 1),
 	       w->base);
+	const char *c = corner_ptr(p, w, x0, y0, lp);
 	uint32_t row = UINT32_MAX;
 	for (uint32_t s = 0; s < l->nregs; s++) {
 		const LRow *r = &rows[s];
 		if (r->lo > r->hi)
 			continue;
 		if (r->row != row) {
-			const char *t = px_tmp(p, RC_B32);
 			row = r->row;
-			px_ins(p, "mad.lo.u32 %s, %s, %u, %s", t, w->pitch, row, o);
-			a = px_tmp(p, RC_B64);
-			px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, t, lp);
+			a = row_ptr(p, c, w->pitch, row);
 		}
 		const char *as = arena_printf(p->arena, "%s+%d", a, r->col * eb);
 		access(p, w, st, e, media_reg(p, i, l, s), as, row_lanes(p, r));
@@ -1062,9 +1083,9 @@ static void media_fast_rows(Px *p, Inst *i, const Where *w, const char *x0, cons
 /* A media block wholly inside: no clamp and no check.  Element k = 32 s +
  * lane is at byte (y0 + k / cols) * pitch + x0 + (k % cols) * eb.  Every
  * L = cols / gcd(cols, 32) slots cover RP = 32 L / cols whole rows, so the
- * lane's offset within its period is computed once per slot of a period
- * (one pointer P_j per j < L) and slot s = q L + j is P_j + (row offset of
- * period q): one 32-bit add per period, one mad.wide and the access per
+ * lane's address within the first period is computed once per slot of a
+ * period (one pointer P_j per j < L, from the block's corner) and slot
+ * s = q L + j is P_j + q * RP * pitch: one mad.wide and the access per
  * slot.  Rows that are whole registers (cols a multiple of 32) share one
  * pointer per row, the slots of the row at immediate offsets. */
 static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
@@ -1083,7 +1104,7 @@ static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const cha
 	bool rows_whole = cols % 32 == 0;
 	/* nslots <= 64 (media's test), so np <= 64 */
 	uint32_t np = rows_whole ? 1 : L < nslots ? L : nslots;
-	const char *ptr[64], *o = px_tmp(p, RC_B32), *step = px_tmp(p, RC_B32);
+	const char *ptr[64], *step = px_tmp(p, RC_B32);
 	for (uint32_t j = 0; j < np; j++) {
 		const char *k = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32), *cc = px_tmp(p, RC_B32);
 		px_ins(p, "add.u32 %s, %%lane, %u", k, 32 * j);
@@ -1093,18 +1114,14 @@ static void media_fast(Px *p, Inst *i, const Where *w, const char *x0, const cha
 		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", k, r, w->pitch, cc);
 		ptr[j] = px_tmp(p, RC_B64);
 		px_ins(p, "mad.wide.u32 %s, %s, 1, %s", ptr[j], k, w->base);
+		ptr[j] = corner_ptr(p, w, x0, y0, ptr[j]);
 	}
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
 	px_ins(p, "mul.lo.u32 %s, %s, %u", step, w->pitch, RP);
 	const char *a = NULL;
 	for (uint32_t s = 0; s < nslots; s++) {
 		uint32_t q = s / L, j = s % L;
-		if (q && j == 0)
-			px_ins(p, "add.u32 %s, %s, %s", o, o, step);
-		if (!rows_whole || j == 0) {
-			a = px_tmp(p, RC_B64);
-			px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, o, ptr[rows_whole ? 0 : j]);
-		}
+		if (!rows_whole || j == 0)
+			a = row_ptr(p, ptr[rows_whole ? 0 : j], step, q);
 		const char *as = rows_whole && j ? arena_printf(p->arena, "%s+%u", a, 32 * j * eb) : a;
 		const char *lq = val->ty.n - s * 32 < 32 ? px_lane_lt(p, val->ty.n - s * 32) : NULL;
 		access(p, w, st, e, px_reg(p, val, s), as, lq);
