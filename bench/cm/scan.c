@@ -6,9 +6,10 @@
  *             task, a group of SCAN_WARPS threads per tile; its state
  *             buffer starts zeroed and the kernel readies it for the next
  *             launch itself, so it is shared by every task and run;
- *   cm-cpu    (CPU device only) the CPU's shape (scan.cm says why):
- *             reduce, carry and scan_apply_serial (blocks of 32 scanned by
- *             a serial chain) in one task;
+ *   cm-cpu    (CPU device only) one scan_tiles_cpu launch per task: the
+ *             CPU's shape of the one pass, a tile of CTILE elements per
+ *             CM thread scanned by serial chains (scan.cm says why);
+ *             state buffer as for cm;
  *   cm-paper  the paper's reduce, carry and apply launches in one task.
  * On the CPU device scan_tiles is safe too: its groups take tile numbers
  * in the order pool workers start them (one group at a time per worker,
@@ -22,6 +23,7 @@
 
 enum {
 	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
+	CTILE = 8192,		/* elements per tile of scan_tiles_cpu; as in scan.cm */
 	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
 };
 
@@ -96,8 +98,8 @@ static int add(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *a,
 	       cmb_add_1d(t, k, 1, 1) || cmb_check(cmetal_task_add_sync(t), "sync");
 }
 
-/* Three launches, reduce, carry and apply (scan_apply: the paper's, row
- * cm-paper; scan_apply_serial: the CPU's, row cm). */
+/* Three launches, reduce, carry and apply: the paper's shape, row
+ * cm-paper. */
 static void passes(Scan *s, const BenchCase *c, const char *device, const char *apply,
 		   const char *impl)
 {
@@ -129,13 +131,13 @@ static void passes(Scan *s, const BenchCase *c, const char *device, const char *
 		cmetal_kernel_release(ka);
 }
 
-/* One scan_tiles launch per task; the row is impl cm. */
-static void tiles(Scan *s, const BenchCase *c, const char *device)
+/* One launch of the one-pass kernel per task, tiles of threads x tile
+ * elements: scan_tiles (row cm) or scan_tiles_cpu (row cm-cpu). */
+static void tiles(Scan *s, const BenchCase *c, const char *device, const char *kernel,
+		  int threads, size_t tile, const char *impl)
 {
-	int warps = s->shape.warps;
-	size_t tile = (size_t)512 * s->shape.parts * warps;
 	uint32_t ntiles = (uint32_t)((s->n + tile - 1) / tile);
-	cmetal_kernel *k = cmb_kernel(s->p, "scan_tiles");
+	cmetal_kernel *k = cmb_kernel(s->p, kernel);
 	cmetal_buffer *st = k ? cmb_buffer(s->dev, ((size_t)S_FLAGS + 4 * (size_t)ntiles) * 4,
 					   NULL) : NULL;
 	cmetal_task *task[8] = { 0 };
@@ -145,12 +147,12 @@ static void tiles(Scan *s, const BenchCase *c, const char *device)
 		if (cmb_check(cmetal_task_create(s->dev, &task[i]), "task") ||
 		    cmb_arg_buf(k, 0, s->buf[i]) || cmb_arg_buf(k, 1, st) ||
 		    cmb_arg(k, 2, 4, &ntiles) ||
-		    cmb_add_1d(task[i], k, (long)ntiles * warps, (uint32_t)warps))
+		    cmb_add_1d(task[i], k, (long)ntiles * threads, (uint32_t)threads))
 			break;
 	if (!cmb_error())
 		ms = check_and_time(s, task, &err);
 	if (!cmb_error())
-		cmb_row(c, device, ms, work, unit, err);
+		cmb_row_as(c, device, impl, ms, work, unit, err);
 	release_tasks(task, s->nrot);
 	if (st)
 		cmetal_buffer_release(st);
@@ -180,9 +182,10 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 		if (!(s.buf[i] = cmb_buffer(dev, s.bytes, s.in + s.bytes * i)))
 			break;
 	if (!cmb_error() && kind != 1)
-		passes(&s, c, device, "scan_apply_serial", "cm-cpu");
+		tiles(&s, c, device, "scan_tiles_cpu", 1, CTILE, "cm-cpu");
 	if (!cmb_error())
-		tiles(&s, c, device);
+		tiles(&s, c, device, "scan_tiles", s.shape.warps,
+		      (size_t)512 * s.shape.parts * s.shape.warps, "cm");
 	if (cmb_error())
 		cmb_fail(c, device, cmb_error());
 	cmb_reset();

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define CMK_ABI_VERSION 3   /* 3: CmkServices.poll */
+#define CMK_ABI_VERSION 4   /* 3: CmkServices.poll, 4: CmkKernelInfo.frame_size */
 
 /* What a kernel argument is, as the runtime must bind it. */
 enum {
@@ -67,6 +67,9 @@ typedef struct CmkKernelInfo {
 	uint32_t simd_width;  /* informational */
 	uint32_t checks_svm;  /* built with bounds checks: the runtime must fill
 	                       * CmkThread.svm (its SVM accesses test it) */
+	uint32_t frame_size;  /* bytes of stack one CM thread may take: the C
+	                       * back end's estimate (every local in memory, as
+	                       * cc -O0 keeps them); 0: unknown, the default stack */
 } CmkKernelInfo;
 
 typedef struct CmkProgramInfo {

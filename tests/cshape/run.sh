@@ -14,13 +14,16 @@ cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # VARIANT FILE OPTIONS: the bench's CPU builds (kmeans: its two largest D,
-# K; scan: the int32 build in its CPU shape; gemm: CPU_SHAPE).
+# K; scan: the int32 and fp32 builds in the CPU shape; spmv: the shapes
+# of protein (the defaults) and webbase; gemm: CPU_SHAPE).
 variants() {
 	for f in bench/cm/*.cm; do
 		v=${f##*/}; v=${v%.cm}
 		case $v in
 		kmeans) echo "kmeans-d4k16 $f -DD=4 -DK=16"; echo "kmeans-d16k64 $f -DD=16 -DK=64" ;;
-		scan) echo "scan $f -DT=uint -DT_INT -DWARPS=1 -DPARTS=4" ;;
+		scan) echo "scan $f -DT=uint -DT_INT -DWARPS=1 -DPARTS=4"
+		      echo "scan-f32 $f -DT=float -DWARPS=1 -DPARTS=4" ;;
+		spmv) echo "spmv $f"; echo "spmv-s4w64 $f -DSEG=4 -DWIDTH=64" ;;
 		gemm|hgemm) echo "$v $f -DCPU_SHAPE" ;;
 		*) echo "$v $f" ;;
 		esac

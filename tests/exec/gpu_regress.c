@@ -680,13 +680,15 @@ TEST(run_layouts)
 }
 
 /* bench/cm/scan.cm's one-pass scan_tiles in its GPU shape (groups of 4
- * threads of 4096 elements) and its CPU shape (1 thread of 2048) at sizes
+ * threads of 4096 elements) and its CPU shape (1 thread of 2048), and
+ * scan_tiles_cpu (1 thread of 8192, the cm-cpu row), at sizes
  * the bench never runs:
  * tails that end inside a slice and inside a row, a lone short tile, an
  * exact multiple, then the first size again, all on one state buffer, so
  * each launch must find it ready (ticket count reset, a new epoch that
  * makes every word of the earlier launches, at other offsets, unset). */
-static void scan_tiles_run(H *h, bool fp, int warps, int parts)
+static void scan_tiles_run(H *h, const char *kernel, bool fp, int warps, int parts,
+			   uint32_t tile)
 {
 	enum { TILE = 16384, MAXN = 4 * TILE };
 	static uint32_t d[MAXN], in[MAXN], st[32 + 4 * (MAXN / 2048)];
@@ -696,7 +698,7 @@ static void scan_tiles_run(H *h, bool fp, int warps, int parts)
 	         fp ? "-DT=float" : "-DT=uint -DT_INT", warps, parts);
 	memset(st, 0, sizeof st);
 	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
-		uint32_t n = ns[k], tile = 512 * (uint32_t)(parts * warps), nt = (n + tile - 1) / tile;
+		uint32_t n = ns[k], nt = (n + tile - 1) / tile;
 		for (uint32_t i = 0; i < n; i++) {
 			float x = h_float(h, -1, 1);
 			in[i] = fp ? 0 : h_rand(h);
@@ -707,7 +709,7 @@ static void scan_tiles_run(H *h, bool fp, int warps, int parts)
 		HShape sh = GROUPS(nt, (uint32_t)warps);
 		sh.options = opts;
 		HArg data = { HA_INOUT, d, n * 4 };
-		if (!H_RUN(h, "../../bench/cm/scan", "scan_tiles", sh, data, INOUT(st), U32(nt)))
+		if (!H_RUN(h, "../../bench/cm/scan", kernel, sh, data, INOUT(st), U32(nt)))
 			return;
 		double sum = 0, mag = 0;
 		uint32_t isum = 0;
@@ -730,10 +732,12 @@ static void scan_tiles_run(H *h, bool fp, int warps, int parts)
 TEST(scan_tiles_tails)
 {
 	h->no_digest = true;	/* which CM thread takes which tile varies */
-	scan_tiles_run(h, false, 4, 8);
-	scan_tiles_run(h, true, 4, 8);
-	scan_tiles_run(h, false, 1, 4);
-	scan_tiles_run(h, true, 1, 4);
+	scan_tiles_run(h, "scan_tiles", false, 4, 8, 16384);
+	scan_tiles_run(h, "scan_tiles", true, 4, 8, 16384);
+	scan_tiles_run(h, "scan_tiles", false, 1, 4, 2048);
+	scan_tiles_run(h, "scan_tiles", true, 1, 4, 2048);
+	scan_tiles_run(h, "scan_tiles_cpu", false, 1, 4, 8192);	/* CTILE */
+	scan_tiles_run(h, "scan_tiles_cpu", true, 1, 4, 8192);
 }
 
 const HTest exec_gpu_regress[] = {

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	check_err("api_load_missing_file", cmetal_program_load(dev, "/nonexistent/k.so", &p2),
 	          CM_INVALID_PROGRAM, "cannot load kernel library", "/nonexistent/k.so", NULL);
 	check_err("api_wrong_abi_version", cmetal_program_load(dev, lib(dir, "badabi"), &p2),
-	          CM_INVALID_PROGRAM, "ABI version 44", "needs version 3", NULL);
+	          CM_INVALID_PROGRAM, "ABI version 45", "needs version 4", NULL);
 	check_err("api_not_a_kernel_library", cmetal_program_load(dev, lib(dir, "noabi"), &p2),
 	          CM_INVALID_PROGRAM, "not a cmetal kernel library", "cmk_abi_version", NULL);
 	MUST(cmetal_program_load(dev, lib(dir, "basic"), &prog));

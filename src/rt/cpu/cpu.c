@@ -1,7 +1,8 @@
 /* cpu.c — the CPU device: host memory, kernel libraries loaded with dlopen
  * (the C back end's output, checked against CMK_ABI_VERSION), run-time
  * builds through the cache, and the RtDeviceOps table.  Launches are in
- * sched.c.  Threads: all online cores, or $CMETAL_CPU_THREADS. */
+ * sched.c.  Threads: all online cores, or $CMETAL_CPU_THREADS.  Stack a
+ * CM thread may get: 256 MB, or $CMETAL_CPU_STACK_MAX_MB. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,18 @@ static int thread_count(void)
 	}
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+/* Above this a kernel's estimated frame is refused at launch (sched.c):
+ * stacks are mapped without reserving memory, so the limit is on what a
+ * group of fibers could touch, not on what it maps. */
+#define CPU_STACK_MAX_MB 256
+
+static size_t stack_max(void)
+{
+	const char *env = getenv("CMETAL_CPU_STACK_MAX_MB");
+	long mb = env && *env ? atol(env) : CPU_STACK_MAX_MB;
+	return (size_t)(mb >= 1 && mb <= 65536 ? mb : CPU_STACK_MAX_MB) << 20;
 }
 
 static void cpu_close(cmetal_device *dev)
@@ -234,6 +247,7 @@ cm_status rt_cpu_open(cmetal_device *dev)
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory opening the CPU device");
 	}
 	cpu_pool_init(&c->pool, n);
+	c->stack_max = stack_max();
 	for (int i = 0; i < n; i++)
 		c->workers[i].id = i;
 	dev->ops = &cpu_ops;

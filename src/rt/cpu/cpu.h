@@ -53,7 +53,7 @@ typedef struct CpuFiber {
 	bool started;               /* has run fiber_main on its stack */
 	ucontext_t *uc;             /* ASan builds only: they swapcontext */
 	unsigned char *map;         /* mmap'd: guard page + stack */
-	size_t map_size;
+	size_t map_size;            /* the guard page included */
 	int state;
 	CpuThread th;
 } CpuFiber;
@@ -86,6 +86,7 @@ typedef struct CpuWorker {
 
 typedef struct CpuDevice {
 	CpuPool pool;
+	size_t stack_max;           /* bytes of stack a CM thread may get (sched.c) */
 	CpuWorker *workers;         /* pool.n */
 	VEC(CmkSvmRange) svm;       /* live SVM allocations, sorted by base
 	                             * (changed under the device lock): what a

@@ -4,11 +4,16 @@
  * walker).  Pool workers take chunks of items from an atomic counter.  A
  * group of one thread, or of several threads of a kernel without barriers,
  * runs its threads one after another on the worker's stack.  A group whose
- * kernel uses barriers runs its threads as fibers (1 MB mmap'd stacks,
- * touched only as deep as used, with a guard page, cached per worker and started once with a ucontext,
- * then switched with _setjmp/_longjmp): cm_barrier parks the fiber
- * and switches back to the group's scheduler, which resumes all parked
- * fibers once every live fiber has arrived.
+ * kernel uses barriers runs its threads as fibers (mmap'd stacks, touched
+ * only as deep as used, with a guard page, cached per worker and started
+ * once with a ucontext, then switched with _setjmp/_longjmp): cm_barrier
+ * parks the fiber and switches back to the group's scheduler, which
+ * resumes all parked fibers once every live fiber has arrived.  So does a
+ * kernel whose frame may not fit a worker's own stack (thread_stack).
+ * Stacks are sized from the frame the C back end estimates for the kernel
+ * (CmkKernelInfo.frame_size, every local in memory as at cc -O0): twice
+ * that, at least FIBER_STACK; a kernel that would need more than the
+ * device's limit is refused at launch, not run into its guard page.
  *
  * Walker dependencies are deadlock-free by ordering: items are handed out
  * in an order where every thread's dependencies come earlier (by x+y for a
@@ -32,9 +37,15 @@
 
 #include "rt/cpu/cpu.h"
 
-/* bench/cm/scan.cm's scan_tiles built with -g (cc -O0, every value its
- * own array) takes a 662 KB frame (147 KB at -O2): 256 KB overflowed */
+/* The least stack a fiber gets, and all it gets for a kernel without a
+ * frame estimate (hand-written ABI kernels): bench/cm/scan.cm's scan_tiles
+ * built with -g (cc -O0, every value its own array) takes a 662 KB frame
+ * (147 KB at -O2; estimated 833 KB): 256 KB overflowed. */
 #define FIBER_STACK (1024u * 1024u)
+/* A kernel whose estimated frame is above this runs on fibers even
+ * without barriers: a pool thread's stack is the pthread default (8 MB on
+ * glibc, less elsewhere) and the launching thread's is the caller's. */
+#define INLINE_FRAME (1024u * 1024u)
 
 #if defined(__SANITIZE_ADDRESS__)
 #define RT_ASAN 1
@@ -56,6 +67,7 @@ typedef struct CpuRun {
 	CpuWorker *workers;
 	uint64_t nitems;            /* groups, or walker threads */
 	uint32_t T;                 /* threads per group */
+	size_t stack;               /* fibers: bytes of stack each (thread_stack) */
 	uint32_t chunk;
 	/* on a cache line of its own: every worker's fetch_add would otherwise
 	 * evict the fields above, which every item reads */
@@ -272,40 +284,57 @@ static unsigned char *grow(unsigned char **p, size_t *cap, size_t n)
 	return *p;
 }
 
-static bool ensure_fibers(CpuWorker *w, uint32_t n)
+/* Maps fiber f's stack of `stack` bytes above a guard page; a fiber
+ * started on a smaller stack (parked in fiber_main, between groups) is
+ * dropped and starts afresh on the new one. */
+static bool map_stack(CpuFiber *f, size_t stack)
 {
-	if (n <= w->nfibers)
-		return true;
-	CpuFiber *f = realloc(w->fibers, n * sizeof *f);
-	if (!f)
-		return false;
-	w->fibers = f;
 	long page = sysconf(_SC_PAGESIZE);
-	for (uint32_t i = w->nfibers; i < n; i++) {
-		size_t sz = FIBER_STACK + (size_t)page;
-		void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (m == MAP_FAILED)
+	size_t sz = stack + (size_t)page;
+	void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return false;
+	mprotect(m, (size_t)page, PROT_NONE);   /* guard page below the stack */
+	if (f->map)
+		munmap(f->map, f->map_size);
+	f->map = m;
+	f->map_size = sz;
+	f->started = false;
+	return true;
+}
+
+/* At least n fibers of at least `stack` bytes each. */
+static bool ensure_fibers(CpuWorker *w, uint32_t n, size_t stack)
+{
+	if (n > w->nfibers) {
+		CpuFiber *f = realloc(w->fibers, n * sizeof *f);
+		if (!f)
 			return false;
-		mprotect(m, (size_t)page, PROT_NONE);   /* guard page below the stack */
-		f[i] = (CpuFiber){.map = m, .map_size = sz};
+		w->fibers = f;
+		for (uint32_t i = w->nfibers; i < n; i++) {
+			f[i] = (CpuFiber){0};
 #ifdef RT_ASAN
-		/* its own allocation: this array moves, and a ucontext_t points
-		 * into itself */
-		if (!(f[i].uc = calloc(1, sizeof *f[i].uc))) {
-			munmap(m, sz);
-			return false;
-		}
+			/* its own allocation: this array moves, and a ucontext_t
+			 * points into itself */
+			if (!(f[i].uc = calloc(1, sizeof *f[i].uc)))
+				return false;
 #endif
-		w->nfibers = i + 1;
+			w->nfibers = i + 1;
+		}
 	}
+	long page = sysconf(_SC_PAGESIZE);
+	for (uint32_t i = 0; i < n; i++)
+		if (w->fibers[i].map_size < stack + (size_t)page && !map_stack(&w->fibers[i], stack))
+			return false;
 	return true;
 }
 
 void cpu_worker_free(CpuWorker *w)
 {
 	for (uint32_t i = 0; i < w->nfibers; i++) {
-		munmap(w->fibers[i].map, w->fibers[i].map_size);
+		if (w->fibers[i].map)
+			munmap(w->fibers[i].map, w->fibers[i].map_size);
 		free(w->fibers[i].uc);
 	}
 	free(w->fibers);
@@ -410,7 +439,12 @@ static void switch_to_fiber(CpuWorker *w, uint32_t i)
 #endif
 }
 
-/* Runs the T threads of group gi as fibers until all have finished. */
+static void thread_args(CpuRun *r, CpuWorker *w, CpuThread *ct);
+
+/* Runs the T threads of group gi as fibers until all have finished.  A
+ * walker launch (one thread an item) gets here only for a kernel too
+ * large for the worker's stack: its per-thread arguments and done flag are
+ * the single thread's. */
 static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 {
 	uint32_t T = r->T;
@@ -419,6 +453,8 @@ static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 		CpuFiber *f = &w->fibers[i];
 		init_thread(r, w, &f->th);
 		set_ids(r, &f->th, gi, i);
+		if (r->l->per_thread)
+			thread_args(r, w, &f->th);
 		f->th.fiber = i;
 		f->th.t.globals = gsz ? w->globals + i * gsz : NULL;
 		f->state = FIB_READY;
@@ -438,6 +474,8 @@ static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 			break;
 	}
 	w->in_fibers = false;
+	for (uint32_t i = 0; r->done && i < T; i++)
+		atomic_store_explicit(&r->done[w->fibers[i].th.tid], 1, memory_order_release);
 }
 
 /* Points the thread's arguments with per-thread values at its own entry
@@ -503,7 +541,7 @@ static void worker_job(void *ctx, int id)
 	bool ok = (!r->ki->slm_size || grow(&w->slm, &w->slm_cap, r->ki->slm_size)) &&
 	          (!r->ki->globals_size ||
 	           grow(&w->globals, &w->globals_cap, r->ki->globals_size * gcount)) &&
-	          (!r->fibers || ensure_fibers(w, r->T)) &&
+	          (!r->fibers || ensure_fibers(w, r->T, r->stack)) &&
 	          (!r->l->per_thread || ensure_targs(w, r->ki->nargs + 1));
 	if (!ok) {
 		record_fault(r, 0, "out of memory for thread stacks, SLM or globals");
@@ -575,13 +613,30 @@ static void collect_printf(CpuRun *r, int nworkers)
 	vec_free(&all);
 }
 
+/* The stack a CM thread of ki gets on a fiber: twice the C back end's
+ * estimate of its frame (the margin is cheap: stacks are touched only as
+ * deep as used), at least FIBER_STACK, rounded to 64 KB. */
+static size_t thread_stack(const CmkKernelInfo *ki)
+{
+	size_t s = (size_t)ki->frame_size * 2;
+	s = s < FIBER_STACK ? FIBER_STACK : s;
+	return (s + 0xffff) & ~(size_t)0xffff;
+}
+
 cm_status cpu_run(cmetal_device *dev, RtLaunch *l)
 {
 	CpuDevice *c = dev->priv;
 	CpuRun r = {.dev = dev, .l = l, .ki = l->info, .workers = c->workers};
 	r.T = l->threads[0] * l->threads[1] * l->threads[2];
 	r.nitems = (uint64_t)l->groups[0] * l->groups[1] * l->groups[2];
-	r.fibers = r.T > 1 && r.ki->uses_barrier;
+	r.stack = thread_stack(r.ki);
+	if (r.stack > c->stack_max)
+		return rt_fail(CM_OUT_OF_RANGE, "kernel '%s' may need %zu MB of stack per CM thread "
+		               "(twice its C frame as the C back end estimates it), above the CPU "
+		               "device's limit of %zu MB ($CMETAL_CPU_STACK_MAX_MB); shrink its "
+		               "live vectors or build it optimized (without -g)",
+		               r.ki->name, r.stack >> 20, c->stack_max >> 20);
+	r.fibers = (r.T > 1 && r.ki->uses_barrier) || r.ki->frame_size > INLINE_FRAME;
 	pthread_mutex_init(&r.fault_mu, NULL);
 	bool deps = l->kind == RT_LAUNCH_WALKER && l->dep != CMETAL_DEP_NONE;
 	if (deps) {

@@ -28,6 +28,7 @@ typedef struct {
 	 * region_at): */
 	uint32_t loop_w;      /* nonzero: `for r, for c < loop_w`, k = r * loop_w + c */
 	const Inst *loop_wr;  /* the wrregion whose loop it is (x its index), or NULL */
+	uint64_t frame;       /* bytes of the kernel's C locals so far (declare) */
 } CGen;
 
 /* prelude.c */

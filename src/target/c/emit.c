@@ -308,6 +308,8 @@ static void emit_arg(CGen *g, const Inst *i)
 
 static void declare(CGen *g, const Inst *i, const char *prefix)
 {
+	int eb = ir_elem_bytes[i->ty.elem];
+	g->frame += (uint64_t)(eb > 0 ? eb : 1) * i->ty.n;
 	buf_printf(g->out, "\t%s ", c_type(i->ty.elem));
 	if (*prefix == 'v')
 		var_name(g, i->id);
@@ -471,6 +473,7 @@ static bool emit_kernel(CGen *g, Func *f)
 	g->names = g->o->debug ? var_names(g, f) : NULL;
 	g->inl = NULL;
 	g->inl = c_bale(g, f);
+	g->frame = 0;
 	buf_printf(o, "\n" C_UNIT_MARK "\n");
 	line_directive(g, f->loc);   /* -g: the prologue is the kernel's line */
 	buf_printf(o, "CMK_KERNEL void cmk_k_%s(CmkThread *t)\n{\n", f->name);
@@ -506,7 +509,19 @@ static bool emit_kernel(CGen *g, Func *f)
 	return ok;
 }
 
-static void emit_info(Buf *o, const Module *m, bool checked)
+/* The stack one CM thread of a kernel may take, from the bytes of its C
+ * locals: at cc -O0 (-g) every local has its own slot, plus the block
+ * temporaries of the memory operations and the helpers' frames below it
+ * (C_FRAME_SLACK); optimized builds take less.  Saturates at UINT32_MAX. */
+#define C_FRAME_SLACK (64u * 1024u)
+
+static uint32_t frame_size(uint64_t locals)
+{
+	uint64_t n = locals + locals / 4 + C_FRAME_SLACK;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+static void emit_info(Buf *o, const Module *m, bool checked, const uint64_t *frames, int nframes)
 {
 	buf_puts(o, "\n" C_UNIT_MARK "\n");
 	for (uint32_t k = 0; k < m->nfuncs; k++)
@@ -539,8 +554,9 @@ static void emit_info(Buf *o, const Module *m, bool checked)
 			buf_printf(o, "cmk_args_%s", f->name);
 		else
 			buf_puts(o, "0");
-		buf_printf(o, ", %u, %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
-		           f->uses_barrier, f->uses_wait, f->simd_width, checked ? 1 : 0);
+		buf_printf(o, ", %u, %u, %u, %u, %u, %u, %u},\n", f->slm_size, f->globals_size,
+		           f->uses_barrier, f->uses_wait, f->simd_width, checked ? 1 : 0,
+		           frame_size(k < (uint32_t)nframes ? frames[k] : 0));
 	}
 	if (!m->nfuncs)
 		buf_puts(o, "\t{0}\n");
@@ -567,6 +583,7 @@ static void scan_uses(Func *f)
 typedef struct {
 	CGen g;
 	Module *m;
+	VEC(uint64_t) frames; /* by kernel, in m->funcs order: bytes of its locals */
 } CModule;
 
 static void *c_begin(Module *m, const EmitOptions *o, Buf *out)
@@ -584,14 +601,17 @@ static bool c_kernel(void *st, Func *f)
 {
 	CModule *c = st;
 	scan_uses(f);
-	return emit_kernel(&c->g, f);
+	bool ok = emit_kernel(&c->g, f);
+	vec_push(&c->frames, c->g.frame);
+	return ok;
 }
 
 static bool c_end(void *st, bool ok)
 {
 	CModule *c = st;
 	if (ok)
-		emit_info(c->g.out, c->m, c->g.o->bounds_check);
+		emit_info(c->g.out, c->m, c->g.o->bounds_check, c->frames.data, c->frames.len);
+	vec_free(&c->frames);
 	free(c);
 	return true;
 }
