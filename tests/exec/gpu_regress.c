@@ -740,10 +740,45 @@ TEST(scan_tiles_tails)
 	scan_tiles_run(h, "scan_tiles_cpu", true, 1, 4, 8192);
 }
 
+/* bench/cm/histogram.cm's histogram (SLM lane copies) and histogram_cpu
+ * (private histograms, the cm-cpu row) at sizes the bench never runs: a
+ * last chunk that ends inside a block, a lone short chunk, exact multiples,
+ * a tail of one dword. */
+static void histogram_run(H *h, const char *kernel)
+{
+	enum { CHUNK = 4096, MAXN = 4 * CHUNK };
+	static uint8_t d[MAXN];
+	static const uint32_t ns[] = { 3 * CHUNK + 132, 8, 2 * CHUNK, CHUNK + 512 + 4, 4 };
+	for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+		uint32_t n = ns[k], nt = (n + CHUNK - 1) / CHUNK, got[256] = { 0 }, want[256] = { 0 };
+		h_fill_u8(h, d, n);
+		if (k == 2)
+			memset(d, 7, n);	/* one value: the longest chains of increments */
+		for (uint32_t i = 0; i < n; i++)
+			want[d[i]]++;
+		HShape sh = GROUPS((nt + 7) / 8, 8);
+		sh.options = "-fno-bounds-check";
+		HArg data = { HA_IN, d, n };
+		if (!H_RUN(h, "../../bench/cm/histogram", kernel, sh, data, INOUT(got), U32(n),
+		           U32(CHUNK)))
+			return;
+		char what[64];
+		snprintf(what, sizeof what, "%s, n %u", kernel, n);
+		if (!h_eq_u32(h, what, got, want, 256))
+			return;
+	}
+}
+
+TEST(histogram_tails)
+{
+	histogram_run(h, "histogram");
+	histogram_run(h, "histogram_cpu");
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
 	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
-	T(scan_tiles_tails), {0},
+	T(scan_tiles_tails), T(histogram_tails), {0},
 };
