@@ -1,9 +1,13 @@
 /* sched.c — running one launch on the CPU device.
  *
  * Work items are groups (a thread-group space) or single threads (a media
- * walker).  Pool workers take chunks of items from an atomic counter.  A
- * group of one thread, or of several threads of a kernel without barriers,
- * runs its threads one after another on the worker's stack.  A group whose
+ * walker, or the threads of groups that share nothing: a kernel without
+ * barriers or SLM, whose group is only a numbering, so that a launch of a
+ * few large groups still spreads over every worker and a worker the OS
+ * stalls leaves its share to the others).  Pool workers take chunks of
+ * items from an atomic counter.  A group of one thread, or of several
+ * threads of a kernel without barriers, runs its threads one after another
+ * on the worker's stack.  A group whose
  * kernel uses barriers runs its threads as fibers (mmap'd stacks, touched
  * only as deep as used, with a guard page, cached per worker and started
  * once with a ucontext, then switched with _setjmp/_longjmp): cm_barrier
@@ -67,6 +71,7 @@ typedef struct CpuRun {
 	CpuWorker *workers;
 	uint64_t nitems;            /* groups, or walker threads */
 	uint32_t T;                 /* threads per group */
+	bool split;                 /* an item is one thread of a group (T > 1) */
 	size_t stack;               /* fibers: bytes of stack each (thread_stack) */
 	uint32_t chunk;
 	/* on a cache line of its own: every worker's fetch_add would otherwise
@@ -517,7 +522,10 @@ static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
 		return;
 	}
 	CpuThread ct;
-	for (uint32_t i = 0; i < r->T; i++) {
+	uint32_t i0 = 0, i1 = r->T;
+	if (r->split)
+		i0 = (uint32_t)(gi % r->T), i1 = i0 + 1, gi /= r->T;
+	for (uint32_t i = i0; i < i1; i++) {
 		init_thread(r, w, &ct);
 		set_ids(r, &ct, gi, i);
 		if (r->l->per_thread)
@@ -639,6 +647,9 @@ cm_status cpu_run(cmetal_device *dev, RtLaunch *l)
 	r.fibers = (r.T > 1 && r.ki->uses_barrier) || r.ki->frame_size > INLINE_FRAME;
 	pthread_mutex_init(&r.fault_mu, NULL);
 	bool deps = l->kind == RT_LAUNCH_WALKER && l->dep != CMETAL_DEP_NONE;
+	r.split = !r.fibers && r.T > 1 && !r.ki->slm_size && !deps;
+	if (r.split)
+		r.nitems *= r.T;
 	if (deps) {
 		r.order = walker_order(l);
 		r.done = calloc(r.nitems, 1);
