@@ -338,8 +338,8 @@ cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
  * CUDA_RAISE_SPILL bytes per lane more than cp; else cp.  Decided once per
  * kernel and CTA size, with a note in p's build log; a failed build keeps
  * cp.  CMETAL_OCCUPANCY_CAP=0 in the environment turns it off. */
-cm_status cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
-                             uint32_t kernel, uint32_t warps, CudaProgram **out);
+CudaProgram *cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
+                                uint32_t kernel, uint32_t warps);
 #define CUDA_RAISE_SPILL 16
 /* Parses the "//@cmetal" metadata lines of rt/cuda_abi.h at the top of a
  * PTX text into infos (arena), and when cp is not NULL the printf formats

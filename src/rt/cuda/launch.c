@@ -7,9 +7,10 @@
  *      needs more registers than the SM has, the program's register-capped
  *      variant runs it (module.c); when registers limit how many such
  *      CTAs share an SM, a variant capped for 1.5 times the resident warps
- *      runs it if it spills little (module.c cuda_raise_program).  Walker: W*H CM threads, as many warps
- *      per CTA as give the kernel the best occupancy (1 when it uses SLM or
- *      a barrier, since each walker thread is its own group; occupancy.c).  Groups of
+ *      runs it if it spills little (module.c cuda_raise_program).  Walker:
+ *      W*H CM threads, as many warps per CTA as give the kernel the best
+ *      occupancy (1 when it uses SLM or a barrier, since each walker thread
+ *      is its own group; occupancy.c).  Groups of
  *      more than 32 CM threads (and every group launch of a program whose
  *      PTX is in cluster mode) run the program's cluster variant over a
  *      cluster of up to CLUSTER_MAX CTAs (rt/cuda_abi.h "Clusters"): as
@@ -139,7 +140,7 @@ static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Ge
 	                             cp)))
 		return s;
 	if (r.ctas && r.limit == OCC_REGS)   /* more CTAs per SM with fewer registers? */
-		cuda_raise_program(c, l->kernel->prog, *cp, l->kernel->index, (uint32_t)warps, cp);
+		*cp = cuda_raise_program(c, l->kernel->prog, *cp, l->kernel->index, (uint32_t)warps);
 	*g = (Geometry){{l->groups[0], l->groups[1], l->groups[2]},
 	                {(*cp)->ks[l->kernel->index].lanes * l->threads[0], l->threads[1],
 	                 l->threads[2]}, 0, 0, 0};

@@ -831,20 +831,17 @@ cm_status cuda_regcap_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
 	return CM_SUCCESS;
 }
 
-cm_status cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
-                             uint32_t kernel, uint32_t warps, CudaProgram **out)
+CudaProgram *cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
+                                uint32_t kernel, uint32_t warps)
 {
 	CudaKernel *k = &cp->ks[kernel];
-	*out = cp;
-	if (k->raise_warps == warps) {
-		*out = k->raise_prog ? k->raise_prog : cp;
-		return CM_SUCCESS;
-	}
+	if (k->raise_warps == warps)
+		return k->raise_prog ? k->raise_prog : cp;
 	unsigned cap = cuda_raise_cap(c, k, warps);
 	k->raise_warps = warps;
 	k->raise_prog = NULL;
 	if (!cap)
-		return CM_SUCCESS;
+		return cp;
 	Buf log = {0}, note = {0};
 	bool built;
 	CudaProgram *prog;
@@ -866,10 +863,9 @@ cm_status cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *cp,
 		           r1.ctas, r1.pct, nk->local_bytes,
 		           ok ? "launched from that variant" : "spills too much, not used");
 		k->raise_prog = ok ? prog : NULL;
-		*out = ok ? prog : cp;
 	}
 	regcap_note(p, cp, &note, &log);
 	buf_free(&note);
 	buf_free(&log);
-	return CM_SUCCESS;
+	return k->raise_prog ? k->raise_prog : cp;
 }

@@ -104,14 +104,18 @@ cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *kern, uint32_t group
 	OccResult r;
 	cuda_kernel_occ(c, k, warps, &r);
 	out->register_cap = 0;
+	/* launches decide the raise under run_mu (launch.c geometry) */
+	pthread_mutex_lock(&c->run_mu);
+	const CudaProgram *raised = k->raise_warps == warps ? k->raise_prog : NULL;
+	pthread_mutex_unlock(&c->run_mu);
 	if (!r.ctas && r.limit == OCC_REGS && ctas == 1) {
 		CudaKernel capped = *k;
 		capped.regs = (int)occ_reg_cap(&c->arch, warps);
 		out->register_cap = (uint32_t)capped.regs;
 		cuda_kernel_occ(c, &capped, warps, &r);
-	} else if (ctas == 1 && k->raise_warps == warps && k->raise_prog) {
+	} else if (ctas == 1 && raised) {
 		out->register_cap = cuda_raise_cap(c, k, warps);   /* cuda_raise_program's */
-		cuda_kernel_occ(c, &k->raise_prog->ks[kern->index], warps, &r);
+		cuda_kernel_occ(c, &raised->ks[kern->index], warps, &r);
 	}
 	out->ctas_per_sm = r.ctas;
 	out->warps_per_sm = r.active_warps;
