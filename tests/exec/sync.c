@@ -79,7 +79,7 @@ TEST(task)
 
 TEST(printf)
 {
-	int32_t o[16];
+	int32_t o[3 * 16];
 	int k = h_range(h, 1, 99);
 	char want[256] = "";
 	for (int t = 0; t < 3; t++)
