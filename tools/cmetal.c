@@ -66,6 +66,10 @@ static void usage(FILE *f)
 	      "  -fno-phi-coalescing PTX: give every phi registers of its own (by default\n"
 	      "                     a phi may live in the registers of the value it\n"
 	      "                     merges with its updates)\n"
+	      "  -fno-wide-loads    PTX: block reads that fill a vector read by its\n"
+	      "                     columns stay one load per read (by default each\n"
+	      "                     lane loads its k consecutive elements with vector\n"
+	      "                     loads and every column is a register)\n"
 	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
 	      "                     neighbours) may take layouts where a lane holds 2\n"
 	      "                     or 4 consecutive columns (fewer instructions, more\n"
@@ -196,6 +200,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->run_layouts = a[2] != 'n';        /* PTX: run layouts (ptx/runs.c) */
 	else if (!strcmp(a, "-fno-phi-coalescing") || !strcmp(a, "-fphi-coalescing"))
 		o->no_phi_coalescing = a[2] == 'n';  /* PTX: phis in registers of their own (ptx/phic.c) */
+	else if (!strcmp(a, "-fno-wide-loads") || !strcmp(a, "-fwide-loads"))
+		o->no_wide_loads = a[2] == 'n';      /* PTX: no run-layout vector loads (ptx/bwide.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))

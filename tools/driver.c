@@ -162,6 +162,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .no_loop_versions = o->no_loop_versions,
 	                     .run_layouts = o->run_layouts,
 	                     .no_phi_coalescing = o->no_phi_coalescing,
+	                     .no_wide_loads = o->no_wide_loads,
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;

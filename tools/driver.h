@@ -28,6 +28,7 @@ typedef struct {
 	bool no_loop_versions;    /* -fno-loop-versions */
 	bool run_layouts;         /* -frun-layouts */
 	bool no_phi_coalescing;   /* -fno-phi-coalescing */
+	bool no_wide_loads;       /* -fno-wide-loads */
 	bool slm_vec_no_overlap;  /* -fno-slm-vectorize-overlap (seed 001's rule) */
 	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */

@@ -116,6 +116,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->run_layouts = a[2] != 'n';        /* PTX: ptx/runs.c */
 		} else if (!strcmp(a, "-fno-phi-coalescing") || !strcmp(a, "-fphi-coalescing")) {
 			co->no_phi_coalescing = a[2] == 'n';  /* PTX: ptx/phic.c */
+		} else if (!strcmp(a, "-fno-wide-loads") || !strcmp(a, "-fwide-loads")) {
+			co->no_wide_loads = a[2] == 'n';      /* PTX: ptx/bwide.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||

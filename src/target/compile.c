@@ -72,6 +72,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .no_loop_versions = o->no_loop_versions,
 	                     .run_layouts = o->run_layouts,
 	                     .no_phi_coalescing = o->no_phi_coalescing,
+	                     .no_wide_loads = o->no_wide_loads,
 	                     .thread_args = o->thread_args};
 }
 

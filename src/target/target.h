@@ -42,6 +42,9 @@ typedef struct {
 	                         off by default, measured slower) */
 	bool no_phi_coalescing; /* PTX: every phi in registers of its own
 	                         (-fno-phi-coalescing, for A/B runs; phic.c) */
+	bool no_wide_loads;   /* PTX: no vector loads of contiguous block
+	                         loads read by columns (-fno-wide-loads, for
+	                         A/B runs; bwide.c) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
@@ -112,6 +115,7 @@ typedef struct {
 	bool no_loop_versions; /* -fno-loop-versions: EmitOptions.no_loop_versions */
 	bool run_layouts;     /* -frun-layouts: EmitOptions.run_layouts */
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
+	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */

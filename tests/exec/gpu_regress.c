@@ -775,10 +775,75 @@ TEST(histogram_tails)
 	histogram_run(h, "histogram_cpu");
 }
 
+/* wide_<T><D> of gpu_regress.cm on 6 blocks of 32 points from byte skew
+ * of an input of `bytes` bytes: element (p, d) is 0 where it is not all
+ * inside (CM's rule), so a short input checks the checked path's lanes
+ * partly inside; skew 4 or 8 (not 16-aligned) the element-wise path. */
+static void wide_case(H *h, const char *kernel, int eb, int D, uint32_t skew, size_t cut)
+{
+	enum { NP = 192, MAXB = NP * 16 * 8 + 64 };
+	static unsigned char in[MAXB];
+	static double want[NP], got[NP];
+	static float wantf[NP], gotf[NP];
+	size_t bytes = skew + (size_t)NP * D * eb - cut;
+	for (size_t i = 0; i < bytes; i += (size_t)eb) {
+		double v = (double)(h_rand(h) % 1000) - 500;
+		float f = (float)v;
+		if (eb == 8)
+			memcpy(in + i, &v, 8);
+		else
+			memcpy(in + i, &f, 4);
+	}
+	for (int p = 0; p < NP; p++) {
+		double s = 0;
+		for (int d = 0; d < D; d++) {
+			size_t at = skew + ((size_t)p * D + d) * eb;
+			double x = 0;
+			float f;
+			if (at + eb <= bytes) {
+				if (eb == 8)
+					memcpy(&x, in + at, 8);
+				else
+					memcpy(&f, in + at, 4), x = f;
+			}
+			s += (d + 1) * x;
+		}
+		want[p] = s, wantf[p] = (float)s;
+	}
+	HShape sh = GROUPS(3, 1);
+	sh.options = "-fno-bounds-check";	/* the short inputs on purpose */
+	HArg a = { HA_IN, in, bytes }, o = { HA_OUT, eb == 8 ? (void *)got : (void *)gotf,
+	                                      (size_t)NP * eb };
+	char what[96];
+	snprintf(what, sizeof what, "%s skew %u cut %zu", kernel, skew, cut);
+	if (!H_RUN(h, F, kernel, sh, a, o, U32(skew)))
+		return;
+	if (eb == 8)
+		h_eq_u32(h, what, (const uint32_t *)got, (const uint32_t *)want, NP * 2);
+	else
+		h_eq_u32(h, what, (const uint32_t *)gotf, (const uint32_t *)wantf, NP);
+}
+
+TEST(wide_loads)
+{
+	static const struct { const char *k; int eb, d; } ks[] = {
+		{"wide_f2", 4, 2}, {"wide_f4", 4, 4}, {"wide_f8", 4, 8}, {"wide_f16", 4, 16},
+		{"wide_d2", 8, 2}, {"wide_d4", 8, 4}, {"wide_d8", 8, 8},
+	};
+	for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+		int eb = ks[i].eb, d = ks[i].d;
+		wide_case(h, ks[i].k, eb, d, 0, 0);			/* all inside */
+		wide_case(h, ks[i].k, eb, d, 16, 0);
+		wide_case(h, ks[i].k, eb, d, (uint32_t)eb, 0);		/* unaligned */
+		wide_case(h, ks[i].k, eb, d, 0, (size_t)(5 * d + 1) * eb); /* a short tail */
+		wide_case(h, ks[i].k, eb, d, (uint32_t)eb, (size_t)(40 * d) * eb + (size_t)eb / 2);
+	}
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
 	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
-	T(scan_tiles_tails), T(histogram_tails), {0},
+	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), {0},
 };

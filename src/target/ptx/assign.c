@@ -19,6 +19,9 @@
  *     layout);
  *   - a media store writes its value from the value's own layout when
  *     each register of it is one row of the block (media_rows);
+ *   - a vector of contiguous block loads read only by its columns (AoS
+ *     points turned into rows) is set in the run layout beforehand, its
+ *     loads and wrregions left alone here (bwide.c);
  *   - a block load whose one user writes it at an element offset that is
  *     not a multiple of 32 takes the shifted layout that write wants
  *     (assign_load; mem.c loads each lane's element directly), and a
@@ -662,8 +665,10 @@ void px_assign(Px *p)
 	p->canon = NEWN(p->arena, const Layout *, maxn + 1);
 	Arena *ua = arena_child(p->arena);   /* the use lists: this function's */
 	Use **uses = p->o->ptx_canonical ? NULL : use_lists(ua, f);
-	if (uses)
+	if (uses) {
 		px_wants(p, uses, px_seed_runs(p, uses));
+		px_wide_loads(p, uses);
+	}
 	/* The sweep goes in reverse postorder (ir_preds), so a definition is
 	 * seen before its uses other than phis' (a block that comes later in
 	 * layout order may dominate an earlier one: a wrregion there took the
@@ -679,7 +684,7 @@ void px_assign(Px *p)
 			order[nr++] = f->blocks[b];
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (Inst *i = order[b]->first; i; i = i->next) {
-			if (!is_vector(i))
+			if (!is_vector(i) || p->val[i->id].wpart)
 				continue;
 			if (!uses)
 				p->val[i->id].lay = (Layout *)canon_of(p, i->ty.n);

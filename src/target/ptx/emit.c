@@ -666,6 +666,8 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 		return true;
 	if (i->op == Owrregion && p->val[i->id].pair)
 		return px_pair_load(p, i);
+	if (i->op == Owrregion && p->val[i->id].wide)
+		return px_wide_load(p, i);
 	switch (i->op) {
 	case Ophi:
 		if (p->val[i->id].host)

@@ -527,6 +527,95 @@ static void block_limits(Px *p, Inst *i, const Where *w, const char *off)
 	}
 }
 
+/* Lane's k elements of a wide load as vector loads of per elements each
+ * (one piece of 16 bytes or fewer) into registers 0 .. k-1, under q. */
+static void wide_vectors(Px *p, const Inst *v, const Where *w, Elem e, const char *a,
+                         uint32_t k, uint32_t per, const char *q)
+{
+	int eb = ir_elem_bytes[e];
+	for (uint32_t r = 0; r < k; r += per) {
+		Buf regs = {0};
+		for (uint32_t j = 0; j < per; j++)
+			buf_printf(&regs, "%s%s", j ? ", " : "", px_own(p, v, r + j));
+		px_ins(p, "%s%s ld.%s.v%u.%s {%s}, [%s+%u]", q ? "@" : "", q ? q : "",
+		       space_name(w), per, px_mem_ty(e), regs.data, a, r * eb);
+		buf_free(&regs);
+	}
+}
+
+/* The loads of a wide load (bwide.c), at its last wrregion v: lane l
+ * reads the k elements at byte x = o + l * k * eb (o: the offset of the
+ * load of element 0) into registers 0 .. k-1 of v's run layout, in
+ * vector loads of 16 bytes (fewer when k * eb is) where the address is
+ * aligned to them: a uniform test of the buffer's base and o, as a
+ * wrapped buffer may start anywhere; unaligned, element by element.  In
+ * a versioned loop's unchecked copy nothing else is tested (the
+ * element-wise path out of line); elsewhere a lane whose bytes are not
+ * all inside, or wrap past its own load's offset, loads element by
+ * element under a block load's checks, which give 0 outside. */
+bool px_wide_load(Px *p, Inst *v)
+{
+	const PxWide *g = p->val[v->id].wide;
+	const Inst *l0 = g->at0;
+	Elem e = l0->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
+	if (p->lanes != 32)
+		die("wide load in a packed kernel");
+	Where w = where(p, (Inst *)l0, l0->ops[0]);
+	const char *off = px_reg(p, l0->ops[1], 0);
+	px_comment(p, "wrregion of %u block loads: %u elements a lane (run layout), ld.v%u",
+	           g->n, k, piece / (uint32_t)eb);
+	const char *x = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
+	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", x, chunk, off);
+	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, x, w.base);
+	const char *t = px_tmp(p, RC_B32), *al = px_tmp(p, RC_PRED);
+	px_ins(p, "cvt.u32.u64 %s, %s", t, w.base);
+	px_ins(p, "or.b32 %s, %s, %s", t, t, off);
+	px_ins(p, "and.b32 %s, %s, %u", t, t, piece - 1);
+	px_ins(p, "setp.eq.u32 %s, %s, 0", al, t);
+	bool unchecked = true;
+	for (uint32_t m = 0; m < g->n; m++)
+		unchecked = unchecked && px_unchecked(p, g->ld[m]);
+	if (unchecked) {
+		const char *cold = px_label(p), *done = px_label(p);
+		px_ins(p, "@!%s bra.uni %s", al, cold);
+		wide_vectors(p, v, &w, e, a, k, piece / (uint32_t)eb, NULL);
+		buf_printf(&p->body, "%s:\n", done);
+		px_cold_begin(p, cold);
+		for (uint32_t q = 0; q < k; q++)
+			block_access(p, &w, false, e, px_own(p, v, q), a, (int64_t)q * eb, NULL,
+			             block_align(l0));
+		px_cold_end(p, done);
+		return true;
+	}
+	/* the lane's load (of ne elements) starts at om = o + (lane / (ne /
+	 * k)) * ne * eb */
+	const char *om = px_tmp(p, RC_B32), *nw = px_tmp(p, RC_PRED);
+	const char *fast = px_tmp(p, RC_PRED), *slow = px_tmp(p, RC_PRED);
+	uint32_t sh = 0;
+	while ((1u << sh) < g->ne / k)
+		sh++;
+	px_ins(p, "shr.u32 %s, %%lane, %u", om, sh);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", om, om, g->ne * (uint32_t)eb, off);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", nw, x, om);
+	px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", fast, x,
+	       px_surf_limit(p, (uint32_t)w.surf, (int)chunk, 0), nw);
+	px_ins(p, "and.pred %s, %s, %s", fast, fast, al);
+	px_ins(p, "not.pred %s, %s", slow, fast);
+	for (uint32_t q = 0; q < k; q++) {
+		const char *tq = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED);
+		px_ins(p, "add.u32 %s, %s, %u", tq, x, q * (uint32_t)eb);
+		px_ins(p, "setp.ge.and.u32 %s, %s, %s, %s", ok, tq, om, slow);
+		px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", ok, tq,
+		       px_surf_limit(p, (uint32_t)w.surf, eb, 0), ok);
+		block_access(p, &w, false, e, px_own(p, v, q), a, (int64_t)q * eb, ok,
+		             block_align(l0));
+	}
+	wide_vectors(p, v, &w, e, a, k, piece / (uint32_t)eb, fast);
+	return true;
+}
+
 bool px_pair_load(Px *p, Inst *w2)
 {
 	Inst *w1 = w2->ops[0], *l2 = w2->ops[1], *d = w1->ops[0];

@@ -140,7 +140,7 @@ uint32_t occ_raise_cap(const OccArch *a, const OccKernel *k, uint32_t warps, uin
 		c.regs = cap;
 		OccResult rc;
 		occ_compute(a, &c, warps, &rc);
-		if (2 * rc.active_warps >= 3 * r.active_warps)
+		if (rc.active_warps >= 2 * r.active_warps)
 			return cap;
 	}
 	return 0;

@@ -63,12 +63,13 @@ const char *occ_limit_name(OccLimit l);   /* "warps", "CTAs", "registers", "shar
  * fits) with which a CTA of warps fits the register file; 0 when none does. */
 uint32_t occ_reg_cap(const OccArch *a, uint32_t warps);
 /* The largest register cap per lane (a multiple of 8, at least floor)
- * under which at least 1.5 times as many warps of CTAs of warps are
- * resident as at k->regs, when registers are what limits them; 0 when
- * they are not, or no such cap is at least floor.  The runtime builds a
- * variant with it.  Smaller steps do not pay on an H200: k-means' assign
- * kernel capped from 56 to 48 registers (no spills, 4 -> 5 CTAs of 8
- * warps) ran 0.95x; linear from 40 to 32 (1 -> 2 CTAs of 32) 1.31x. */
+ * under which at least twice as many warps of CTAs of warps are resident
+ * as at k->regs, when registers are what limits them; 0 when they are
+ * not, or no such cap is at least floor.  The runtime builds a variant
+ * with it.  Smaller steps do not pay on an H200: k-means' assign kernel
+ * capped from 56 to 48 registers (no spills, 4 -> 5 CTAs of 8 warps) ran
+ * 0.95x, from 51 to 40 (8 bytes of spills, 4 -> 6 CTAs) 0.91x; linear
+ * from 40 to 32 (1 -> 2 CTAs of 32) 1.31x. */
 uint32_t occ_raise_cap(const OccArch *a, const OccKernel *k, uint32_t warps, uint32_t floor);
 /* The CTA size in warps (1..max) with the highest occupancy for k, the
  * smallest such size on a tie (small CTAs spread a small launch over more

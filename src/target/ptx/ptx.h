@@ -40,6 +40,14 @@ typedef struct PxBGroup {
  * once: x = xr * xs + c, y = yr * ys + c of every member, and the box of
  * bytes [x0, x1) and rows [y0, y1) from those; the members, the leader
  * first, and whether the leader makes all their loads at once. */
+/* A vector of contiguous block loads read by its columns (bwide.c): its
+ * n loads of ne elements, the one at element 0, and k elements a lane in
+ * the run layout. */
+typedef struct PxWide {
+	const struct Inst **ld;
+	const struct Inst *at0;
+	uint32_t n, ne, k;
+} PxWide;
 typedef struct PxMGroup {
 	const char *ok;       /* (once emitted) the test */
 	const struct Inst *xr, *yr;
@@ -72,6 +80,7 @@ typedef struct {
 	                           same copy at the same runtime offset: it loads
 	                           them all (slm.c px_slm_rextract) */
 	const char *scr;      /* register: the warp's scratch base, once stored */
+	PxWide *wide;         /* (a wrregion) the wide load emitted here (bwide.c) */
 	union {               /* by the instruction's kind (read only there): */
 		struct {      /* a block access: */
 			const struct Inst *blead; /* the leader of its group,
@@ -112,7 +121,9 @@ typedef struct {
 	                         where its shuffle plan costs more (assign.c) */
 	bool exact;           /* 8/16-bit result known to fit its type: its
 	                         32-bit register needs no normalization */
-	bool skip;            /* emits nothing: part of a pair */
+	bool skip;            /* emits nothing: part of a pair or a wide load */
+	bool wpart;           /* a load or wrregion of a wide load: its layout
+	                         set by bwide.c, left alone by assign.c */
 	bool inb;             /* (a block access in a versioned loop) inside its
 	                         surface in every iteration when the loop's test
 	                         passes: unchecked in its second copy (vloop.c) */
@@ -389,6 +400,11 @@ const char *px_dpair_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32
 /* bpair.c: two half-register block loads into one register as one load
  * (PxVal.pair, .skip) */
 void px_block_pairs(Px *p);
+/* bwide.c: vectors of contiguous block loads read by columns, loaded in
+ * the run layout (PxVal.wide, .wpart, .skip); before assign.c's sweep */
+void px_wide_loads(Px *p, PxUse **uses);
+/* mem.c: the loads of a wide load, at its last wrregion w */
+bool px_wide_load(Px *p, Inst *w);
 /* mem.c: the load of a pair, at its second wrregion w */
 bool px_pair_load(Px *p, Inst *w);
 /* mem.c: a gather or scatter, each element on its own */

@@ -1,0 +1,204 @@
+/* bwide.c — a vector built of contiguous block loads and read only by
+ * its columns, loaded k elements a lane with vector loads.
+ *
+ * requires: use lists (assign.c), before assign.c's sweep.
+ * changes: PxVal.lay and .wpart of the chain's loads and wrregions
+ * (assign.c's sweep leaves them), .skip on all but the last wrregion,
+ * .wide on that one: mem.c px_wide_load emits every load there.
+ *
+ * k-means turns 32 points of D floats (AoS) into D rows of 32:
+ *
+ *     V0 = wrregion C, L0, <0;32,1>, 0       L0 = bload S, o      (bytes)
+ *     V1 = wrregion V0, L1, <0;32,1>, 32     L1 = bload S, o + 128
+ *     ...                                    (D loads, contiguous)
+ *     row d = rdregion V, <D;1,0>, d         (d = 0 .. D-1)
+ *
+ * In the canonical layout each row gathers from all D registers: D
+ * shuffles and D - 1 selects per row (D = 4: 16 shuffles and 12 selects
+ * for 32 points), or, for D = 16, an SLM round trip (assign.c
+ * costly_region).  In the run layout of one row of n = 32 k elements
+ * (layout.c lay_runs: element e in register e % k, lane e / k) row d is
+ * register d, a rename, and lane j's elements k j .. k j + k - 1 are
+ * k * eb contiguous bytes: one ld.global.v4 (or v2, or several v4) per
+ * lane replaces the D loads.
+ *
+ * Conditions: the wrregions are plain (constant offset, stride 1, no
+ * mask), cover the vector once between them, and each but the last has
+ * no other user; the loads are surface loads at 32-bit offsets of one
+ * root (ir_affine) whose constants put each load's bytes where its
+ * elements sit in the vector, of 4- or 8-byte elements, aligned to 16
+ * bytes (or to the lane's bytes when fewer), of one size (a power of
+ * two, a multiple of k, so that each lane's elements are one load's),
+ * read once; nothing between
+ * the first load and the last wrregion writes memory (the loads move
+ * down to it); every user of the vector is a constant region whose
+ * pullback in the run layout is canonical (a column, a rename).  Not in
+ * the checking mode (its reports name each access).
+ */
+#include "rt/cmk_abi.h"
+#include "target/ptx/ptx.h"
+
+#define MAX_LOADS 64
+
+static bool plain_write(const Inst *w)
+{
+	return w->op == Owrregion && !ir_roff(w) && !w->has_mask && w->ty.n > 1 &&
+	       w->rg.hstride == 1 && w->rg.width == (int32_t)w->ops[1]->ty.n &&
+	       w->ops[1]->op == Obload;
+}
+
+/* A load of a surface parameter at a 32-bit offset, read once. */
+static bool surface_load(const Px *p, const Inst *l)
+{
+	const Inst *s = l->ops[0];
+	int eb = ir_elem_bytes[l->ty.elem];
+	return l->space == SP_SURF && l->nuse == 1 && (eb == 4 || eb == 8) &&
+	       l->ty.elem != E_I1 && s->op == Oarg && (uint32_t)s->imm < p->f->nparams &&
+	       p->f->params[s->imm].kind == CMK_ARG_SURFACE && px_class(l->ops[1]->ty.elem) == RC_B32;
+}
+
+static bool quiet_between(const Inst *from, const Inst *to)
+{
+	for (const Inst *i = from; i && i != to; i = i->next)
+		if (ir_writes_memory(i))
+			return false;
+	return true;
+}
+
+/* The chain of wrregions below v, top first, into w (false: not one). */
+static bool chain(const Px *p, const Inst *v, const Inst **w, uint32_t *n)
+{
+	uint32_t m = 0, covered = 0;
+	for (const Inst *x = v; plain_write(x) && x->ty.n == v->ty.n; x = x->ops[0]) {
+		if (m == MAX_LOADS || (x != v && x->nuse != 1) || x->block != v->block ||
+		    !surface_load(p, x->ops[1]) || x->ops[1]->block != v->block)
+			return false;
+		w[m++] = x;
+		covered += x->ops[1]->ty.n;
+	}
+	*n = m;
+	return m >= 2 && covered == v->ty.n;
+}
+
+/* Whether the loads of w[0..n) read the vector's bytes in order: load m
+ * at offset root * scale + c0 + eb * (its element offset in the vector),
+ * its elements disjoint from the others'. */
+static bool contiguous(const Inst *const *w, uint32_t n, uint32_t total)
+{
+	const Inst *r0 = NULL;
+	uint32_t s0 = 0;
+	int64_t base = 0;
+	uint64_t seen[1024 / 64] = {0};   /* the elements loaded so far */
+	if (total > 1024)
+		return false;
+	for (uint32_t m = 0; m < n; m++) {
+		const Inst *l = w[m]->ops[1];
+		const Inst *r;
+		uint32_t s;
+		int64_t c;
+		ir_affine(l->ops[1], &r, &s, &c);
+		int eb = ir_elem_bytes[l->ty.elem];
+		int64_t b = c - (int64_t)w[m]->rg.offset * eb;
+		if (!m)
+			r0 = r, s0 = s, base = b;
+		if (r != r0 || s != s0 || b != base || l->ty.elem != w[0]->ops[1]->ty.elem ||
+		    l->ty.n != w[0]->ops[1]->ty.n ||
+		    l->align != w[0]->ops[1]->align || l->ops[0] != w[0]->ops[1]->ops[0])
+			return false;
+		for (uint32_t e = (uint32_t)w[m]->rg.offset; e < w[m]->rg.offset + l->ty.n; e++) {
+			if (e >= total || seen[e / 64] >> (e % 64) & 1)
+				return false;
+			seen[e / 64] |= 1ull << (e % 64);
+		}
+	}
+	return true;
+}
+
+/* Whether every user of v reads a column of it, a constant vector region
+ * whose pullback in the run layout l is canonical, but for the phi that
+ * carries v around a loop only to be overwritten: base, the chain's
+ * base, when v is its only other value (a matrix declared in the loop's
+ * body) (*carry: it, which then lives in l too). */
+static bool columns_only(Px *p, const Inst *v, const PxUse *uses, const Layout *l,
+                         const Inst *base, const Inst **carry)
+{
+	*carry = NULL;
+	if (!uses)
+		return false;
+	for (const PxUse *s = uses; s; s = s->next) {
+		const Inst *u = s->u;
+		if (u == base && u->op == Ophi && u->nuse == 1) {
+			*carry = u;
+			continue;
+		}
+		if (u->op != Ordregion || ir_roff(u) || s->k != 0 || u->ty.n < 2)
+			return false;
+		uint32_t *regs = NULL;
+		const Layout *r = lay_pullback(p->tmp, l, u->rg, u->ty.n, &regs);
+		if (!r || !r->canon)
+			return false;
+	}
+	(void)v;
+	return true;
+}
+
+/* The group whose last wrregion is v, if it qualifies. */
+static void try_wide(Px *p, Inst *v, PxUse **uses)
+{
+	const Inst *w[MAX_LOADS];
+	uint32_t n, total = v->ty.n;
+	if (!chain(p, v, w, &n) || !contiguous(w, n, total))
+		return;
+	const Inst *first = w[n - 1]->ops[1];   /* the first in program order */
+	for (uint32_t m = 0; m < n; m++)
+		if (w[m]->ops[1]->id < first->id)
+			first = w[m]->ops[1];
+	if (!quiet_between(first, v))
+		return;
+	Elem e = first->ty.elem;
+	uint32_t eb = (uint32_t)ir_elem_bytes[e], k = total / 32, ne = first->ty.n;
+	uint32_t piece = k * eb < 16 ? k * eb : 16;
+	int align = first->align ? first->align : 16;
+	/* a lane's elements lie in one load (its checks are that load's) */
+	if (total % 32 || (k != 2 && k != 4 && k != 8 && k != 16) || (uint32_t)align < piece ||
+	    ne % k || (ne & (ne - 1)))
+		return;
+	Layout *l = lay_runs(p->arena, total, total, k);
+	const Inst *carry;
+	if (!columns_only(p, v, uses[v->id], l, w[n - 1]->ops[0], &carry))
+		return;
+	if (carry) {
+		p->val[carry->id].lay = l;
+		p->val[carry->id].wpart = true;
+	}
+	PxWide *g = NEW(p->arena, PxWide);
+	g->n = n;
+	g->ne = ne;
+	g->k = k;
+	g->ld = NEWN(p->arena, const Inst *, n);
+	for (uint32_t m = 0; m < n; m++) {
+		const Inst *x = w[m]->ops[1];
+		g->ld[m] = x;
+		if (w[m]->rg.offset == 0)
+			g->at0 = x;
+		p->val[x->id].lay = (Layout *)lay_canonical(p->arena, x->ty.n);
+		p->val[x->id].skip = p->val[x->id].wpart = true;
+		p->val[w[m]->id].lay = l;
+		p->val[w[m]->id].wpart = true;
+		if (m)
+			p->val[w[m]->id].skip = true;
+	}
+	p->val[v->id].wide = g;
+}
+
+void px_wide_loads(Px *p, PxUse **uses)
+{
+	if (!uses || px_checking(p) || p->o->no_wide_loads)
+		return;
+	Func *f = p->f;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (plain_write(i) && !p->val[i->id].wpart)
+				try_wide(p, i, uses);
+	arena_reset(p->tmp);
+}
