@@ -6,7 +6,7 @@
  *      threads[1], threads[2]) with W = 32 unless packed; when such a CTA
  *      needs more registers than the SM has, the program's register-capped
  *      variant runs it (module.c); when registers limit how many such
- *      CTAs share an SM, a variant capped for 1.5 times the resident warps
+ *      CTAs share an SM, a variant capped for twice the resident warps
  *      runs it if it spills little (module.c cuda_raise_program).  Walker:
  *      W*H CM threads, as many warps per CTA as give the kernel the best
  *      occupancy (1 when it uses SLM or a barrier, since each walker thread
