@@ -39,6 +39,15 @@ cmetal_program *cmb_build(cmetal_device *dev, const char *name,
 	const char *src = cm_source(name), *env = getenv("CMBENCH_OPTS");
 	char opts[512], what[64];
 	cmetal_program *p = NULL;
+	/* A/B of hand-edited code: CMB_LOAD_<name>=FILE loads FILE (the
+	 * output of `cmetal -S -t ptx` or `-c`, edited) instead of building */
+	snprintf(what, sizeof what, "CMB_LOAD_%s", name);
+	const char *file = getenv(what);
+	if (file && *file) {
+		snprintf(what, sizeof what, "loading %s", file);
+		probe_dev = dev;
+		return cmb_check(cmetal_program_load(dev, file, &p), what) ? NULL : p;
+	}
 	if (!src) {
 		cmb_check(CM_INVALID_VALUE, "no embedded source");
 		return NULL;
