@@ -3,9 +3,13 @@
  * with check_sgemm / check_dgemm (sampled).  The variants:
  *   sgemm        "cm": the SLM-staged kernel, groups of 8 threads, each
  *                group a 128 x 128 tile of C
- *   sgemm_paper  "cm-paper": the paper's Rx128 register blocks, groups of
- *                4x4 threads
+ *   sgemm_paper  "cm-paper": the paper's Rx128 register blocks
  *   dgemm        "cm": the paper's register blocks (R = 8)
+ *                These two use no SLM or barrier, so the runtime groups
+ *                their threads (threads {0, 0, 0}): on an H200 it runs one
+ *                CM thread a CTA, and dgemm took 9.84 / 78.1 ms at 4096^3 /
+ *                8192^3 against 11.64 / 95.4 in the 4x4 groups they had,
+ *                sgemm_paper 4.96 / 37.5 against 5.30 / 42.2 (2026-11-27)
  *   dgemm_dpas   "cm-dpas": hgemm.cm's 32 x 32 blocks of 8 x 8 tiles on
  *                the FP64 cm_dpas (DMMA on NVIDIA), C += A B (checked
  *                with alpha = beta = 1); A, B and C as 2D surfaces over
@@ -22,7 +26,8 @@
 
 typedef struct {
 	const char *kernel, *impl;
-	int tx, ty;		/* threads per group */
+	int tx, ty;		/* threads per group; 0, 0: the runtime's choice
+				 * (threads {0, 0, 0}: rows of its auto_group) */
 	int cols, rows;		/* C per thread */
 	const char *prog;	/* cm/PROG.cm */
 	int plain;		/* C += A B, no alpha, beta arguments; with
@@ -33,10 +38,10 @@ typedef struct {
 
 static const Variant sgemm_variants[] = {
 	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0, 0 },	/* a group: 128 x 128 of C */
-	{ "sgemm_paper", "cm-paper", 4, 4, 128, 16, "gemm", 0, 0, 0 },
+	{ "sgemm_paper", "cm-paper", 0, 0, 128, 16, "gemm", 0, 0, 0 },	/* no SLM */
 };
 static const Variant dgemm_variants[] = {
-	{ "dgemm", "cm", 4, 4, 128, 8, "gemm", 0, 0, 0 },
+	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0 },	/* no SLM: regroupable */
 	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* 128 x 128 a group */
 };
 static const Variant hgemm_variants[] = {
@@ -91,6 +96,13 @@ static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v, int n)
 		return cmb_check(cmetal_task_add_walker(t, k, (uint32_t)(n / v->cols),
 							(uint32_t)(n / v->rows), CMETAL_DEP_NONE),
 				  "task entry");
+	if (!v->tx && cmb_group < 0) {
+		uint32_t space[3] = { (uint32_t)(n / v->cols), (uint32_t)(n / v->rows), 1 };
+		uint32_t zero[3] = { 0 };
+		return cmb_check(cmetal_task_add_groups(t, k, space, zero), "task entry");
+	}
+	if (!v->tx)	/* a sweep setting: cmb_add_2d regroups */
+		return cmb_add_2d(t, k, n / v->cols, n / v->rows, 1, 1);
 	return cmb_add_2d(t, k, n / v->cols, n / v->rows, v->tx, v->ty);
 }
 
