@@ -3,8 +3,11 @@
  * argument is set, then captures the arguments: values are copied, and
  * each surface argument i becomes surface slot i (CmkSurface geometry from
  * its buffer or 2D surface), so the kernel's SurfaceIndex value is i.
- * Running a task hands each entry to the device in order, then emits the
- * printf text and reports the first kernel fault. */
+ * Running a task hands its entries to the device in order, one at a time
+ * or, on a device that runs batches (RtDeviceOps.run_batch: the CUDA
+ * device enqueues them back to back and synchronizes once), a batch at a
+ * time; after each batch it emits the printf text of the entries that ran
+ * and reports the first kernel fault. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,21 +382,67 @@ static void emit_printf(cmetal_device *dev, Buf *out)
 	}
 }
 
-/* One entry; the device runs one launch at a time. */
-static cm_status run_entry(cmetal_device *dev, RtLaunch *l)
+/* Runs ls[0], ... of a task under the device lock: a batch of up to n
+ * entries where the device runs batches, else the first entry; *done gets
+ * how many completed. */
+static cm_status run_batch(cmetal_device *dev, RtLaunch **ls, uint32_t n, uint32_t *done)
 {
-	if (l->kind == RT_LAUNCH_SYNC)
-		return CM_SUCCESS;  /* entries already run one after another */
-	l->printf_out.len = 0;
-	l->fault[0] = '\0';
-	l->device_ms = -1.0;
+	cm_status s = CM_SUCCESS;
+	*done = 0;
+	if (!dev->ops->run_batch && ls[0]->kind == RT_LAUNCH_SYNC) {
+		*done = 1;   /* entries already run one after another */
+		return s;
+	}
 	rt_dev_lock(dev);
-	cm_status s = dev->ops->run(dev, l);
+	if (dev->ops->run_batch)
+		s = dev->ops->run_batch(dev, ls, n, done);
+	else if (!(s = dev->ops->run(dev, ls[0])))
+		*done = 1;
 	rt_dev_unlock(dev);
-	emit_printf(dev, &l->printf_out);
-	if (!s && l->fault[0])
-		s = rt_fail(CM_KERNEL_FAULT, "%s", l->fault);
+	if (!s && !*done)
+		die("device '%s' ran a batch of no entries", dev->ops->kind);
 	return s;
+}
+
+/* The kernel times a task's entries add up to. */
+typedef struct {
+	double ms;
+	bool all;                   /* every entry had a device time */
+} RunTime;
+
+/* The report of the fault of ls[i], the first of a batch of done
+ * entries: entries after it that already ran are counted. */
+static cm_status fault_status(RtLaunch **ls, uint32_t i, uint32_t done)
+{
+	uint32_t later = 0;
+	for (uint32_t j = i + 1; j < done; j++)
+		later += ls[j]->kind != RT_LAUNCH_SYNC;
+	if (!later)
+		return rt_fail(CM_KERNEL_FAULT, "%s", ls[i]->fault);
+	return rt_fail(CM_KERNEL_FAULT, "%s (%u more launch%s of the task, enqueued with it, "
+	               "had already run)", ls[i]->fault, later, later == 1 ? "" : "es");
+}
+
+/* After a batch that returned s: the printf text of the done entries in
+ * order, their kernel times, and the first fault, which comes before
+ * any failure of a later entry. */
+static cm_status after_batch(cmetal_device *dev, RtLaunch **ls, uint32_t done, cm_status s,
+                             RunTime *time)
+{
+	cm_status fs = CM_SUCCESS;
+	for (uint32_t i = 0; i < done; i++) {
+		RtLaunch *l = ls[i];
+		if (l->kind == RT_LAUNCH_SYNC)
+			continue;
+		emit_printf(dev, &l->printf_out);
+		if (l->device_ms < 0)
+			time->all = false;
+		else
+			time->ms += l->device_ms;
+		if (!fs && l->fault[0])
+			fs = fault_status(ls, i, done);
+	}
+	return fs ? fs : s;
 }
 
 static void event_destroy(RtObj *o)
@@ -406,24 +455,27 @@ static cm_status task_run(cmetal_task *t, cmetal_event **ev)
 {
 	if (ev)
 		*ev = NULL;
+	RtLaunch **ls = t->entries.data;
+	uint32_t n = (uint32_t)t->entries.len;
+	for (uint32_t i = 0; i < n; i++) {
+		ls[i]->printf_out.len = 0;
+		ls[i]->fault[0] = '\0';
+		ls[i]->device_ms = -1.0;
+		ls[i]->timed = ev != NULL;
+	}
 	cm_status s = CM_SUCCESS;
 	double start = rt_now_ms();
 	/* devices with their own timers (CUDA events) report each launch's
-	 * kernel time; the event then holds their sum, else the host clock */
-	double device_ms = 0.0;
-	bool device_timed = true;
-	for (int i = 0; i < t->entries.len && !s; i++) {
-		RtLaunch *l = t->entries.data[i];
-		l->timed = ev != NULL;
-		s = run_entry(t->dev, l);
-		if (l->kind != RT_LAUNCH_SYNC && l->device_ms < 0)
-			device_timed = false;
-		else if (l->kind != RT_LAUNCH_SYNC)
-			device_ms += l->device_ms;
+	 * kernel time; the event then holds their sum, else (and after a
+	 * failure) the host clock */
+	RunTime time = {0.0, true};
+	for (uint32_t i = 0, done = 0; i < n && !s; i += done) {
+		s = run_batch(t->dev, ls + i, n - i, &done);
+		s = after_batch(t->dev, ls + i, done, s, &time);
 	}
 	double end = rt_now_ms();
-	if (device_timed && t->entries.len)
-		end = start + device_ms;
+	if (time.all && n && !s)
+		end = start + time.ms;
 	if (ev) {
 		cmetal_event *e = calloc(1, sizeof *e);
 		if (!e)

@@ -209,6 +209,14 @@ struct RtDeviceOps {
 	                       cmetal_occupancy *out);
 	/* runs one launch to completion (fills l->printf_out and l->fault) */
 	cm_status (*run)(cmetal_device *dev, RtLaunch *l);
+	/* optional, replaces run: runs ls[0], ls[1], ... (sync entries
+	 * included) in order as one batch and returns when the batch is
+	 * complete; the device decides where a batch ends (at most n entries,
+	 * at least one).  *done gets the entries that completed, with their
+	 * results filled as run fills them; on an error (rt_fail) ls[*done] is
+	 * the entry that failed, or the batch failed as a whole (*done 0), and
+	 * the task stops.  NULL: the common layer calls run once per entry. */
+	cm_status (*run_batch)(cmetal_device *dev, RtLaunch **ls, uint32_t n, uint32_t *done);
 };
 
 /* device.c */

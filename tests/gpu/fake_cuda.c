@@ -32,8 +32,9 @@
  *                                  register count
  * A simulated launch that fails (an instruction the simulator does not
  * know, an address outside every allocation, a deadlock, ...) prints the
- * simulator's message on stderr and returns CUDA_ERROR_INVALID_VALUE,
- * whose text (cuGetErrorString) is that message: the runtime reports it
+ * simulator's message on stderr and the wait that ran it returns
+ * CUDA_ERROR_INVALID_VALUE, whose text (cuGetErrorString) is that
+ * message (see the stream below): the runtime reports it
  * as a refused launch and keeps the context, so a test run goes on with
  * the next test (a sticky error would lose the device for all of them).
  * Allocations are registered with the simulator, which refuses any global
@@ -50,22 +51,44 @@
  * in fake_cubin_loads, and is refused as CUDA_ERROR_NO_BINARY_FOR_GPU when
  * $FAKE_CUDA_NO_CUBIN is set (a cubin for another GPU).  The device is
  * compute capability 9.0, or $FAKE_CUDA_CC ("12.0"); fake_last_target
- * holds the .target of the last PTX loaded. */
+ * holds the .target of the last PTX loaded.
+ *
+ * The stream is a queue, as on a GPU: the asynchronous calls (cuMemcpy*Async,
+ * cuMemsetD8Async, cuLaunchKernel[Ex], cuEventRecord) only append work, and
+ * the work runs in order when the host waits for it (cuStreamSynchronize,
+ * cuCtxSynchronize, cuEventSynchronize, and the synchronous copies and
+ * memsets, which wait for the stream first as the legacy NULL stream does).
+ * So a copy reads its host source when it runs, not when it is queued, and a
+ * launch copies its parameters when it is queued (the driver's contract):
+ * host memory reused before the wait shows up as wrong results.  A launch
+ * checks its shape when queued (lanes, registers, cluster dimensions) and
+ * its launch block when it runs; a failure while running drops the rest of
+ * the queue and is returned by the wait.  Time is a clock of the stream:
+ * each kernel takes 0.5 ms and each queued copy or memset 0.25 ms, and an
+ * event records the clock when it runs (cuEventElapsedTime before both
+ * events ran is CUDA_ERROR_NOT_READY).  fake_stats counts the host's waits
+ * on the stream (waits), and frees of memory while work was queued
+ * (frees_pending, after which the queue is drained as cuMemFree does).
+ * fake_inject makes the Nth launch from now fail: launch_fail at the call
+ * (CUDA_ERROR_INVALID_VALUE), run_fail while running (CUDA_ERROR_ILLEGAL_
+ * ADDRESS, sticky on a GPU; here returned by the next wait only). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt/cuda_abi.h"
+#include "fake_cuda.h"
 #include "ptxsim.h"
+#include "rt/cuda_abi.h"
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 
-struct FakeStats { int uploads, launches, syncs, allocs, frees, cluster_launches; };
-struct FakeStats fake_stats;
+FakeStats fake_stats;
+FakeInject fake_inject;
 
-static int ctx_obj, stream_obj, event_obj;
+static int ctx_obj, stream_obj;
 /* A module remembers its register cap; its functions point back at it. */
 #define NNAMES 9
 typedef struct {
@@ -91,7 +114,7 @@ CUresult cuDriverGetVersion(int *v) { *v = 12040; return 0; }
 static char sim_err[1024];   /* the last failed simulation's message */
 CUresult cuGetErrorString(CUresult e, const char **s)
 {
-	*s = e == 1 && sim_err[0] ? sim_err : "fake error";
+	*s = (e == 1 || e == 700) && sim_err[0] ? sim_err : "fake error";
 	return 0;
 }
 CUresult cuGetErrorName(CUresult e, const char **s) { *s = "CUDA_ERROR_FAKE"; return 0; }
@@ -109,8 +132,83 @@ CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)1 << 30; return 0;
 CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = &ctx_obj; return 0; }
 CUresult cuDevicePrimaryCtxRelease_v2(int d) { return 0; }
 CUresult cuCtxSetCurrent(void *c) { return 0; }
-CUresult cuCtxSynchronize(void) { return 0; }
 CUresult cuCtxSetLimit(int l, size_t v) { return 0; }
+/* ---- the stream: queued work, run in order when the host waits ---- */
+
+typedef struct FakeEvent { double t; bool done; } FakeEvent;
+typedef enum { Q_COPY, Q_SET, Q_KERNEL, Q_EVENT } QKind;
+typedef struct {
+	QKind kind;
+	void *dst;                /* copy, set */
+	const void *src;
+	size_t n;
+	unsigned char v;
+	FakeEvent *ev;            /* event */
+	FakeFunc *fn;             /* kernel */
+	unsigned grid[3], block[3], shmem;
+	unsigned cx;              /* cuLaunchKernelEx's cluster size; 0: cuLaunchKernel */
+	void **params;            /* pointers into blob: the values as queued */
+	unsigned char *blob;
+	int fail;                 /* fake_inject.run_fail: the error it runs into */
+} QOp;
+static QOp *queue;
+static int qlen, qcap;
+static double fake_clock;     /* ms: the stream's time */
+static pthread_mutex_t qmu = PTHREAD_MUTEX_INITIALIZER;
+static CUresult run_kernel(QOp *op);
+
+static void push(QOp op)
+{
+	pthread_mutex_lock(&qmu);
+	if (qlen == qcap) {
+		qcap = qcap ? 2 * qcap : 64;
+		queue = realloc(queue, sizeof *queue * (size_t)qcap);
+		if (!queue)
+			abort();
+	}
+	queue[qlen++] = op;
+	pthread_mutex_unlock(&qmu);
+}
+
+/* Runs the queue; the first failure drops the rest and is returned. */
+static CUresult drain(void)
+{
+	CUresult r = 0;
+	pthread_mutex_lock(&qmu);
+	for (int i = 0; i < qlen; i++) {
+		QOp *op = &queue[i];
+		if (!r && op->kind == Q_COPY)
+			memmove(op->dst, op->src, op->n), fake_clock += 0.25;
+		else if (!r && op->kind == Q_SET)
+			memset(op->dst, op->v, op->n), fake_clock += 0.25;
+		else if (!r && op->kind == Q_EVENT)
+			op->ev->t = fake_clock, op->ev->done = true;
+		else if (!r && op->kind == Q_KERNEL)
+			r = run_kernel(op), fake_clock += 0.5;
+		free(op->blob);
+	}
+	qlen = 0;
+	pthread_mutex_unlock(&qmu);
+	return r;
+}
+
+/* A call that waits for the stream. */
+static CUresult wait_stream(void)
+{
+	fake_stats.waits++;
+	return drain();
+}
+
+/* A free: cuMemFree waits for the queued work first. */
+static void drain_for_free(void)
+{
+	pthread_mutex_lock(&qmu);
+	bool pending = qlen > 0;
+	pthread_mutex_unlock(&qmu);
+	fake_stats.frees_pending += pending;
+	drain();
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
 	void *m = malloc(n);
@@ -124,6 +222,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 }
 CUresult cuMemFree_v2(CUdeviceptr p)
 {
+	drain_for_free();
 	ps_region(p, 0, false);
 	free((void *)(uintptr_t)p);
 	fake_stats.frees++;
@@ -138,6 +237,7 @@ CUresult cuMemHostAlloc(void **p, size_t n, unsigned f)
 }
 CUresult cuMemFreeHost(void *p)
 {
+	drain_for_free();
 	ps_region((uint64_t)(uintptr_t)p, 0, false);
 	free(p);
 	return 0;
@@ -149,36 +249,43 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned f)
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
 {
+	CUresult r = wait_stream();
 	memcpy((void *)(uintptr_t)d, s, n);
-	return 0;
+	return r;
 }
 CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
 {
+	CUresult r = wait_stream();
 	memcpy(d, (void *)(uintptr_t)s, n);
-	return 0;
+	return r;
 }
 CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n)
 {
+	CUresult r = wait_stream();
 	memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
-	return 0;
+	return r;
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, void *st)
 {
 	fake_stats.uploads++;
-	return cuMemcpyHtoD_v2(d, s, n);
+	push((QOp){.kind = Q_COPY, .dst = (void *)(uintptr_t)d, .src = s, .n = n});
+	return 0;
 }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, void *st)
 {
-	return cuMemcpyDtoH_v2(d, s, n);
+	push((QOp){.kind = Q_COPY, .dst = d, .src = (const void *)(uintptr_t)s, .n = n});
+	return 0;
 }
 CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
 {
+	CUresult r = wait_stream();
 	memset((void *)(uintptr_t)d, v, n);
-	return 0;
+	return r;
 }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *st)
 {
-	return cuMemsetD8_v2(d, v, n);
+	push((QOp){.kind = Q_SET, .dst = (void *)(uintptr_t)d, .v = v, .n = n});
+	return 0;
 }
 int fake_cubin_loads;
 char fake_last_target[32];
@@ -410,29 +517,109 @@ static CUresult simulate(FakeFunc *fn, PsModule *sm, const unsigned grid[3],
 	return 1;
 }
 
+/* The bytes of each parameter of fn (n of them), as the launch passes
+ * them: the simulator's .param sizes, or the hand-written kernels' (the
+ * launch parameter, out's descriptor, and an int for those that take one);
+ * 0 for a kernel with no body. */
+static int param_sizes(FakeFunc *fn, PsModule *sm, size_t *sizes, int max)
+{
+	if (sm) {
+		for (int i = 0; i < sm->nks; i++) {
+			const PsKernel *k = &sm->ks[i];
+			if (strcmp(k->name, fn->real))
+				continue;
+			for (int j = 0; j < k->nparams && j < max; j++)
+				sizes[j] = sm->syms[k->params[j]].size;
+			return k->nparams < max ? k->nparams : max;
+		}
+		return 0;
+	}
+	if (!strcmp(fn->name, "other"))
+		return 0;
+	sizes[0] = CUDA_LP_BYTES;
+	sizes[1] = CUDA_SP_BYTES;
+	sizes[2] = 4;
+	bool value = !strcmp(fn->name, "fill") || !strcmp(fn->name, "hungry") || snug(fn) ||
+	             !strcmp(fn->name, "pf");
+	return value ? 3 : 2;
+}
+
+/* Copies the parameter values into op (the driver takes them at the call). */
+static void copy_params(QOp *op, void **params)
+{
+	size_t sizes[512], total = 0;
+	int n = param_sizes(op->fn, sim_module(op->fn), sizes, 512);
+	for (int i = 0; i < n; i++)
+		total += (sizes[i] + 15) / 16 * 16;
+	op->blob = malloc(sizeof(void *) * (size_t)(n + 1) + total);
+	if (!op->blob)
+		abort();
+	op->params = (void **)op->blob;
+	unsigned char *at = op->blob + sizeof(void *) * (size_t)(n + 1);
+	for (int i = 0; i < n; i++) {
+		memcpy(at, params[i], sizes[i]);
+		op->params[i] = at;
+		at += (sizes[i] + 15) / 16 * 16;
+	}
+	op->params[n] = NULL;
+}
+
+/* fake_inject: whether this launch is the one counted down to. */
+static bool injected(int *count)
+{
+	return *count > 0 && --*count == 0;
+}
+
+/* Queues a launch whose shape was checked. */
+static CUresult queue_launch(FakeFunc *fn, const unsigned grid[3], const unsigned block[3],
+                             unsigned shmem, unsigned cx, void **params)
+{
+	if (injected(&fake_inject.launch_fail)) {
+		snprintf(sim_err, sizeof sim_err, "fake_cuda: an injected launch failure");
+		return 1;
+	}
+	QOp op = {.kind = Q_KERNEL, .fn = fn, .shmem = shmem, .cx = cx};
+	memcpy(op.grid, grid, sizeof op.grid);
+	memcpy(op.block, block, sizeof op.block);
+	if (injected(&fake_inject.run_fail))
+		op.fail = 700;  /* CUDA_ERROR_ILLEGAL_ADDRESS */
+	copy_params(&op, params);
+	fake_stats.launches++;
+	fake_stats.cluster_launches += cx != 0;
+	push(op);
+	return 0;
+}
+
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shmem, void *st, void **params,
                         void **extra)
 {
 	FakeFunc *fn = f;
-	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
-	if (!same_launch(params[0], l))
-		return 1;
-	fake_stats.launches++;
 	sim_err[0] = 0;
-	unsigned lanes = fn->lanes;
-	if (bx % lanes || !bx)
+	if (bx % fn->lanes || !bx)
 		return 1;  /* a CM thread is a warp, or lanes lanes of one */
-	uint64_t warps = (uint64_t)gx * gy * gz * (bx / lanes) * by * bz;   /* CM threads */
 	uint64_t cta = ((uint64_t)bx * by * bz + 31) / 32, per_warp = ((uint64_t)fake_regs(fn) * 32 + 255) / 256 * 256;
 	if (per_warp * ((cta + 3) / 4 * 4) > 65536)
 		return 701;  /* CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES */
+	return queue_launch(fn, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, shmem, 0,
+	                    params);
+}
+
+/* Runs a cuLaunchKernel's kernel: its launch block as it is now. */
+static CUresult run_plain(QOp *op)
+{
+	FakeFunc *fn = op->fn;
+	void **params = op->params;
 	PsModule *sm = sim_module(fn);
-	if (sm)
-		return simulate(fn, sm, (unsigned[3]){gx, gy, gz}, (unsigned[3]){bx, by, bz}, shmem,
-		                params);
-	if (!strcmp(fn->name, "other"))
+	if (!strcmp(fn->name, "other") && !sm)
 		return 0;   /* no hand-written body, the simulator off */
+	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
+	if (!same_launch(params[0], l))
+		return 1;
+	if (sm)
+		return simulate(fn, sm, op->grid, op->block, op->shmem, params);
+	uint64_t warps = (uint64_t)op->grid[0] * op->grid[1] * op->grid[2] *
+	                 (op->block[0] / fn->lanes) * op->block[1] * op->block[2];  /* CM threads */
 	CudaSurface *out = param_surface(l, params[1]);   /* fake_ptx: argument 0 */
 	if (!out) {
 		fprintf(stderr, "fake_cuda: argument 0 of %s is not its surface's CudaSurfaceParam\n",
@@ -447,7 +634,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
 			put32(out, t, (uint32_t)(v + (int)t));
 	} else if (!strcmp(fn->name, "walk")) {
 		if (l->kind != CUDA_LAUNCH_WALKER || warps < l->nthreads ||
-		    warps - l->nthreads >= l->threads_per_cta || bx != lanes * l->threads_per_cta)
+		    warps - l->nthreads >= l->threads_per_cta ||
+		    op->block[0] != fn->lanes * l->threads_per_cta)
 			return 1;
 		for (uint32_t t = 0; t < l->nthreads; t++)
 			put32(out, t, (t % l->width) * 1000 + t / l->width);
@@ -482,10 +670,7 @@ typedef struct {
 CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **extra)
 {
 	FakeFunc *fn = f;
-	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
 	unsigned cx = 1;
-	if (!same_launch(params[0], l))
-		return 1;
 	sim_err[0] = 0;
 	for (unsigned i = 0; i < cfg->nattrs; i++)
 		if (cfg->attrs[i].id == 4) {  /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
@@ -493,13 +678,8 @@ CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **
 			if (cfg->attrs[i].value.clusterDim.y != 1 || cfg->attrs[i].value.clusterDim.z != 1)
 				return 1;
 		}
-	uint64_t g = (uint64_t)l->local[0] * l->local[1] * l->local[2];
-	if (!cx || cx > 8 || cfg->gx % cx || cfg->by != 1 || cfg->bz != 1 ||
-	    l->kind != CUDA_LAUNCH_GROUPS || cfg->bx != 32 * l->cta_warps ||
-	    (uint64_t)cx * l->cta_warps < g || (uint64_t)(cx - 1) * l->cta_warps >= g)
+	if (!cx || cx > 8 || cfg->gx % cx || cfg->by != 1 || cfg->bz != 1)
 		return 1;  /* CUDA_ERROR_INVALID_VALUE */
-	fake_stats.launches++;
-	fake_stats.cluster_launches++;
 	PsModule *sm = sim_module(fn);
 	if (sm && cx > 1) {
 		snprintf(sim_err, sizeof sim_err, "ptxsim: kernel %s: cluster launches (%u CTAs a "
@@ -507,26 +687,80 @@ CUresult cuLaunchKernelEx(const FakeConfig *cfg, void *f, void **params, void **
 		fprintf(stderr, "%s\n", sim_err);
 		return 1;
 	}
+	return queue_launch(fn, (unsigned[3]){cfg->gx, cfg->gy, cfg->gz},
+	                    (unsigned[3]){cfg->bx, cfg->by, cfg->bz}, cfg->shmem, cx, params);
+}
+
+/* Runs a cuLaunchKernelEx's kernel: the launch block must describe the
+ * cluster (no CTA without a real CM thread). */
+static CUresult run_cluster(QOp *op)
+{
+	FakeFunc *fn = op->fn;
+	void **params = op->params;
+	unsigned cx = op->cx;
+	const CudaLaunch *l = (const CudaLaunch *)(uintptr_t)*(CUdeviceptr *)params[0];
+	if (!same_launch(params[0], l))
+		return 1;
+	PsModule *sm = sim_module(fn);
 	if (sm)
-		return simulate(fn, sm, (unsigned[3]){cfg->gx, cfg->gy, cfg->gz},
-		                (unsigned[3]){cfg->bx, cfg->by, cfg->bz}, cfg->shmem, params);
+		return simulate(fn, sm, op->grid, op->block, op->shmem, params);
+	uint64_t g = (uint64_t)l->local[0] * l->local[1] * l->local[2];
+	if (l->kind != CUDA_LAUNCH_GROUPS || op->block[0] != 32 * l->cta_warps ||
+	    (uint64_t)cx * l->cta_warps < g || (uint64_t)(cx - 1) * l->cta_warps >= g)
+		return 1;  /* CUDA_ERROR_INVALID_VALUE */
 	if (!strcmp(fn->name, "fill")) {
 		CudaSurface *out = param_surface(l, params[1]);
 		if (!out)
 			return 1;
 		int v = *(int *)params[2];
-		uint64_t n = (uint64_t)cfg->gx / cx * cfg->gy * cfg->gz * g;
+		uint64_t n = (uint64_t)op->grid[0] / cx * op->grid[1] * op->grid[2] * g;
 		for (uint64_t t = 0; t < n; t++)
 			put32(out, t, (uint32_t)(v + (int)t));
 	}
 	return 0;
 }
 
+static CUresult run_kernel(QOp *op)
+{
+	if (op->fail) {
+		snprintf(sim_err, sizeof sim_err, "fake_cuda: kernel %s: an injected fault while "
+		         "running", op->fn->real);
+		return op->fail;
+	}
+	return op->cx ? run_cluster(op) : run_plain(op);
+}
+
 CUresult cuStreamCreate(void **s, unsigned f) { *s = &stream_obj; return 0; }
-CUresult cuStreamDestroy_v2(void *s) { return 0; }
-CUresult cuStreamSynchronize(void *s) { fake_stats.syncs++; return 0; }
-CUresult cuEventCreate(void **e, unsigned f) { *e = &event_obj; return 0; }
-CUresult cuEventDestroy_v2(void *e) { return 0; }
-CUresult cuEventRecord(void *e, void *s) { return 0; }
-CUresult cuEventSynchronize(void *e) { return 0; }
-CUresult cuEventElapsedTime(float *ms, void *a, void *b) { *ms = 0.5f; return 0; }
+CUresult cuStreamDestroy_v2(void *s) { drain(); return 0; }
+CUresult cuStreamSynchronize(void *s)
+{
+	fake_stats.syncs++;
+	return wait_stream();
+}
+CUresult cuEventCreate(void **e, unsigned f)
+{
+	*e = calloc(1, sizeof(FakeEvent));
+	return *e ? 0 : 2;
+}
+CUresult cuEventDestroy_v2(void *e)
+{
+	drain();
+	free(e);
+	return 0;
+}
+CUresult cuEventRecord(void *e, void *s)
+{
+	((FakeEvent *)e)->done = false;
+	push((QOp){.kind = Q_EVENT, .ev = e});
+	return 0;
+}
+CUresult cuEventSynchronize(void *e) { return wait_stream(); }
+CUresult cuCtxSynchronize(void) { return wait_stream(); }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b)
+{
+	const FakeEvent *x = a, *y = b;
+	if (!x->done || !y->done)
+		return 600;  /* CUDA_ERROR_NOT_READY */
+	*ms = (float)(y->t - x->t);
+	return 0;
+}

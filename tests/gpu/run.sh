@@ -6,6 +6,7 @@
 # GPU); then sim.sh (tests/exec on the fake driver, whose simulator runs
 # the PTX cmetal generated); then cluster.c (groups of 33..256 CM
 # threads) on the CPU device, and on CUDA too when CMETAL_DEVICE=cuda.
+# test_tasks.c runs tasks of several entries against the fake driver.
 # Prints "ok NAME" / "FAIL NAME" lines.  run_all.sh (not run here) is the
 # full GPU job.
 BUILD=${1:-build}
@@ -43,6 +44,20 @@ for mode in host fake; do
 		echo "FAIL gpu/test_cuda_$mode: exited with status $rc"
 	fi
 done
+# tasks of several entries (one synchronization a task) on the fake driver
+if $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T/test_tasks" \
+	"$ROOT/tests/gpu/test_tasks.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
+	mkdir -p "$T/tasks"
+	CMETAL_CACHE_DIR="$T/tasks/cache" LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$T/test_tasks" "$T/tasks" >"$T/out" 2>&1
+	rc=$?
+	cat "$T/out"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL' "$T/out"; then
+		echo "FAIL gpu/test_tasks: exited with status $rc"
+	fi
+else
+	echo "FAIL gpu/test_tasks: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
+fi
 # run_all.sh's microbenchmarks look inside runtime objects: run them
 # against the fake driver (1 MB, its simulator off: they time launches)
 # so that they keep up with the runtime

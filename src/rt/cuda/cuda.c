@@ -1,6 +1,6 @@
 /* cuda.c — the CUDA device: opening a GPU (the driver's primary context
  * and one non-blocking stream), memory, and the RtDeviceOps table.
- * Programs are in module.c, launches in launch.c.
+ * Programs are in module.c, launches in launch.c and batch.c.
  *
  * Memory: every buffer, 2D surface and SVM allocation is one cuMemAlloc
  * block, zeroed at creation; 2D surfaces use the pitch memory.c chose (rows
@@ -9,9 +9,9 @@
  * launch boundaries (see cuda.h).  Mapping a device buffer gives a host
  * copy that unmap writes back.
  *
- * The fault record the kernels write (rt/cuda_abi.h "Faults") is pinned host
- * memory mapped into the device when the driver allows it, so checking it
- * after a launch costs no copy. */
+ * The fault records the kernels write (rt/cuda_abi.h "Faults"), one per
+ * launch of a batch, are pinned host memory mapped into the device when the
+ * driver allows it, so checking them after a batch costs no copy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +53,10 @@ static void release(CudaDevice *c)
 			cu->MemFree(c->wait_mem);
 		if (c->printf_mem)
 			cu->MemFree(c->printf_mem);
-		for (int i = 0; i < 2; i++)
+		for (uint32_t i = 0; i < 2 * CUDA_BATCH_MAX; i++)
 			if (c->ev[i])
 				cu->EventDestroy(c->ev[i]);
+		cuda_batch_release(c);
 		if (c->fault_mapped)
 			cu->MemFreeHost((void *)c->fault_host);
 		else if (c->fault_dev)
@@ -81,27 +82,29 @@ static void cuda_close(cmetal_device *dev)
 	dev->priv = NULL;
 }
 
-/* The fault record: mapped pinned memory, else device memory. */
+/* The fault records, one per launch of a batch: mapped pinned memory,
+ * else device memory. */
 static cm_status fault_word(CudaDevice *c)
 {
 	const CuDriver *cu = c->cu;
+	const size_t bytes = CUDA_BATCH_MAX * sizeof(uint64_t);
 	void *h = NULL;
 	if (!getenv("CMETAL_CUDA_FAULT_DEVICE") &&
-	    cu->MemHostAlloc(&h, 64, CU_MEMHOSTALLOC_DEVICEMAP) == CUDA_SUCCESS) {
+	    cu->MemHostAlloc(&h, bytes, CU_MEMHOSTALLOC_DEVICEMAP) == CUDA_SUCCESS) {
 		if (cu->MemHostGetDevicePointer(&c->fault_dev, h, 0) == CUDA_SUCCESS) {
-			memset(h, 0, 64);
+			memset(h, 0, bytes);
 			c->fault_host = h;
 			c->fault_mapped = true;
 			return CM_SUCCESS;
 		}
 		cu->MemFreeHost(h);
 	}
-	c->fault_host = calloc(1, sizeof(uint64_t));
+	c->fault_host = calloc(CUDA_BATCH_MAX, sizeof(uint64_t));
 	if (!c->fault_host)
 		return rt_fail(CM_OUT_OF_MEMORY, "out of memory opening the CUDA device");
-	CUresult r = cu->MemAlloc(&c->fault_dev, 256);
+	CUresult r = cu->MemAlloc(&c->fault_dev, bytes);
 	if (!r)
-		r = cu->MemsetD8(c->fault_dev, 0, 256);
+		r = cu->MemsetD8(c->fault_dev, 0, bytes);
 	return r ? cu_fail(r, CM_OUT_OF_MEMORY, "allocating the CUDA fault record") : CM_SUCCESS;
 }
 
@@ -314,7 +317,7 @@ static const RtDeviceOps cuda_ops = {
 	.program_build = cuda_program_build,
 	.program_free = cuda_program_free,
 	.occupancy = cuda_occupancy,
-	.run = cuda_run,
+	.run_batch = cuda_run_batch,
 };
 
 cm_status rt_cuda_open(cmetal_device *dev, int ordinal)

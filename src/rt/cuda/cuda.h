@@ -12,8 +12,9 @@
  *             host copy while a buffer is mapped.
  * Host-aliasing buffers (cmetal_buffer_create_host) are a device copy kept
  * in step at launch boundaries: host -> device before every launch that
- * binds them, device -> host after it.  Between launches the user's memory
- * is the truth (buffer read/write/map go straight to it).
+ * binds them, device -> host after it (and the host waits for that copy
+ * before anything else runs).  Between launches the user's memory is the
+ * truth (buffer read/write/map go straight to it).
  */
 #ifndef CMETAL_RT_CUDA_H
 #define CMETAL_RT_CUDA_H
@@ -175,19 +176,31 @@ typedef struct CudaMem {
 	RtMem *m;
 } CudaMem;
 
+/* Launches enqueued between two synchronizations at most (batch.c): the
+ * fault record has a slot for each, and the timing events a pair. */
+#define CUDA_BATCH_MAX 64u
+
+/* Memory freed once the batch's launches are done with it (batch.c). */
+typedef struct CudaDefer {
+	CUdeviceptr dev;            /* cuMemFree, or 0 */
+	void *host;                 /* cuMemFreeHost, or NULL */
+} CudaDefer;
+
 typedef struct CudaDevice {
 	const CuDriver *cu;
 	CUdevice dev;
 	CUcontext ctx;
 	CUstream stream;
 	int ordinal, cc_major, cc_minor, nsm;
-	pthread_mutex_t run_mu;     /* one launch at a time (shared launch state) */
+	pthread_mutex_t run_mu;     /* one batch of launches at a time (shared
+	                               launch state, events, staging) */
 	bool lost;                  /* a kernel faulted: the context is unusable */
 	char lost_why[256];
 	CudaMem *aliases;           /* host-aliasing buffers, newest first */
-	/* the fault record (rt/cuda_abi.h "Faults"): pinned host memory the
-	 * GPU writes through a mapped address (fault_dev); when mapping fails,
-	 * device memory read back */
+	/* the fault records (rt/cuda_abi.h "Faults"), one per launch of a
+	 * batch (CUDA_BATCH_MAX): pinned host memory the GPU writes through a
+	 * mapped address (fault_dev); when mapping fails, device memory copied
+	 * back into fault_host at the end of the batch */
 	volatile uint64_t *fault_host;
 	CUdeviceptr fault_dev;
 	bool fault_mapped;
@@ -201,7 +214,16 @@ typedef struct CudaDevice {
 	CUdeviceptr printf_mem;
 	size_t printf_cap;
 	unsigned char *printf_host;  /* host copy of the records (malloc'd) */
-	CUevent ev[2];              /* start/end of a timed launch, made lazily */
+	CUevent ev[2 * CUDA_BATCH_MAX]; /* start/end of timed launch i of a
+	                               batch: ev[2i], ev[2i + 1]; made lazily */
+	/* batch.c: the host side of the uploads of a batch (launch blocks)
+	 * is copied into pinned staging memory that stays untouched until the
+	 * batch's synchronization; memory replaced during a batch (a grown
+	 * buffer, a grown staging area) is freed after it */
+	unsigned char *stage;
+	size_t stage_cap, stage_used;
+	CudaDefer *defer;
+	uint32_t ndefer, defer_cap;
 	OccArch arch;               /* per-SM limits: the driver's attributes over
 	                               the table of the compute capability */
 } CudaDevice;
@@ -347,8 +369,41 @@ CudaProgram *cuda_raise_program(CudaDevice *c, cmetal_program *p, CudaProgram *c
 bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint32_t *n,
                          CudaProgram *cp, Buf *err);
 
-/* launch.c */
-cm_status cuda_run(cmetal_device *dev, RtLaunch *l);
+/* launch.c: one launch of a batch */
+/* What a launch enqueued leaves for after the synchronization. */
+typedef struct CudaQueued {
+	RtLaunch *l;
+	const CudaProgram *cp;      /* the program it runs (printf formats) */
+	bool timed;                 /* between events ev[2 slot], ev[2 slot + 1] */
+	bool prints;                /* printf records to collect */
+	bool host_after;            /* the host must wait for it before anything
+	                               else runs (printf, host-aliasing buffers):
+	                               the batch ends with it */
+} CudaQueued;
+/* Enqueues launch l as launch `slot` of the batch on c->stream: geometry
+ * and variants, launch block, uploads, the kernel, the copies back; the
+ * host waits for none of it.  Fails (rt_fail) when l cannot launch. */
+cm_status cuda_enqueue(CudaDevice *c, RtLaunch *l, uint32_t slot, CudaQueued *q);
+/* After the batch's synchronization: the kernel time, the fault record
+ * (read and cleared) and the printf text of the launch in `slot`. */
+cm_status cuda_finish(CudaDevice *c, const CudaQueued *q, uint32_t slot);
+/* The error r of a launch or of the kernels of a batch, `who` ("kernel
+ * 'k'"); a sticky one loses the context. */
+cm_status cuda_kernel_error(CudaDevice *c, const char *who, CUresult r, const char *when);
+
+/* batch.c: running the entries of a task (RtDeviceOps.run_batch) */
+cm_status cuda_run_batch(cmetal_device *dev, RtLaunch **ls, uint32_t n, uint32_t *done);
+/* A copy of src[0, n) in the staging memory, untouched until the batch's
+ * synchronization: the source of an asynchronous upload; NULL after an
+ * rt_fail. */
+const void *cuda_stage(CudaDevice *c, const void *src, size_t n);
+/* Frees device memory p once the launches enqueued so far are done. */
+void cuda_free_later(CudaDevice *c, CUdeviceptr p);
+/* Makes the timing events of launch `slot` of a batch; false when the
+ * driver gives none. */
+bool cuda_slot_events(CudaDevice *c, uint32_t slot);
+/* Frees what end-of-batch frees (cuda.c closes the device with it). */
+void cuda_batch_release(CudaDevice *c);
 
 /* occupancy.c: the calculator (target/ptx/occupancy.c) with the device's
  * limits and a loaded kernel's registers and shared memory */

@@ -1,4 +1,7 @@
-/* launch.c — running one launch on the GPU (rt/cuda_abi.h is the contract).
+/* launch.c — one launch on the GPU (rt/cuda_abi.h is the contract), as a
+ * launch of a batch (batch.c): cuda_enqueue puts everything on the
+ * device's stream without waiting, cuda_finish reads the results after
+ * the batch's synchronization.
  *
  *   1. geometry: a CM thread is a warp, or W lanes of one when the kernel
  *      packs 32/W CM threads to a warp (metadata "lanes W", target/ptx/
@@ -18,28 +21,39 @@
  *      one padded when the CTA count does not divide the group.
  *   2. the launch block (CudaLaunch + one CudaSurface per argument) is built
  *      on the host and uploaded only when it differs from what the kernel's
- *      device slot already holds (a repeated launch uploads nothing).
- *   3. cm_wait launches get the ticket and flags zeroed (one memset).
+ *      device slot already holds (a repeated launch uploads nothing).  The
+ *      upload is asynchronous, from a copy in the batch's staging memory
+ *      (the kernel's host image is rebuilt by its next launch, maybe in the
+ *      same batch, before the copy has run); the device slot is written in
+ *      stream order, after the kernel's earlier launches.
+ *   3. cm_wait launches get the ticket and flags zeroed (one memset on the
+ *      stream).
  *   4. host-aliasing buffers bound to the launch are copied in before and
- *      out after it.
+ *      out after it; such a launch ends its batch (the host waits for the
+ *      copy back).
  *   5. kernels that print get the device's printf buffer (its head zeroed
- *      before the launch); afterwards its records are copied back and
- *      formatted (printf.c) into l->printf_out, which the common layer
- *      hands to the printf callback or stdout as the CPU device's text.  A
- *      launch that overflows the buffer says so at the end of its text and
- *      the buffer doubles (up to PRINTF_MAX) for the next launch.
- *   6. cuLaunchKernel (cuLaunchKernelEx with the cluster dimension for a
+ *      before the launch) and end their batch; afterwards the records are
+ *      copied back and formatted (printf.c) into l->printf_out, which the
+ *      common layer hands to the printf callback or stdout as the CPU
+ *      device's text.  A launch that overflows the buffer says so at the
+ *      end of its text and the buffer doubles (up to PRINTF_MAX) for the
+ *      next launch.
+ *   6. per-thread argument tables are uploaded from the task's copy of
+ *      them, which stays as it is until the task returns.
+ *   7. cuLaunchKernel (cuLaunchKernelEx with the cluster dimension for a
  *      cluster of more than one CTA) with kernelParams = {&launch param,
  *      args[0], args[1], ...}, a surface's argument its CudaSurfaceParam
- *      (rt/cuda_abi.h "Kernel entry": the prologue reads no global memory),
- *      between two cuEventRecord when an event wants the launch's time
- *      (l->timed; l->device_ms gets the elapsed time), then one
- *      cuStreamSynchronize.
- *   7. the fault record: a bounds-checked kernel found an out-of-range
- *      access (and made it safe); reported with its line, kind and CM
- *      thread as the CPU device reports it.
- * The steady state is: an optional memcmp, one cuLaunchKernel, one
- * synchronize, one load of the mapped fault record — no allocation. */
+ *      (rt/cuda_abi.h "Kernel entry": the prologue reads no global memory;
+ *      the driver copies the values at the call), between the slot's two
+ *      cuEventRecord when an event wants the launch's time (l->timed;
+ *      l->device_ms gets the elapsed time after the synchronization).
+ *   8. the fault record of the slot: a bounds-checked kernel found an
+ *      out-of-range access (and made it safe); reported with its line,
+ *      kind and CM thread as the CPU device reports it.
+ * Memory a launch replaces (grown cm_wait flags or per-thread tables) is
+ * freed after the batch (cuda_free_later).  The steady state is: an
+ * optional memcmp, one cuLaunchKernel, and per batch one synchronize and
+ * a load of each mapped fault record — no allocation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +181,7 @@ static cm_status wait_scratch(CudaDevice *c, uint64_t n, CudaLaunch *cl)
 	size_t need = WAIT_HEAD + (size_t)n * 4;
 	if (need > c->wait_cap) {
 		if (c->wait_mem)
-			c->cu->MemFree(c->wait_mem);
+			cuda_free_later(c, c->wait_mem);
 		c->wait_mem = 0;
 		c->wait_cap = 0;
 		CUresult r = c->cu->MemAlloc(&c->wait_mem, need);
@@ -185,14 +199,14 @@ static cm_status wait_scratch(CudaDevice *c, uint64_t n, CudaLaunch *cl)
 	return CM_SUCCESS;
 }
 
-/* Fills k->next with this launch's block. */
+/* Fills k->next with the block of this launch, launch `slot` of its batch. */
 static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g,
-                             CudaKernel *k)
+                             CudaKernel *k, uint32_t slot)
 {
 	const CmkKernelInfo *ki = l->info;
 	CudaLaunch cl = {0};
 	cl.surfaces = k->block + CUDA_L_BYTES;
-	cl.fault = c->fault_dev;
+	cl.fault = c->fault_dev + (CUdeviceptr)slot * sizeof(uint64_t);
 	cl.nsurfaces = ki->nargs;
 	if (l->kind == RT_LAUNCH_WALKER) {
 		cl.kind = CUDA_LAUNCH_WALKER;
@@ -301,31 +315,27 @@ static cm_status printf_collect(CudaDevice *c, const CudaProgram *cp, RtLaunch *
 	return CM_SUCCESS;
 }
 
-/* Kernel time between the launch's two events into l->device_ms. */
-static void device_time(CudaDevice *c, RtLaunch *l)
+/* Kernel time between the two events of the launch's slot into
+ * l->device_ms. */
+static void device_time(CudaDevice *c, RtLaunch *l, uint32_t slot)
 {
 	float ms = 0.0f;
-	if (c->cu->EventElapsedTime(&ms, c->ev[0], c->ev[1]) == CUDA_SUCCESS)
+	if (c->cu->EventElapsedTime(&ms, c->ev[2 * slot], c->ev[2 * slot + 1]) == CUDA_SUCCESS)
 		l->device_ms = ms;
 }
 
-/* The two timing events, made on first use. */
-static bool timing_events(CudaDevice *c)
-{
-	for (int i = 0; i < 2; i++)
-		if (!c->ev[i] && c->cu->EventCreate(&c->ev[i], 0) != CUDA_SUCCESS) {
-			c->ev[i] = NULL;
-			return false;
-		}
-	return true;
-}
-
-/* Uploads k->next unless the device slot already holds it. */
+/* Uploads k->next, from a staged copy, unless the device slot will hold
+ * it already when the launch runs. */
 static cm_status upload_block(CudaDevice *c, CudaKernel *k)
 {
 	if (k->image_valid && !memcmp(k->next, k->image, k->image_len))
 		return CM_SUCCESS;
-	CUresult r = c->cu->MemcpyHtoDAsync(k->block, k->next, k->image_len, c->stream);
+	const void *src = cuda_stage(c, k->next, k->image_len);
+	if (!src) {
+		k->image_valid = false;
+		return CM_OUT_OF_MEMORY;
+	}
+	CUresult r = c->cu->MemcpyHtoDAsync(k->block, src, k->image_len, c->stream);
 	if (r) {
 		k->image_valid = false;
 		return cu_fail(r, CM_IO_ERROR, "uploading the launch block");
@@ -337,9 +347,11 @@ static cm_status upload_block(CudaDevice *c, CudaKernel *k)
 	return CM_SUCCESS;
 }
 
-/* Copies host-aliasing buffers bound to the launch in (to_dev) or out. */
-static cm_status sync_aliases(CudaDevice *c, const RtLaunch *l, bool to_dev)
+/* Copies host-aliasing buffers bound to the launch in (to_dev) or out,
+ * on the stream; *any: whether there were any. */
+static cm_status sync_aliases(CudaDevice *c, const RtLaunch *l, bool to_dev, bool *any)
 {
+	*any = false;
 	if (!c->aliases)
 		return CM_SUCCESS;
 	const CmkKernelInfo *ki = l->info;
@@ -349,6 +361,7 @@ static cm_status sync_aliases(CudaDevice *c, const RtLaunch *l, bool to_dev)
 		for (CudaMem *a = c->aliases; a; a = a->next_alias) {
 			if (a->m->host != l->surfaces[i].base)
 				continue;
+			*any = true;
 			CUresult r = to_dev
 			        ? c->cu->MemcpyHtoDAsync(a->m->addr, a->user, a->m->size, c->stream)
 			        : c->cu->MemcpyDtoHAsync(a->user, a->m->addr, a->m->size, c->stream);
@@ -359,21 +372,19 @@ static cm_status sync_aliases(CudaDevice *c, const RtLaunch *l, bool to_dev)
 	return CM_SUCCESS;
 }
 
-/* An error from the launch or the kernel; sticky ones lose the context. */
-static cm_status kernel_error(CudaDevice *c, const RtLaunch *l, CUresult r, const char *when)
+cm_status cuda_kernel_error(CudaDevice *c, const char *who, CUresult r, const char *when)
 {
-	const CmkKernelInfo *ki = l->info;
 	if (r == 701)  /* CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES */
 		return rt_fail(CM_GROUP_TOO_LARGE,
-		               "kernel '%s' cannot launch: its CTA needs more registers than an SM "
-		               "has (%s); use fewer CM threads per group", ki->name, cu_errtext(r));
+		               "%s cannot launch: its CTA needs more registers than an SM "
+		               "has (%s); use fewer CM threads per group", who, cu_errtext(r));
 	if (r == 1)    /* CUDA_ERROR_INVALID_VALUE */
-		return rt_fail(CM_INVALID_THREAD_SPACE, "kernel '%s': the driver refused the launch: %s",
-		               ki->name, cu_errtext(r));
+		return rt_fail(CM_INVALID_THREAD_SPACE, "%s: the driver refused the launch: %s",
+		               who, cu_errtext(r));
 	c->lost = true;
-	snprintf(c->lost_why, sizeof c->lost_why, "kernel '%s': %s", ki->name, cu_errtext(r));
-	return rt_fail(CM_KERNEL_FAULT, "kernel '%s' failed %s: %s (the CUDA context is lost; "
-	               "close the device)", ki->name, when, cu_errtext(r));
+	snprintf(c->lost_why, sizeof c->lost_why, "%s: %s", who, cu_errtext(r));
+	return rt_fail(CM_KERNEL_FAULT, "%s failed %s: %s (the CUDA context is lost; "
+	               "close the device)", who, when, cu_errtext(r));
 }
 
 static const char *const fault_text[CUDA_FAULT_COUNT_] = {
@@ -399,21 +410,17 @@ static void fault_report(RtLaunch *l, uint64_t f)
 	         l->info->name, lo & CUDA_FAULT_LINE_MAX, what, (uint32_t)(f >> 32));
 }
 
-/* Reads and clears the fault record after a launch. */
-static void check_fault(CudaDevice *c, RtLaunch *l)
+/* Reads and clears the fault record of the launch's slot after the
+ * batch (fault_host holds the records: mapped, or copied back). */
+static void check_fault(CudaDevice *c, RtLaunch *l, uint32_t slot)
 {
-	uint64_t f = 0;
-	if (c->fault_mapped)
-		f = *c->fault_host;
-	else if (c->cu->MemcpyDtoH(&f, c->fault_dev, sizeof f) != CUDA_SUCCESS)
-		return;
+	uint64_t f = c->fault_host[slot];
 	if (!f)
 		return;
 	fault_report(l, f);
-	if (c->fault_mapped)
-		*c->fault_host = 0;
-	else
-		c->cu->MemsetD8(c->fault_dev, 0, sizeof f);
+	c->fault_host[slot] = 0;
+	if (!c->fault_mapped)
+		c->cu->MemsetD8(c->fault_dev + (CUdeviceptr)slot * sizeof f, 0, sizeof f);
 }
 
 /* The dynamic shared memory of a launch: the kernel's per-CM-thread scratch
@@ -467,7 +474,7 @@ static cm_status upload_thread_args(CudaDevice *c, const RtLaunch *l, CudaKernel
 			need += ((size_t)nt * ki->args[i].size + 255) / 256 * 256;
 	if (need > k->targ_cap) {
 		if (k->targ_mem)
-			c->cu->MemFree(k->targ_mem);
+			cuda_free_later(c, k->targ_mem);
 		k->targ_mem = 0;
 		k->targ_cap = 0;
 		CUresult r = c->cu->MemAlloc(&k->targ_mem, need);
@@ -490,15 +497,23 @@ static cm_status upload_thread_args(CudaDevice *c, const RtLaunch *l, CudaKernel
 	return CM_SUCCESS;
 }
 
-static cm_status run_locked(CudaDevice *c, RtLaunch *l)
+/* "kernel 'k'" of launch l. */
+static const char *who(const RtLaunch *l, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "kernel '%s'", l->info->name);
+	return buf;
+}
+
+/* Everything before the kernel: geometry and the program to launch,
+ * launch block, uploads; *cpp and *kp get the program and kernel. */
+static cm_status prepare(CudaDevice *c, RtLaunch *l, uint32_t slot, Geometry *g,
+                         CudaProgram **cpp, CudaKernel **kp)
 {
 	CudaProgram *cp = l->kernel->prog->priv;
-	Geometry g = {{0}};
 	char targs[256];
+	bool any;
 	thread_arg_list(l, targs, sizeof targs);
-	cm_status s = cuda_enter(c);
-	if (!s)
-		s = geometry(c, l, &cp, &g);
+	cm_status s = geometry(c, l, &cp, g);
 	if (!s)
 		s = cuda_thread_args_program(c, cp, l->kernel->index, targs, &cp);
 	if (s)
@@ -507,42 +522,48 @@ static cm_status run_locked(CudaDevice *c, RtLaunch *l)
 	if (k->uses_printf)
 		s = printf_prepare(c);
 	if (!s)
-		s = build_block(c, l, &g, k);
+		s = build_block(c, l, g, k, slot);
 	if (!s)
 		s = upload_block(c, k);
 	if (!s)
-		s = sync_aliases(c, l, true);
+		s = sync_aliases(c, l, true, &any);
 	if (!s && l->per_thread)
 		s = upload_thread_args(c, l, k);
-	if (s)
-		return s;
-	set_params(l, k);
-	bool timed = l->timed && timing_events(c);
-	if (timed)
-		c->cu->EventRecord(c->ev[0], c->stream);
-	CUresult r = launch(c, &g, k);
-	if (r)
-		return kernel_error(c, l, r, "to launch");
-	if (timed)
-		c->cu->EventRecord(c->ev[1], c->stream);
-	s = sync_aliases(c, l, false);
-	r = c->cu->StreamSynchronize(c->stream);
-	if (r)
-		return kernel_error(c, l, r, "while running");
-	if (timed)
-		device_time(c, l);
-	if (!s && k->uses_printf)
-		s = printf_collect(c, cp, l);
-	if (!s)
-		check_fault(c, l);
+	*cpp = cp;
+	*kp = k;
 	return s;
 }
 
-cm_status cuda_run(cmetal_device *dev, RtLaunch *l)
+cm_status cuda_enqueue(CudaDevice *c, RtLaunch *l, uint32_t slot, CudaQueued *q)
 {
-	CudaDevice *c = dev->priv;
-	pthread_mutex_lock(&c->run_mu);
-	cm_status s = run_locked(c, l);
-	pthread_mutex_unlock(&c->run_mu);
+	Geometry g = {{0}};
+	CudaProgram *cp;
+	CudaKernel *k;
+	cm_status s = prepare(c, l, slot, &g, &cp, &k);
+	if (s)
+		return s;
+	set_params(l, k);
+	*q = (CudaQueued){l, cp, l->timed && cuda_slot_events(c, slot), k->uses_printf,
+	                  k->uses_printf};
+	if (q->timed)
+		c->cu->EventRecord(c->ev[2 * slot], c->stream);
+	CUresult r = launch(c, &g, k);
+	if (r) {
+		char name[160];
+		return cuda_kernel_error(c, who(l, name, sizeof name), r, "to launch");
+	}
+	if (q->timed)
+		c->cu->EventRecord(c->ev[2 * slot + 1], c->stream);
+	bool copied;
+	s = sync_aliases(c, l, false, &copied);
+	q->host_after |= copied;
 	return s;
+}
+
+cm_status cuda_finish(CudaDevice *c, const CudaQueued *q, uint32_t slot)
+{
+	if (q->timed)
+		device_time(c, q->l, slot);
+	check_fault(c, q->l, slot);
+	return q->prints ? printf_collect(c, q->cp, q->l) : CM_SUCCESS;
 }
