@@ -3,10 +3,12 @@
 # ("host": without a driver opening cuda must fail clearly and auto must
 # give the CPU; with a GPU a CM kernel runs), then against the fake driver
 # fake_cuda.c built as libcuda.so.1 ("fake": the whole device without a
-# GPU); then sim.sh (tests/exec on the fake driver, whose simulator runs
-# the PTX cmetal generated); then cluster.c (groups of 33..256 CM
-# threads) on the CPU device, and on CUDA too when CMETAL_DEVICE=cuda.
-# test_tasks.c runs tasks of several entries against the fake driver.
+# GPU); then test_tasks.c (tasks of several entries against the fake
+# driver); then bench.c (run_all.sh's microbenchmarks) on the fake driver,
+# and its group-size sweep in the simulator; then sim.sh (tests/exec on
+# the fake driver, whose simulator runs the PTX cmetal generated); then
+# cluster.c (groups of 33..256 CM threads) on the CPU device, and on CUDA
+# too when CMETAL_DEVICE=cuda.
 # Prints "ok NAME" / "FAIL NAME" lines.  run_all.sh (not run here) is the
 # full GPU job.
 BUILD=${1:-build}
@@ -59,15 +61,30 @@ else
 	echo "FAIL gpu/test_tasks: does not compile"; sed 's/^/    /' "$T/err" | head -n 20
 fi
 # run_all.sh's microbenchmarks look inside runtime objects: run them
-# against the fake driver (1 MB, its simulator off: they time launches)
-# so that they keep up with the runtime
+# against the fake driver (1 MB, a sweep of 100 CM threads, its simulator
+# off: they time launches, and their checks print NO and FAIL lines that
+# are not looked at) so that they keep up with the runtime; then the
+# group-size sweep (BENCH_ONLY=sweep) at a test size in the simulator,
+# where every setting's output is checked (its timings mean nothing there)
 if $CC -std=c11 -D_GNU_SOURCE -O1 -g $SAN -I"$ROOT/include" -I"$ROOT/src" -o "$T/gpu_bench" \
 	"$ROOT/tests/gpu/bench.c" "$LIB" -lpthread -ldl -lm 2>"$T/err"; then
-	if BENCH_MB=1 FAKE_CUDA_NO_SIM=1 LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	if BENCH_MB=1 BENCH_SWEEP_N=100 BENCH_SWEEP_REPS=1 FAKE_CUDA_NO_SIM=1 \
+		LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		"$T/gpu_bench" "$ROOT/tests/gpu" "$T" >"$T/out" 2>&1; then
 		echo "ok gpu/bench_fake"
 	else
 		echo "FAIL gpu/bench_fake: exited with status $?"; tail -n 5 "$T/out" | sed 's/^/    /'
+	fi
+	BENCH_ONLY=sweep BENCH_SWEEP_N=100 BENCH_SWEEP_ITERS=3 BENCH_SWEEP_REPS=1 \
+		LD_LIBRARY_PATH="$T/fake${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"$T/gpu_bench" "$ROOT/tests/gpu" >"$T/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && ! grep -q '^FAIL' "$T/out" &&
+		grep -q '^sweep_summary: 4 swept .*, 0 failed; refused (SLM or a barrier): slm_tile slm_stencil;' "$T/out"; then
+		echo "ok gpu/bench_sweep_sim ($(grep -c '^sweep_[a-z0-9]*: n ' "$T/out") kernels, auto and G = 1..32, outputs checked)"
+	else
+		echo "FAIL gpu/bench_sweep_sim: exited with status $rc"
+		{ grep '^FAIL\|^sweep_summary\|^error' "$T/out" | head -n 10; tail -n 3 "$T/out"; } | sed 's/^/    /'
 	fi
 else
 	echo "FAIL gpu/bench_fake: does not compile"; sed 's/^/    /' "$T/err" | head -n 20

@@ -2,9 +2,10 @@
 # run_all.sh — the whole GPU job in one call (for the GPU machine, under
 # 10 minutes): builds cmetal, runs `make test` with CMETAL_DEVICE=cuda (so
 # tests/exec runs every kernel on the GPU, and tests/gpu runs its GPU smoke
-# test), runs the microbenchmarks (tests/gpu/bench.c), counts SHFL in the
-# SASS of the strided-select kernel, and prints a summary with the device,
-# the driver version and the date.  It also runs the execution tests once
+# test), runs the microbenchmarks (tests/gpu/bench.c, every part, with the
+# group-size sweep of issue 11; every line of its output goes into the
+# summary), counts SHFL in the SASS of the strided-select kernel, and
+# prints a summary with the device, the driver version and the date.  It also runs the execution tests once
 # per PTX layout mode (-fptx-layout=auto, canonical) and with warp
 # packing off (-fno-warp-packing) with one seed and compares the bytes of
 # every output with the default run's.  Everything goes under $OUT (default
@@ -66,7 +67,8 @@ for mode in ${EXEC_MODES:-auto canonical nopack}; do
 	fi
 done
 
-# 3. microbenchmarks
+# 3. microbenchmarks (the group-size sweep, part 7, about 10-15 s of
+# them; BENCH_ONLY=sweep, slm or pack in the environment runs one part)
 if cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -o "$B/gpu_bench" tests/gpu/bench.c \
 	"$B/libcmetal-internal.a" -lpthread -ldl -lm 2>"$OUT/bench_build.log"; then
 	timeout 150 "$B/gpu_bench" tests/gpu "$OUT" >"$OUT/bench.txt" 2>&1
