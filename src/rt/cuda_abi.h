@@ -171,7 +171,7 @@
  *   //@cmetal abi 5
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
- *                [scratch BYTES] [lanes W] [thread_args I,J]
+ *                [scratch BYTES] [lanes W] [checks 1] [thread_args I,J]
  *                [param_surfaces N]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
@@ -188,8 +188,10 @@
  * group of threads[0..2] CM threads a CTA of (W * threads[0], threads[1],
  * threads[2]) threads, a walker CTA W * (CM threads per CTA) threads, and
  * the scratch and the "warp w" above are per CM thread (tid.x / W).
- * param_surfaces N: see "Kernel entry" (absent: every surface argument
- * has its CudaSurfaceParam).  One "printf" line per
+ * checks 1: built with -fbounds-check, so it may report a fault (a task
+ * waits for it before its next entry).  param_surfaces N: see "Kernel
+ * entry" (absent: every surface argument has its CudaSurfaceParam).  One
+ * "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;
  * "-" when there is none), FORMAT is the format text with \\, \", \n, \t

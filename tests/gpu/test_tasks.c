@@ -440,13 +440,15 @@ static int chain_run(Chain *ch)
 	return 0;
 }
 
-/* A bounds fault in the middle of a task is reported for its entry. */
+/* A bounds fault in the middle of a task is reported for its entry, and
+ * the entry after it does not run (on CUDA a kernel built with
+ * -fbounds-check ends its batch). */
 static int chain_fault(Chain *ch)
 {
 	cmetal_program *p;
-	cmetal_kernel *poke, *seed;
+	cmetal_kernel *poke, *seed, *after;
 	cmetal_task *t;
-	int at = 1024, v = 0;
+	int at = 1024, v = 0, w = 77;
 	MUST(cmetal_program_build(ch->dev, chain_src, "-fbounds-check", &p));
 	MUST(cmetal_kernel_create(p, "poke", &poke));
 	MUST(cmetal_kernel_create(p, "seed", &seed));
@@ -454,15 +456,25 @@ static int chain_fault(Chain *ch)
 	MUST(cmetal_kernel_set_arg(poke, 1, 4, &at));
 	MUST(cmetal_kernel_set_arg_buffer(seed, 0, ch->c));
 	MUST(cmetal_kernel_set_arg(seed, 1, 4, &v));
+	MUST(cmetal_kernel_create(p, "seed", &after));
+	MUST(cmetal_kernel_set_arg_buffer(after, 0, ch->a));
+	MUST(cmetal_kernel_set_arg(after, 1, 4, &w));
+	if (zero(ch->a))
+		return ++check_failures;
 	MUST(cmetal_task_create(ch->dev, &t));
 	MUST(cmetal_task_add_groups(t, seed, G4, T1));
 	MUST(cmetal_task_add_groups(t, poke, G4, T1));
-	MUST(cmetal_task_add_groups(t, seed, G4, T1));
+	MUST(cmetal_task_add_groups(t, after, G4, T1));
 	char name[64];
 	snprintf(name, sizeof name, "gpu/task_chain_fault_%s", ch->device);
 	check_err(name, cmetal_task_run(t, NULL), CM_KERNEL_FAULT,
 	          "kernel 'poke' accessed out of bounds at line 25", "in thread 0", NULL);
+	snprintf(name, sizeof name, "gpu/task_chain_fault_stops_%s", ch->device);
+	const char *e = cmetal_last_error();
+	check(name, zeroed(ch->a) && !strstr(e, "had already run"),
+	      "the entry after the faulting one ran");
 	cmetal_task_release(t);
+	cmetal_kernel_release(after);
 	cmetal_kernel_release(poke);
 	cmetal_kernel_release(seed);
 	cmetal_program_release(p);

@@ -8,8 +8,10 @@
  *   - after a launch the host must wait for before anything else runs
  *     (CudaQueued.host_after: a kernel that prints, whose records are
  *     read and formatted; one bound to a host-aliasing buffer, copied
- *     back into the user's memory), so the common layer emits that
- *     printf text before the next entry runs, as on the CPU device;
+ *     back into the user's memory; one built with -fbounds-check, whose
+ *     fault stops the task before the next entry runs), so the common
+ *     layer emits that printf text or fault before the next entry runs,
+ *     as on the CPU device;
  *   - after CUDA_BATCH_MAX launches (the fault record slots and event
  *     pairs it has);
  *   - at a launch that cannot launch (its error is reported once the

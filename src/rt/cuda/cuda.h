@@ -260,6 +260,8 @@ typedef struct CudaKernel {
 	struct CudaProgram *raise_prog; /* launched from this register-capped
 	                               variant for occupancy; NULL: the program */
 	bool uses_printf;           /* the kernel has printf calls */
+	bool checks;                /* built with -fbounds-check: it may fault,
+	                               and a task waits for it (batch.c) */
 	uint32_t scratch;           /* per-CM-thread SLM scratch bytes: dynamic
 	                               shared memory of scratch * CM threads per CTA */
 	uint32_t lanes;             /* lanes per CM thread: 32, or W when 32/W
@@ -290,6 +292,7 @@ typedef struct CudaProgram {
 	CudaFormat *fmts;           /* printf calls, by module-wide index */
 	uint32_t nfmts;
 	bool *prints;               /* per kernel: it has printf calls */
+	bool *checks;               /* per kernel: built with -fbounds-check */
 	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
 	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
@@ -377,8 +380,9 @@ typedef struct CudaQueued {
 	bool timed;                 /* between events ev[2 slot], ev[2 slot + 1] */
 	bool prints;                /* printf records to collect */
 	bool host_after;            /* the host must wait for it before anything
-	                               else runs (printf, host-aliasing buffers):
-	                               the batch ends with it */
+	                               else runs (printf, host-aliasing buffers,
+	                               a fault it may report): the batch ends
+	                               with it */
 } CudaQueued;
 /* Enqueues launch l as launch `slot` of the batch on c->stream: geometry
  * and variants, launch block, uploads, the kernel, the copies back; the

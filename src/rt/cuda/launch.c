@@ -544,7 +544,7 @@ cm_status cuda_enqueue(CudaDevice *c, RtLaunch *l, uint32_t slot, CudaQueued *q)
 		return s;
 	set_params(l, k);
 	*q = (CudaQueued){l, cp, l->timed && cuda_slot_events(c, slot), k->uses_printf,
-	                  k->uses_printf};
+	                  k->uses_printf || k->checks};
 	if (q->timed)
 		c->cu->EventRecord(c->ev[2 * slot], c->stream);
 	CUresult r = launch(c, &g, k);

@@ -50,10 +50,12 @@ typedef struct {
 	uint32_t lanes;       /* lanes per CM thread ("lanes W"; 32 if absent) */
 	const char *targs;    /* "thread_args I,J" list; NULL if absent */
 	uint32_t psurf;       /* "param_surfaces N"; UINT32_MAX (all) if absent */
+	bool checks;          /* "checks 1": built with -fbounds-check */
 } MetaKernel;
 
 /* One "kernel" line's fields after the keyword; "scratch N", "lanes W",
- * "thread_args I,J" and "param_surfaces N" after them are optional. */
+ * "checks 1", "thread_args I,J" and "param_surfaces N" after them are
+ * optional. */
 static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 {
 	CmkKernelInfo *k = &mk->info;
@@ -79,6 +81,8 @@ static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 	if (ln && (sscanf(ln, " lanes %u", lanes) != 1 || !*lanes || *lanes > 32 ||
 	           (*lanes & (*lanes - 1))))
 		return false;
+	/* "checks 1": it reports out-of-range accesses (-fbounds-check) */
+	mk->checks = strstr(s, " checks 1") != NULL;
 	/* "thread_args I,J": those arguments are per-thread tables */
 	const char *ta = strstr(s, " thread_args ");
 	mk->targs = NULL;
@@ -255,7 +259,9 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		cp->lanes = NEWN(a, uint32_t, ks.len + 1);
 		cp->targs = NEWN(a, const char *, ks.len + 1);
 		cp->psurf = NEWN(a, uint32_t, ks.len + 1);
+		cp->checks = NEWN(a, bool, ks.len + 1);
 		for (int i = 0; i < ks.len; i++) {
+			cp->checks[i] = ks.data[i].checks;
 			cp->scratch[i] = ks.data[i].scratch;
 			cp->lanes[i] = ks.data[i].lanes;
 			cp->targs[i] = ks.data[i].targs;
@@ -358,6 +364,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 		k->image = arena_alloc(cp->arena, k->image_len);
 		k->next = arena_alloc(cp->arena, k->image_len);
 		k->uses_printf = cp->prints && cp->prints[i];
+		k->checks = cp->checks && cp->checks[i];
 		total += (k->image_len + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
 	}
 	if (!total)

@@ -907,6 +907,8 @@ static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32
 		buf_printf(out, " scratch %u", scratch);
 	if (lanes && lanes < 32)
 		buf_printf(out, " lanes %u", lanes);   /* pack.c */
+	if (o->bounds_check)
+		buf_printf(out, " checks 1");   /* reports faults: a task waits for it */
 	for (uint32_t k = 0, n = 0; o->thread_args && k < f->nparams; k++)
 		if (spec_lists(o->thread_args, f->name, k))
 			buf_printf(out, n++ ? ",%u" : " thread_args %u", k);
