@@ -114,13 +114,13 @@ static bool contiguous(const Inst *const *w, uint32_t n, uint32_t total)
 	return true;
 }
 
-/* Whether every user of v reads a column of it, a constant vector region
- * whose pullback in the run layout l is canonical, but for the phi that
- * carries v around a loop only to be overwritten: base, the chain's
- * base, when v is its only other value (a matrix declared in the loop's
- * body) (*carry: it, which then lives in l too). */
-static bool columns_only(Px *p, const Inst *v, const PxUse *uses, const Layout *l,
-                         const Inst *base, const Inst **carry)
+/* Whether every user of the vector (uses) reads a column of it, a
+ * constant vector region whose pullback in the run layout l is canonical,
+ * but for the phi that carries it around a loop only to be overwritten:
+ * base, the chain's base, read by nothing else (a matrix declared in the
+ * loop's body; *carry: it, which then lives in l too). */
+static bool columns_only(Px *p, const PxUse *uses, const Layout *l, const Inst *base,
+                         const Inst **carry)
 {
 	*carry = NULL;
 	if (!uses)
@@ -138,7 +138,6 @@ static bool columns_only(Px *p, const Inst *v, const PxUse *uses, const Layout *
 		if (!r || !r->canon)
 			return false;
 	}
-	(void)v;
 	return true;
 }
 
@@ -165,7 +164,7 @@ static void try_wide(Px *p, Inst *v, PxUse **uses)
 		return;
 	Layout *l = lay_runs(p->arena, total, total, k);
 	const Inst *carry;
-	if (!columns_only(p, v, uses[v->id], l, w[n - 1]->ops[0], &carry))
+	if (!columns_only(p, uses[v->id], l, w[n - 1]->ops[0], &carry))
 		return;
 	if (carry) {
 		p->val[carry->id].lay = l;
