@@ -28,8 +28,9 @@ static const char *gpu_src =
 	"}\n";
 
 /* cmetal_kernel_occupancy against the driver's own calculator
- * (cuOccupancyMaxActiveBlocksPerMultiprocessor) for every group size. */
-static void gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessor) for every group size;
+ * returns as MUST does (an int, for clang's -Wreturn-type). */
+static int gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
 {
 	typedef CUresult (*OccFn)(int *n, CUfunction f, int block, size_t dyn);
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -37,7 +38,7 @@ static void gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
 	if (!fn) {
 		check("gpu/occupancy_vs_driver", 0, "the driver has no "
 		      "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-		return;
+		return 0;
 	}
 	/* handles are not pointers: the objects behind them */
 	const cmetal_program *po = rt_object_of(p);
@@ -57,6 +58,7 @@ static void gpu_occupancy(cmetal_program *p, cmetal_kernel *k)
 		         g, n, oc.ctas_per_sm, oc.limiter, oc.registers);
 	}
 	check("gpu/occupancy_vs_driver", ok, why);
+	return 0;
 }
 
 static int gpu_smoke(cmetal_device *dev)
