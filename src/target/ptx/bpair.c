@@ -32,8 +32,7 @@ static bool plain_half(const Inst *w, uint32_t n)
 	       w->rg.hstride == 1 && w->ops[1]->ty.n == n;
 }
 
-/* A block load of a surface parameter at a 32-bit offset, read once. */
-static bool surface_load(const Px *p, const Inst *l)
+bool px_surface_load(const Px *p, const Inst *l)
 {
 	const Inst *s = l->ops[0];
 	return l->op == Obload && l->space == SP_SURF && l->nuse == 1 && l->ty.n > 1 &&
@@ -42,8 +41,7 @@ static bool surface_load(const Px *p, const Inst *l)
 	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1;
 }
 
-/* Whether load l .. w2 (one block, in order) is free of writes. */
-static bool quiet_between(const Inst *l, const Inst *w2)
+bool px_quiet_between(const Inst *l, const Inst *w2)
 {
 	if (l->block != w2->block)
 		return false;
@@ -62,7 +60,7 @@ static void try_pair(Px *p, Inst *w2)
 	if (!plain_half(w1, n) || w1->nuse != 1 || w1->rg.offset != w2->rg.offset - 16)
 		return;
 	Inst *l1 = w1->ops[1];
-	if (!surface_load(p, l1) || !surface_load(p, l2) || l1->ops[0] != l2->ops[0] ||
+	if (!px_surface_load(p, l1) || !px_surface_load(p, l2) || l1->ops[0] != l2->ops[0] ||
 	    l1->ty.elem != l2->ty.elem || l1->align != l2->align)
 		return;
 	const PxVal *v1 = &p->val[l1->id], *v2 = &p->val[l2->id];
@@ -70,7 +68,7 @@ static void try_pair(Px *p, Inst *w2)
 	if (v1->blead || v2->blead || (lw && !lw->canon) || (ld && !ld->canon))
 		return;
 	/* both loads move down to w2 (either may come first) */
-	if (!p->depth[w2->block->id] || !quiet_between(l1, w2) || !quiet_between(l2, w2))
+	if (!p->depth[w2->block->id] || !px_quiet_between(l1, w2) || !px_quiet_between(l2, w2))
 		return;
 	p->val[w2->id].pair = l1;
 	p->val[w1->id].skip = p->val[l1->id].skip = p->val[l2->id].skip = true;

@@ -35,7 +35,6 @@
  * pullback in the run layout is canonical (a column, a rename).  Not in
  * the checking mode (its reports name each access).
  */
-#include "rt/cmk_abi.h"
 #include "target/ptx/ptx.h"
 
 #define MAX_LOADS 64
@@ -47,22 +46,11 @@ static bool plain_write(const Inst *w)
 	       w->ops[1]->op == Obload;
 }
 
-/* A load of a surface parameter at a 32-bit offset, read once. */
+/* A surface load of 4- or 8-byte elements (bpair.c's kind). */
 static bool surface_load(const Px *p, const Inst *l)
 {
-	const Inst *s = l->ops[0];
 	int eb = ir_elem_bytes[l->ty.elem];
-	return l->space == SP_SURF && l->nuse == 1 && (eb == 4 || eb == 8) &&
-	       l->ty.elem != E_I1 && s->op == Oarg && (uint32_t)s->imm < p->f->nparams &&
-	       p->f->params[s->imm].kind == CMK_ARG_SURFACE && px_class(l->ops[1]->ty.elem) == RC_B32;
-}
-
-static bool quiet_between(const Inst *from, const Inst *to)
-{
-	for (const Inst *i = from; i && i != to; i = i->next)
-		if (ir_writes_memory(i))
-			return false;
-	return true;
+	return (eb == 4 || eb == 8) && px_surface_load(p, l);
 }
 
 /* The chain of wrregions below v, top first, into w (false: not one). */
@@ -152,7 +140,7 @@ static void try_wide(Px *p, Inst *v, PxUse **uses)
 	for (uint32_t m = 0; m < n; m++)
 		if (w[m]->ops[1]->id < first->id)
 			first = w[m]->ops[1];
-	if (!quiet_between(first, v))
+	if (!px_quiet_between(first, v))
 		return;
 	Elem e = first->ty.elem;
 	uint32_t eb = (uint32_t)ir_elem_bytes[e], k = total / 32, ne = first->ty.n;

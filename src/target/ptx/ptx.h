@@ -400,6 +400,11 @@ const char *px_dpair_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32
 /* bpair.c: two half-register block loads into one register as one load
  * (PxVal.pair, .skip) */
 void px_block_pairs(Px *p);
+/* A block load of a surface parameter at a 32-bit offset, of several
+ * elements, read once (bpair.c, bwide.c) */
+bool px_surface_load(const Px *p, const Inst *l);
+/* Whether l .. w (one block, in order) is free of memory writes */
+bool px_quiet_between(const Inst *l, const Inst *w);
 /* bwide.c: vectors of contiguous block loads read by columns, loaded in
  * the run layout (PxVal.wide, .wpart, .skip); before assign.c's sweep */
 void px_wide_loads(Px *p, PxUse **uses);
