@@ -265,6 +265,12 @@ typedef struct cmetal_occupancy {
 	uint32_t auto_group;       /* CM threads per CTA a thread-space
 	                              (cmetal_launch_walker) launch of this kernel
 	                              uses: the smallest with the best occupancy */
+	uint32_t cta_threads;      /* CM threads per CTA a group launch of
+	                              group_threads (along x) runs: fewer when
+	                              the runtime splits the group into several
+	                              CTAs to hold more warps on an SM (kernels
+	                              without SLM or barriers; the figures above
+	                              are the split's) */
 } cmetal_occupancy;
 cm_status cmetal_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads,
                                   cmetal_occupancy *out);

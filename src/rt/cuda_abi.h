@@ -10,7 +10,7 @@
  *
  * ---- Kernel entry -----------------------------------------------------------
  *
- *   .visible .entry NAME(.param .align 8 .b8 NAME_launch[40],
+ *   .visible .entry NAME(.param .align 8 .b8 NAME_launch[48],
  *                        <one .param per CM argument>)
  *
  * NAME_launch is a CudaLaunchParam (below): the device address of the
@@ -66,8 +66,26 @@
  *     block = (32 * local_size[0], local_size[1], local_size[2])
  *   The kernel reads ctaid/nctaid/tid/ntid directly: local_id.x = tid.x/32.
  *   32 * local_size[0] * local_size[1] * local_size[2] <= 1024.
- *   The runtime also fills local[] = local_size and cta_warps = 0 (see
- *   "Clusters" for groups of more than 32 CM threads).
+ *   The runtime also fills local[] = local_size, cta_warps = 0 (see
+ *   "Clusters" for groups of more than 32 CM threads) and split[] = 0.
+ *
+ * Split groups (kernels whose metadata says "split 1": no SLM, no barrier,
+ *   no cm_wait, no cluster mode, so nothing but their ids tells the CM
+ *   threads of a group apart from other threads): the runtime may run a
+ *   group as 2^sx * 2^sy CTAs, sx = split[0], sy = split[1], each of
+ *   local_size[0] >> sx by local_size[1] >> sy by local_size[2] CM threads:
+ *     grid  = (group_count[0] << sx, group_count[1] << sy, group_count[2])
+ *     block = (32 * (local_size[0] >> sx), local_size[1] >> sy, local_size[2])
+ *   and the kernel computes (rx = ctaid.x - (group_id.x << sx), ry alike)
+ *     group_id.x    = ctaid.x >> sx        group_id.y = ctaid.y >> sy
+ *     group_count.x = nctaid.x >> sx       group_count.y = nctaid.y >> sy
+ *     local_size.x  = (ntid.x / 32) << sx  local_size.y = ntid.y << sy
+ *     local_id.x    = tid.x / 32 + rx * (ntid.x / 32)
+ *     local_id.y    = tid.y + ry * ntid.y
+ *   (z as without a split), which are the plain formulas when sx = sy = 0.
+ *   The group's ids, printf and fault thread numbers are as the user's
+ *   group shape says; only the CTAs that carry it are smaller, so that more
+ *   of them fit an SM (see docs/runtime.md "Split groups").
  *
  * CUDA_LAUNCH_WALKER (get_thread_origin_x/y): width x height CM threads,
  *   numbered linear = y * width + x.  The runtime picks threads_per_cta
@@ -168,10 +186,10 @@
  *
  * The PTX text starts with machine-readable comment lines, so a runtime
  * that loads a .ptx file knows its kernels without the source:
- *   //@cmetal abi 5
+ *   //@cmetal abi 6
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
- *                [scratch BYTES] [lanes W] [checks 1] [thread_args I,J]
+ *                [scratch BYTES] [lanes W] [checks 1] [split 1] [thread_args I,J]
  *                [param_surfaces N]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
@@ -189,7 +207,8 @@
  * threads[2]) threads, a walker CTA W * (CM threads per CTA) threads, and
  * the scratch and the "warp w" above are per CM thread (tid.x / W).
  * checks 1: built with -fbounds-check, so it may report a fault (a task
- * waits for it before its next entry).  param_surfaces N: see "Kernel
+ * waits for it before its next entry).  split 1: the runtime may split
+ * its groups (Launch geometry).  param_surfaces N: see "Kernel
  * entry" (absent: every surface argument has its CudaSurfaceParam).  One
  * "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
@@ -214,7 +233,7 @@
 
 #include <stdint.h>
 
-#define CUDA_ABI_VERSION 5    /* 5: launch values and descriptors in .param */
+#define CUDA_ABI_VERSION 6    /* 6: split groups; 5: launch values in .param */
 #define CUDA_MAX_SCRATCH 4096   /* per-warp scratch bytes (32 warps: 128 KB) */
 #define CUDA_BIN_MAGIC "//@cmetal binary 1\n"  /* a container (Binaries) */
 
@@ -267,7 +286,7 @@ typedef struct CudaSurfaceParam {
 
 #define CUDA_PARAM_MAX 4096   /* bytes of parameters a kernel may take */
 
-/* The kernel's first parameter (40 bytes): copies of the CudaLaunch fields
+/* The kernel's first parameter (48 bytes): copies of the CudaLaunch fields
  * its prologue and thread ids read. */
 typedef struct CudaLaunchParam {
 	uint64_t block;       /* device address of the CudaLaunch */
@@ -277,6 +296,7 @@ typedef struct CudaLaunchParam {
 	uint32_t cta_warps;   /* cluster launches: warps per CTA; else 0 */
 	uint32_t local[3];    /* groups: CM threads per group in x, y, z */
 	uint32_t width;       /* walker space */
+	uint32_t split[2];    /* split groups: log2 of CTAs per group in x, y */
 } CudaLaunchParam;
 
 #define CUDA_LP_BLOCK 0
@@ -286,7 +306,8 @@ typedef struct CudaLaunchParam {
 #define CUDA_LP_CTA_WARPS 20
 #define CUDA_LP_LOCAL 24
 #define CUDA_LP_WIDTH 36
-#define CUDA_LP_BYTES 40
+#define CUDA_LP_SPLIT 40
+#define CUDA_LP_BYTES 48
 
 /* One launch, in device memory; CudaLaunchParam.block points at it (112
  * bytes).  kind, width, nthreads, threads_per_cta, local and cta_warps are

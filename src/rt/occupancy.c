@@ -37,7 +37,8 @@ cm_status rt_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads, cmetal_o
 		return s;
 	}
 	/* the CPU device: each group runs on one worker at a time */
-	*out = (cmetal_occupancy){1, group_threads, group_threads, 100, "cpu", -1, 0, 1};
+	*out = (cmetal_occupancy){1, group_threads, group_threads, 100, "cpu", -1, 0, 1,
+	                          group_threads};
 	return CM_SUCCESS;
 }
 

@@ -51,6 +51,38 @@ TEST(thread_ids) { thread_ids(h, 3, 4); }
  * padding */
 TEST(thread_ids_33) { thread_ids(h, 3, 33); }
 
+/* Groups of tx x ty CM threads in gx x gy groups: on CUDA the runtime
+ * splits them into smaller CTAs when that holds more warps on an SM
+ * (-fno-warp-packing on the simulated GPU, 32 registers a lane: 12 x 2
+ * runs as CTAs of 3 x 1, 8 x 3 as 1 x 3; 8 x 4 and 1 x 6 stay whole),
+ * which no id may show. */
+static void thread_ids_2d(H *h, uint32_t gx, uint32_t gy, uint32_t tx, uint32_t ty)
+{
+	static uint32_t o[4 * 4 * 32 * 16], w[4 * 4 * 32 * 16];
+	uint32_t n = gx * gy * tx * ty;
+	for (uint32_t g = 0; g < gx * gy; g++)
+		for (uint32_t t = 0; t < tx * ty; t++) {
+			uint32_t *r = &w[(g * tx * ty + t) * 16];
+			uint32_t lx = t % tx, ly = t / tx, bx = g % gx, by = g / gx;
+			uint32_t v[16] = {lx, ly, tx, ty, bx, by, gx, gy, t, g,
+			                  (by * ty + ly) * gx * tx + bx * tx + lx,
+			                  bx * tx + lx, by * ty + ly, bx, by, (bx * tx + lx) * 3 + 1};
+			memcpy(r, v, sizeof v);
+		}
+	HShape s = {0, 0, {gx, gy, 1}, {tx, ty, 1}, true, CMETAL_DEP_NONE, NULL};
+	HArg args[] = {{HA_OUT, o, n * 16 * 4}};
+	if (h_run_n(h, F, "ids2d", s, args, 1))
+		h_eq_u32(h, "out", o, w, n * 16);
+}
+
+TEST(thread_ids_2d)
+{
+	thread_ids_2d(h, 3, 2, 12, 2);
+	thread_ids_2d(h, 2, 3, 8, 3);
+	thread_ids_2d(h, 2, 2, 8, 4);
+	thread_ids_2d(h, 4, 1, 1, 6);
+}
+
 TEST(wavefront)
 {
 	enum { W = 8, HH = 6 };
@@ -90,5 +122,5 @@ TEST(printf)
 
 const HTest exec_sync[] = {
 	T(barrier_1), T(barrier_2), T(barrier_7), T(barrier_16), T(barrier_64),
-	T(thread_ids), T(thread_ids_33), T(wavefront), T(task), T(printf), {0},
+	T(thread_ids), T(thread_ids_33), T(thread_ids_2d), T(wavefront), T(task), T(printf), {0},
 };

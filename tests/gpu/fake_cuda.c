@@ -586,6 +586,8 @@ static CUresult queue_launch(FakeFunc *fn, const unsigned grid[3], const unsigne
 	copy_params(&op, params);
 	fake_stats.launches++;
 	fake_stats.cluster_launches += cx != 0;
+	memcpy(fake_stats.last_grid, grid, sizeof fake_stats.last_grid);
+	memcpy(fake_stats.last_block, block, sizeof fake_stats.last_block);
 	push(op);
 	return 0;
 }

@@ -10,6 +10,7 @@ typedef struct FakeStats {
 	int uploads, launches, syncs, allocs, frees, cluster_launches;
 	int waits;                /* host waits on the stream (any call that waits) */
 	int frees_pending;        /* cuMemFree[Host] while work was queued */
+	unsigned last_grid[3], last_block[3];   /* of the last launch queued */
 } FakeStats;
 
 /* fake_inject: the Nth launch from now (1: the next) fails at the call
@@ -21,7 +22,7 @@ typedef struct FakeInject {
 
 /* The hand-written kernels (fake_cuda.c's header says what they do). */
 __attribute__((unused)) static const char *fake_ptx =
-	"//@cmetal abi 5\n"
+	"//@cmetal abi 6\n"
 	"//@cmetal kernel fill slm 0 barrier 0 wait 0 simd 16 shuffles 0\n"
 	"//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
 	"//@cmetal arg v 1 4 5 0 \"\"\n"

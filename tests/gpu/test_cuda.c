@@ -141,7 +141,7 @@ static int host_main(void)
 
 /* hungry: 255 registers per lane in the fake driver */
 static const char *hungry_ptx =
-	"//@cmetal abi 5\n"
+	"//@cmetal abi 6\n"
 	"//@cmetal kernel hungry slm 0 barrier 0 wait 0 simd 16 shuffles 0\n"
 	"//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
 	"//@cmetal arg v 1 4 5 0 \"\"\n"
@@ -149,11 +149,11 @@ static const char *hungry_ptx =
 	".version 8.0\n.target sm_90\n.address_size 64\n";
 
 static const char *bad_ptx =
-	"//@cmetal abi 5\n"                       /* 1 */
+	"//@cmetal abi 6\n"                       /* 1 */
 	"//@cmetal kernel k slm 0 barrier 0 wait 0 simd 1 shuffles 0\n"
 	".version 8.0\n"
 	".file 1 \"k.cm\"\n"
-	".visible .entry k(.param .align 8 .b8 k_launch[40]) {\n"  /* 5 */
+	".visible .entry k(.param .align 8 .b8 k_launch[48]) {\n"  /* 5 */
 	"\t.loc 1 12 3\n"
 	"\tBADPTX;\n"                              /* 7 */
 	"}\n";
@@ -192,33 +192,33 @@ static void fake_metadata(void)
 	ok = cuda_parse_metadata(a, "//@cmetal abi 99\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_abi", !ok && strstr(buf_cstr(&err), "version 99"),
 	      buf_cstr(&err));
-	/* PTX of the previous ABI (launch block loads, no CudaSurfaceParam) */
+	/* PTX of the previous ABI (a 40-byte launch parameter: no split groups) */
 	err.len = 0;
-	ok = cuda_parse_metadata(a, "//@cmetal abi 4\n", &ki, &n, NULL, &err);
-	check("gpu/fake_metadata_abi_old", !ok && strstr(buf_cstr(&err), "version 4") &&
+	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n", &ki, &n, NULL, &err);
+	check("gpu/fake_metadata_abi_old", !ok && strstr(buf_cstr(&err), "version 5") &&
 	      strstr(buf_cstr(&err), "compile it again"), buf_cstr(&err));
 	/* param_surfaces: the surfaces past it are slots (rt/cuda_abi.h) */
 	err.len = 0;
 	CudaProgram ps = {0};
-	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	ok = cuda_parse_metadata(a, "//@cmetal abi 6\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
 	                         "simd 0 shuffles 0 param_surfaces 101\n//@cmetal kernel y slm 0 "
 	                         "barrier 0 wait 0 simd 0 shuffles 0\n", &ki, &n, &ps, &err);
 	check("gpu/fake_metadata_param_surfaces", ok && n == 2 && ps.psurf &&
 	      ps.psurf[0] == 101 && ps.psurf[1] == UINT32_MAX, ok ? "values" : buf_cstr(&err));
 	err.len = 0;
-	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
+	ok = cuda_parse_metadata(a, "//@cmetal abi 6\n//@cmetal kernel x slm\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_bad_line", !ok && strstr(buf_cstr(&err), "line 2"),
 	      buf_cstr(&err));
 	/* the per-warp SLM scratch of the PTX back end's shared-memory layouts */
 	err.len = 0;
 	CudaProgram sp = {0};
-	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	ok = cuda_parse_metadata(a, "//@cmetal abi 6\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
 	                         "simd 0 shuffles 2 scratch 2048\n//@cmetal kernel y slm 0 "
 	                         "barrier 0 wait 0 simd 0 shuffles 0\n", &ki, &n, &sp, &err);
 	check("gpu/fake_metadata_scratch", ok && n == 2 && sp.scratch && sp.scratch[0] == 2048 &&
 	      sp.scratch[1] == 0, ok ? "values" : buf_cstr(&err));
 	err.len = 0;
-	ok = cuda_parse_metadata(a, "//@cmetal abi 5\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
+	ok = cuda_parse_metadata(a, "//@cmetal abi 6\n//@cmetal kernel x slm 0 barrier 0 wait 0 "
 	                         "simd 0 shuffles 2 scratch 99999\n", &ki, &n, NULL, &err);
 	check("gpu/fake_metadata_scratch_too_big", !ok && strstr(buf_cstr(&err), "line 2"),
 	      buf_cstr(&err));
@@ -396,7 +396,7 @@ static bool filled(cmetal_buffer *b, uint32_t n, int v)
 static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 {
 	Buf text = {0};
-	buf_puts(&text, "//@cmetal abi 5\n//@cmetal cluster 1\n");
+	buf_puts(&text, "//@cmetal abi 6\n//@cmetal cluster 1\n");
 	buf_puts(&text, strchr(fake_ptx, '\n') + 1);
 	cmetal_program *p;
 	cmetal_kernel *fill;
@@ -422,8 +422,10 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 	cmetal_kernel_release(fill);
 	MUST(cmetal_program_release(p));
 
-	/* built from source: the first big group builds the cluster variant
-	 * (one CM thread per warp: packed, 40 of fill's CM threads fit a CTA) */
+	/* built from source (one CM thread per warp: not packed): fill uses no
+	 * SLM or barrier, so a group of 40 runs as 2 CTAs of 20 (split groups),
+	 * no cluster; without splitting (CMETAL_SPLIT_GROUPS=0), the first big
+	 * group builds the cluster variant */
 	cm_status s = cmetal_program_build(dev, gpu_src, "-fno-warp-packing", &p);
 	check("gpu/fake_cluster_build", s == CM_SUCCESS, cmetal_last_error());
 	if (s == CM_SUCCESS) {
@@ -433,11 +435,22 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){4, 1, 1}, NULL));
 		check("gpu/fake_small_group_plain", filled(b, 8, 7) &&
 		      st->cluster_launches == n0 + 2, NULL);
+		uint32_t l0 = st->launches;
+		cmetal_occupancy oc;
+		MUST(cmetal_kernel_occupancy(fill, 40, &oc));
+		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
+		                          NULL));
+		check("gpu/fake_split_group", filled(b, 80, 7) && oc.cta_threads == 20 &&
+		      st->cluster_launches == n0 + 2 && st->launches == l0 + 1 &&
+		      st->last_grid[0] == 4 && st->last_block[0] == 32 * 20, NULL);
+		setenv("CMETAL_SPLIT_GROUPS", "0", 1);
+		MUST(cmetal_kernel_occupancy(fill, 40, &oc));
 		for (int k = 0; k < 2; k++)
 			MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
 			                          NULL));
-		check("gpu/fake_cluster_variant", filled(b, 80, 7) &&
+		check("gpu/fake_cluster_variant", filled(b, 80, 7) && oc.cta_threads == 20 &&
 		      st->cluster_launches == n0 + 4, NULL);
+		unsetenv("CMETAL_SPLIT_GROUPS");
 		cmetal_kernel_release(fill);
 		MUST(cmetal_program_release(p));
 	}
@@ -522,7 +535,7 @@ static int fake_raise_cap(cmetal_device *dev, int *maxreg_loads)
 	static const char *names[] = {"snug", "tight", "snug"};
 	for (int i = 0; i < 3; i++) {
 		char ptx[512], path[32], test[64];
-		snprintf(ptx, sizeof ptx, "//@cmetal abi 5\n//@cmetal kernel %s slm 0 barrier 0 "
+		snprintf(ptx, sizeof ptx, "//@cmetal abi 6\n//@cmetal kernel %s slm 0 barrier 0 "
 		         "wait 0 simd 16 shuffles 0\n//@cmetal arg out 3 4 0 1 \"buffer_t\"\n"
 		         "//@cmetal arg v 1 4 5 0 \"\"\n.version 8.0\n.target sm_90\n"
 		         ".address_size 64\n", names[i]);

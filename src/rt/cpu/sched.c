@@ -387,10 +387,10 @@ static void set_ids(CpuRun *r, CpuThread *ct, uint64_t gi, uint32_t lt)
 	lid[0] = lt % l->threads[0];
 	lid[1] = lt / l->threads[0] % l->threads[1];
 	lid[2] = lt / (l->threads[0] * l->threads[1]);
-	if (l->kind == RT_LAUNCH_WALKER) {
-		ct->t.origin[0] = g[0];
-		ct->t.origin[1] = g[1];
-	}
+	/* a walker thread's coordinates; in group launches the group's, as the
+	 * CUDA device gives (rt/cuda_abi.h), never a previous launch's */
+	ct->t.origin[0] = g[0];
+	ct->t.origin[1] = g[1];
 	ct->tid = gi * r->T + lt;
 }
 

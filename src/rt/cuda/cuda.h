@@ -262,6 +262,9 @@ typedef struct CudaKernel {
 	bool uses_printf;           /* the kernel has printf calls */
 	bool checks;                /* built with -fbounds-check: it may fault,
 	                               and a task waits for it (batch.c) */
+	bool split;                 /* its groups may run as several CTAs
+	                               (metadata "split 1"; occupancy.c) */
+	uint32_t split_noted[3];    /* the group shape whose split was logged */
 	uint32_t scratch;           /* per-CM-thread SLM scratch bytes: dynamic
 	                               shared memory of scratch * CM threads per CTA */
 	uint32_t lanes;             /* lanes per CM thread: 32, or W when 32/W
@@ -293,6 +296,7 @@ typedef struct CudaProgram {
 	uint32_t nfmts;
 	bool *prints;               /* per kernel: it has printf calls */
 	bool *checks;               /* per kernel: built with -fbounds-check */
+	bool *split;                /* per kernel: "split 1" */
 	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
 	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
@@ -421,7 +425,17 @@ uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki
 /* Warps of a CTA of n CM threads of k: n, or n * W / 32 rounded up when
  * 32/W CM threads share a warp. */
 uint32_t cuda_cta_warps(const CudaKernel *k, uint64_t n);
-/* The register cap with which an SM holds 1.5 times the warps of k's CTAs
+/* The split of a group launch of threads[0..2] CM threads per group
+ * (rt/cuda_abi.h "Split groups"): split[0], split[1] get log2 of the CTAs
+ * per group in x and y, chosen so that the most warps of k are resident on
+ * an SM, of those the largest CTA; {0, 0} when k may not be split (no
+ * "split 1"; CMETAL_SPLIT_GROUPS=0 in the environment) or no split holds a
+ * quarter more warps than the whole group (when that fits an SM at all).
+ * groups (NULL: no launch) bounds the grid.  Returns the CM threads of a
+ * CTA. */
+uint32_t cuda_split(const CudaDevice *c, const CudaKernel *k, const uint32_t threads[3],
+                    const uint32_t groups[3], uint32_t split[2]);
+/* The register cap with which an SM holds twice the warps of k's CTAs
  * of warps (target/ptx/occupancy.c occ_raise_cap), when registers limit
  * them, at most a quarter below k's registers; 0: none, or turned off
  * (CMETAL_OCCUPANCY_CAP=0). */

@@ -75,11 +75,13 @@ typedef struct {
 	uint32_t tpc;
 	uint32_t cluster;        /* CTAs per cluster; 0: an ordinary launch */
 	uint32_t cta_warps;      /* cluster launches: warps per CTA */
+	uint32_t split[2];       /* split groups: log2 of CTAs per group in x, y */
 } Geometry;
 
-static cm_status grid_limits(const RtLaunch *l, uint64_t gx)
+/* gx and gy: the grid's x and y extents in CTAs. */
+static cm_status grid_limits(const RtLaunch *l, uint64_t gx, uint64_t gy)
 {
-	if (l->groups[1] > MAX_GRID_YZ || l->groups[2] > MAX_GRID_YZ || gx > INT32_MAX)
+	if (gy > MAX_GRID_YZ || l->groups[2] > MAX_GRID_YZ || gx > INT32_MAX)
 		return rt_fail(CM_INVALID_THREAD_SPACE,
 		               "%ux%ux%u groups of kernel '%s' exceed the CUDA grid limits "
 		               "(2^31-1 x 65535 x 65535 CTAs)", l->groups[0], l->groups[1],
@@ -117,17 +119,34 @@ static cm_status cluster_geometry(CudaDevice *c, const RtLaunch *l, CudaProgram 
 		return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': a group of more than 32 CM threads "
 		               "needs a cluster launch, and this CUDA driver has no cuLaunchKernelEx",
 		               l->info->name);
-	s = grid_limits(l, (uint64_t)l->groups[0] * n);
+	s = grid_limits(l, (uint64_t)l->groups[0] * n, l->groups[1]);
 	if (s)
 		return s;
 	*g = (Geometry){{l->groups[0] * n, l->groups[1], l->groups[2]}, {32 * wpc, 1, 1}, 0, n,
-	                wpc};
+	                wpc, {0, 0}};
 	*cp = v;
 	return CM_SUCCESS;
 }
 
+/* CMETAL_LOG's line on a split group (rt/cuda_abi.h "Split groups"), once
+ * per kernel and group shape (r: the CTAs' occupancy). */
+static void split_note(const CudaDevice *c, CudaKernel *k, const RtLaunch *l,
+                       const uint32_t t[3], const OccResult *r)
+{
+	if (!memcmp(k->split_noted, l->threads, sizeof k->split_noted))
+		return;
+	memcpy(k->split_noted, l->threads, sizeof k->split_noted);
+	rt_log("kernel '%s': groups of %ux%ux%u CM threads run as %u CTAs of %ux%ux%u (it uses "
+	       "no SLM or barrier): %u CTAs, %u of %u warps per SM (%u%%), limited by %s",
+	       l->info->name, l->threads[0], l->threads[1], l->threads[2],
+	       (l->threads[0] / t[0]) * (l->threads[1] / t[1]), t[0], t[1], t[2], r->ctas,
+	       r->active_warps, c->arch.max_warps, r->pct,
+	       occ_limit_name(r->limit));
+}
+
 /* The launch's shape; a group launch that needs a cluster switches *cp to
- * the program's cluster variant. */
+ * the program's cluster variant, one that the runtime splits runs smaller
+ * CTAs (cuda_split). */
 static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Geometry *g)
 {
 	const CmkKernelInfo *ki = l->info;
@@ -136,28 +155,35 @@ static cm_status geometry(CudaDevice *c, const RtLaunch *l, CudaProgram **cp, Ge
 		uint32_t tpc = cuda_walker_warps(c, &(*cp)->ks[l->kernel->index], ki);
 		uint32_t lanes = (*cp)->ks[l->kernel->index].lanes;
 		*g = (Geometry){{(unsigned)((n + tpc - 1) / tpc), 1, 1}, {lanes * tpc, 1, 1}, tpc, 0,
-		                0};
+		                0, {0, 0}};
 		return CM_SUCCESS;
 	}
 	const CudaKernel *k = &(*cp)->ks[l->kernel->index];
-	uint64_t n = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	uint32_t sp[2] = {0, 0};
+	if (!(*cp)->cluster_mode)   /* groups as several CTAs? (rt/cuda_abi.h) */
+		cuda_split(c, k, l->threads, l->groups, sp);
+	uint32_t t[3] = {l->threads[0] >> sp[0], l->threads[1] >> sp[1], l->threads[2]};
+	uint64_t n = (uint64_t)t[0] * t[1] * t[2];
 	uint64_t warps = n > 1024 ? n : cuda_cta_warps(k, n);   /* pack.c: W lanes each */
 	if (warps > 32 || (*cp)->cluster_mode)
 		return cluster_geometry(c, l, cp, g);
-	cm_status s = grid_limits(l, l->groups[0]);
+	uint64_t gx = (uint64_t)l->groups[0] << sp[0], gy = (uint64_t)l->groups[1] << sp[1];
+	cm_status s = grid_limits(l, gx, gy);
 	if (s)
 		return s;
 	OccResult r;
 	cuda_kernel_occ(c, &(*cp)->ks[l->kernel->index], (uint32_t)warps, &r);
+	if (sp[0] || sp[1])
+		split_note(c, &(*cp)->ks[l->kernel->index], l, t, &r);
 	if (!r.ctas && r.limit == OCC_REGS &&
 	    (s = cuda_regcap_program(c, l->kernel->prog, *cp, l->kernel->index, (uint32_t)warps,
 	                             cp)))
 		return s;
 	if (r.ctas && r.limit == OCC_REGS)   /* more CTAs per SM with fewer registers? */
 		*cp = cuda_raise_program(c, l->kernel->prog, *cp, l->kernel->index, (uint32_t)warps);
-	*g = (Geometry){{l->groups[0], l->groups[1], l->groups[2]},
-	                {(*cp)->ks[l->kernel->index].lanes * l->threads[0], l->threads[1],
-	                 l->threads[2]}, 0, 0, 0};
+	*g = (Geometry){{(unsigned)gx, (unsigned)gy, l->groups[2]},
+	                {(*cp)->ks[l->kernel->index].lanes * t[0], t[1], t[2]}, 0, 0, 0,
+	                {sp[0], sp[1]}};
 	return CM_SUCCESS;
 }
 
@@ -234,7 +260,7 @@ static cm_status build_block(CudaDevice *c, const RtLaunch *l, const Geometry *g
 	memcpy(k->next, &cl, sizeof cl);
 	k->lparam = (CudaLaunchParam){k->block, cl.kind, cl.threads_per_cta, cl.nthreads,
 	                              cl.cta_warps, {cl.local[0], cl.local[1], cl.local[2]},
-	                              cl.width};
+	                              cl.width, {g->split[0], g->split[1]}};
 	for (uint32_t i = 0; i < ki->nargs; i++) {
 		if (ki->args[i].kind != CMK_ARG_SURFACE)
 			continue;

@@ -51,11 +51,12 @@ typedef struct {
 	const char *targs;    /* "thread_args I,J" list; NULL if absent */
 	uint32_t psurf;       /* "param_surfaces N"; UINT32_MAX (all) if absent */
 	bool checks;          /* "checks 1": built with -fbounds-check */
+	bool split;           /* "split 1": its groups may run as several CTAs */
 } MetaKernel;
 
 /* One "kernel" line's fields after the keyword; "scratch N", "lanes W",
- * "checks 1", "thread_args I,J" and "param_surfaces N" after them are
- * optional. */
+ * "checks 1", "split 1", "thread_args I,J" and "param_surfaces N" after
+ * them are optional. */
 static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 {
 	CmkKernelInfo *k = &mk->info;
@@ -83,6 +84,8 @@ static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 		return false;
 	/* "checks 1": it reports out-of-range accesses (-fbounds-check) */
 	mk->checks = strstr(s, " checks 1") != NULL;
+	/* "split 1": its groups may run as several CTAs (rt/cuda_abi.h) */
+	mk->split = strstr(s, " split 1") != NULL;
 	/* "thread_args I,J": those arguments are per-thread tables */
 	const char *ta = strstr(s, " thread_args ");
 	mk->targs = NULL;
@@ -260,8 +263,10 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		cp->targs = NEWN(a, const char *, ks.len + 1);
 		cp->psurf = NEWN(a, uint32_t, ks.len + 1);
 		cp->checks = NEWN(a, bool, ks.len + 1);
+		cp->split = NEWN(a, bool, ks.len + 1);
 		for (int i = 0; i < ks.len; i++) {
 			cp->checks[i] = ks.data[i].checks;
+			cp->split[i] = ks.data[i].split;
 			cp->scratch[i] = ks.data[i].scratch;
 			cp->lanes[i] = ks.data[i].lanes;
 			cp->targs[i] = ks.data[i].targs;
@@ -365,6 +370,7 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 		k->next = arena_alloc(cp->arena, k->image_len);
 		k->uses_printf = cp->prints && cp->prints[i];
 		k->checks = cp->checks && cp->checks[i];
+		k->split = cp->split && cp->split[i];
 		total += (k->image_len + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
 	}
 	if (!total)

@@ -91,16 +91,70 @@ uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki
 	return t;
 }
 
+/* Whether a CTA of w warps of k fits: the driver's thread limit for the
+ * function, and an SM's registers and shared memory (r: its occupancy). */
+static bool cta_fits(const CudaDevice *c, const CudaKernel *k, uint32_t w, OccResult *r)
+{
+	if (w > 32 || (k->max_threads > 0 && 32 * w > (uint32_t)k->max_threads))
+		return false;
+	cuda_kernel_occ(c, k, w, r);
+	return r->ctas > 0;
+}
+
+uint32_t cuda_split(const CudaDevice *c, const CudaKernel *k, const uint32_t threads[3],
+                    const uint32_t groups[3], uint32_t split[2])
+{
+	split[0] = split[1] = 0;
+	uint64_t all = (uint64_t)threads[0] * threads[1] * threads[2];
+	const char *env = getenv("CMETAL_SPLIT_GROUPS");
+	if (!k->split || !all || all > 1024 || (env && !strcmp(env, "0")))
+		return (uint32_t)all;
+	OccResult r;
+	uint32_t whole = cta_fits(c, k, cuda_cta_warps(k, all), &r) ? r.active_warps : 0;
+	uint32_t best = 0, sp[2] = {0, 0};
+	uint64_t cta = all;
+	for (uint32_t a = 0; threads[0] >> a << a == threads[0]; a++) {
+		for (uint32_t b = 0; threads[1] >> b << b == threads[1]; b++) {
+			uint64_t n = (uint64_t)(threads[0] >> a) * (threads[1] >> b) * threads[2];
+			/* packed CM threads (W lanes each) fill the CTA's warps */
+			bool ok = (a || b) && n * k->lanes % 32 == 0 &&
+			          (!groups || (((uint64_t)groups[0] << a) <= INT32_MAX &&
+			                       ((uint64_t)groups[1] << b) <= 65535));
+			/* the most warps resident; of those the largest CTA (the
+			 * group's neighbours share an SM's L1), x kept whole longest */
+			if (ok && cta_fits(c, k, cuda_cta_warps(k, n), &r) &&
+			    (r.active_warps > best || (r.active_warps == best && n > cta))) {
+				best = r.active_warps;
+				cta = n;
+				sp[0] = a, sp[1] = b;
+			}
+			if (threads[1] >> b == 1)
+				break;
+		}
+		if (threads[0] >> a == 1)
+			break;
+	}
+	/* a few more warps do not pay for the L1 the group's CTAs shared */
+	if (!best || (whole && (uint64_t)best * 4 < (uint64_t)whole * 5))
+		return (uint32_t)all;
+	split[0] = sp[0], split[1] = sp[1];
+	return (uint32_t)cta;
+}
+
 cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *kern, uint32_t group_threads,
                          cmetal_occupancy *out)
 {
 	CudaDevice *c = dev->priv;
 	CudaProgram *cp = kern->prog->priv;
 	CudaKernel *k = &cp->ks[kern->index];
-	/* a group of more than 32 spans a cluster of CTAs of at most 32 warps */
-	uint32_t all = cuda_cta_warps(k, group_threads);
-	uint32_t ctas = all > 32 ? (group_threads + 31) / 32 : 1;  /* cluster: unpacked */
-	uint32_t warps = all > 32 ? (group_threads + ctas - 1) / ctas : all;
+	/* a group of more than 32 spans a cluster of CTAs of at most 32 warps,
+	 * unless the runtime splits it (as a launch of group_threads x 1 x 1) */
+	uint32_t th[3] = {group_threads, 1, 1}, sp[2];
+	uint32_t per_cta = cuda_split(c, k, th, NULL, sp);
+	uint32_t all = cuda_cta_warps(k, per_cta);
+	uint32_t ctas = all > 32 ? (per_cta + 31) / 32 : 1;  /* cluster: unpacked */
+	uint32_t warps = all > 32 ? (per_cta + ctas - 1) / ctas : all;
+	out->cta_threads = all > 32 ? warps : per_cta;
 	OccResult r;
 	cuda_kernel_occ(c, k, warps, &r);
 	out->register_cap = 0;

@@ -683,6 +683,8 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	}
 	if (ir_ops[i->op].flags & IRF_MEM)
 		return px_mem(p, i);
+	if ((i->op == Oadd || i->op == Omul) && px_global_id(p, i))
+		return true;
 	if (ir_ops[i->op].flags & IRF_ELEMWISE)
 		return px_alu(p, i);
 	return px_warp(p, i);
@@ -909,6 +911,8 @@ static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32
 		buf_printf(out, " lanes %u", lanes);   /* pack.c */
 	if (o->bounds_check)
 		buf_printf(out, " checks 1");   /* reports faults: a task waits for it */
+	if (px_splittable(f, o))
+		buf_printf(out, " split 1");    /* groups may run as several CTAs */
 	for (uint32_t k = 0, n = 0; o->thread_args && k < f->nparams; k++)
 		if (spec_lists(o->thread_args, f->name, k))
 			buf_printf(out, n++ ? ",%u" : " thread_args %u", k);

@@ -298,6 +298,13 @@ bool px_dpas_kperm(const Inst *i);
 /* warp.c: votes, reductions, mask packing, thread ids, barriers, waits,
  * printf records (rt/cuda_abi.h "printf") */
 bool px_warp(Px *p, Inst *i);
+/* warp.c: whether the runtime may split f's groups into several CTAs
+ * (rt/cuda_abi.h "Split groups"; the metadata says "split 1") */
+bool px_splittable(const Func *f, const EmitOptions *o);
+/* warp.c: group_id * local_size + local_id and group_count * local_size
+ * along one dimension, emitted from the CTA's ids; false when i is
+ * neither */
+bool px_global_id(Px *p, Inst *i);
 /* The CM thread's linear id (b32), as printf records and faults count it. */
 const char *px_linear_tid(Px *p);
 

@@ -140,66 +140,224 @@ static bool same_in_walker(const Px *p, IrTid t)
 	}
 }
 
+/* Whether the runtime may run f's groups as several CTAs (rt/cuda_abi.h
+ * "Split groups"): nothing but the thread ids tells the CM threads of a
+ * group apart from others (no SLM, no barrier, no cm_wait, no cluster). */
+bool px_splittable(const Func *f, const EmitOptions *o)
+{
+	return !o->cluster_slm && !f->slm_size && !f->uses_barrier && !f->uses_wait;
+}
+
+/* Log2 of the CTAs per group along dimension d (0: x, 1: y) of a split
+ * group launch, from the CudaLaunchParam. */
+static const char *split_shift(Px *p, int d)
+{
+	const char *s = px_tmp(p, RC_B32);
+	px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", s, p->f->name, CUDA_LP_SPLIT + 4 * d);
+	return s;
+}
+
+/* The group-launch value g of thread id t (its CTA's value) as the group's
+ * when the runtime splits groups: CTA (rx, ry) of group (gx, gy) is CTA
+ * (gx << sx | rx, gy << sy | ry) of the grid.  Ids of z, and every id of a
+ * kernel that is not split, stay. */
+static void split_tid(Px *p, IrTid t, const char *g)
+{
+	if (!px_splittable(p->f, p->o))
+		return;
+	switch (t) {
+	case TID_ORIGIN_X: case TID_ORIGIN_Y:
+	case TID_GROUP_ID_X: case TID_GROUP_ID_Y:
+	case TID_GROUP_COUNT_X: case TID_GROUP_COUNT_Y: {
+		int d = t == TID_ORIGIN_X || t == TID_GROUP_ID_X || t == TID_GROUP_COUNT_X ? 0 : 1;
+		px_ins(p, "shr.u32 %s, %s, %s", g, g, split_shift(p, d));
+		break;
+	}
+	case TID_LOCAL_SIZE_X: case TID_LOCAL_SIZE_Y:
+		px_ins(p, "shl.b32 %s, %s, %s", g, g, split_shift(p, t == TID_LOCAL_SIZE_Y));
+		break;
+	case TID_LOCAL_ID_X: case TID_LOCAL_ID_Y: {
+		int d = t == TID_LOCAL_ID_Y;
+		const char *s = split_shift(p, d), *c = px_tmp(p, RC_B32), *r = px_tmp(p, RC_B32);
+		const char *n = px_tmp(p, RC_B32);
+		px_ins(p, "mov.u32 %s, %%ctaid.%c", c, "xy"[d]);
+		px_ins(p, "shr.u32 %s, %s, %s", r, c, s);
+		px_ins(p, "shl.b32 %s, %s, %s", r, r, s);
+		px_ins(p, "sub.u32 %s, %s, %s", r, c, r);          /* the CTA within its group */
+		px_ins(p, "mov.u32 %s, %%ntid.%c", n, "xy"[d]);
+		if (!d)
+			px_ins(p, "shr.u32 %s, %s, %u", n, n, px_lane_shift(p));
+		px_ins(p, "mad.lo.u32 %s, %s, %s, %s", g, r, n, g);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 /* Thread ids: walker values when %walk, CTA values otherwise (the walker
  * width and count from the CudaLaunchParam: no load before a group
  * launch's first access); no select where the two agree. */
-static bool thread_id(Px *p, Inst *i)
+/* The group-launch value of thread id t into g: its CTA's, then as the
+ * cluster or the split group says; false for an id that has none. */
+static bool group_tid(Px *p, IrTid t, const char *g)
 {
-	const char *d = px_reg(p, i, 0), *g = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32);
-	const char *t = px_tmp(p, RC_B32);
-	switch ((IrTid)i->imm) {
+	switch (t) {
 	case TID_ORIGIN_X: case TID_ORIGIN_Y:
-		px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", t, p->f->name, CUDA_LP_WIDTH);
-		px_ins(p, "max.u32 %s, %s, 1", t, t);
-		px_ins(p, "%s.u32 %s, %%linear, %s", i->imm == TID_ORIGIN_X ? "rem" : "div", w, t);
-		px_ins(p, "mov.u32 %s, %%ctaid.%s", g, i->imm == TID_ORIGIN_X ? "x" : "y");
+		px_ins(p, "mov.u32 %s, %%ctaid.%s", g, t == TID_ORIGIN_X ? "x" : "y");
 		break;
-	case TID_COLOR: px_ins(p, "mov.u32 %s, 0", g); px_ins(p, "mov.u32 %s, 0", w); break;
+	case TID_COLOR: px_ins(p, "mov.u32 %s, 0", g); break;
 	case TID_GROUP_ID_X: case TID_GROUP_ID_Y: case TID_GROUP_ID_Z:
-		px_ins(p, "mov.u32 %s, %%ctaid.%c", g, "xyz"[i->imm - TID_GROUP_ID_X]);
-		px_ins(p, "mov.u32 %s, %s", w, i->imm == TID_GROUP_ID_X ? "%linear" : "0");
+		px_ins(p, "mov.u32 %s, %%ctaid.%c", g, "xyz"[t - TID_GROUP_ID_X]);
 		break;
 	case TID_LOCAL_ID_X:
 		px_ins(p, "mov.u32 %s, %%tid.x", g);
 		px_ins(p, "shr.u32 %s, %s, %u", g, g, px_lane_shift(p));
-		px_ins(p, "mov.u32 %s, 0", w);
 		break;
 	case TID_LOCAL_ID_Y: case TID_LOCAL_ID_Z:
-		px_ins(p, "mov.u32 %s, %%tid.%c", g, i->imm == TID_LOCAL_ID_Y ? 'y' : 'z');
-		px_ins(p, "mov.u32 %s, 0", w);
+		px_ins(p, "mov.u32 %s, %%tid.%c", g, t == TID_LOCAL_ID_Y ? 'y' : 'z');
 		break;
 	case TID_LOCAL_SIZE_X:
 		px_ins(p, "mov.u32 %s, %%ntid.x", g);
 		px_ins(p, "shr.u32 %s, %s, %u", g, g, px_lane_shift(p));
-		px_ins(p, "mov.u32 %s, 1", w);
 		break;
 	case TID_LOCAL_SIZE_Y: case TID_LOCAL_SIZE_Z:
-		px_ins(p, "mov.u32 %s, %%ntid.%c", g, i->imm == TID_LOCAL_SIZE_Y ? 'y' : 'z');
-		px_ins(p, "mov.u32 %s, 1", w);
+		px_ins(p, "mov.u32 %s, %%ntid.%c", g, t == TID_LOCAL_SIZE_Y ? 'y' : 'z');
 		break;
+	case TID_GROUP_COUNT_X: case TID_GROUP_COUNT_Y: case TID_GROUP_COUNT_Z:
+		px_ins(p, "mov.u32 %s, %%nctaid.%c", g, "xyz"[t - TID_GROUP_COUNT_X]);
+		break;
+	default:
+		return false;
+	}
+	px_cluster_tid(p, t, g);
+	split_tid(p, t, g);
+	return true;
+}
+
+/* The walker-launch value of thread id t into w. */
+static void walker_tid(Px *p, IrTid t, const char *w)
+{
+	const char *n = px_tmp(p, RC_B32);
+	switch (t) {
+	case TID_ORIGIN_X: case TID_ORIGIN_Y:
+		px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", n, p->f->name, CUDA_LP_WIDTH);
+		px_ins(p, "max.u32 %s, %s, 1", n, n);
+		px_ins(p, "%s.u32 %s, %%linear, %s", t == TID_ORIGIN_X ? "rem" : "div", w, n);
+		break;
+	case TID_GROUP_ID_X: px_ins(p, "mov.u32 %s, %%linear", w); break;
 	case TID_GROUP_COUNT_X:
-		px_ins(p, "mov.u32 %s, %%nctaid.x", g);
 		px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", w, p->f->name, CUDA_LP_NTHREADS);
 		break;
+	case TID_LOCAL_SIZE_X: case TID_LOCAL_SIZE_Y: case TID_LOCAL_SIZE_Z:
 	case TID_GROUP_COUNT_Y: case TID_GROUP_COUNT_Z:
-		px_ins(p, "mov.u32 %s, %%nctaid.%c", g, i->imm == TID_GROUP_COUNT_Y ? 'y' : 'z');
 		px_ins(p, "mov.u32 %s, 1", w);
 		break;
 	default:
-		return px_unsupported(p, i, "this thread id");
+		px_ins(p, "mov.u32 %s, 0", w);
+		break;
 	}
-	px_cluster_tid(p, (IrTid)i->imm, g);
+}
+
+/* Thread ids: walker values when %walk, group values otherwise (the walker
+ * width and count from the CudaLaunchParam: no load before a group
+ * launch's first access); no select where the two agree. */
+static bool thread_id(Px *p, Inst *i)
+{
+	const char *d = px_reg(p, i, 0), *g = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32);
+	IrTid id = (IrTid)i->imm;
+	if (!group_tid(p, id, g))
+		return px_unsupported(p, i, "this thread id");
 	bool b32 = px_class(i->ty.elem) == RC_B32;
 	const char *v = b32 ? d : t;
-	if (same_in_walker(p, (IrTid)i->imm))
+	if (same_in_walker(p, id)) {
 		px_ins(p, "mov.b32 %s, %s", v, g);
-	else
+	} else {
+		const char *w = px_tmp(p, RC_B32);
+		walker_tid(p, id, w);
 		px_ins(p, "selp.b32 %s, %s, %s, %%walk", v, w, g);
+	}
 	if (b32)
 		px_normalize(p, i->ty.elem, d);
 	else
 		px_conv_slot(p, i->ty.elem, d, E_U32, t, false);
 	return true;
+}
+
+static IrTid tid_of(const Inst *v)
+{
+	return v->op == Otid ? (IrTid)v->imm : TID_COUNT_;
+}
+
+/* Whether v is a 32-bit integer scalar (wrapping as the ids' u32 does). */
+static bool int32_scalar(const Inst *v)
+{
+	return v->ty.n == 1 && (v->ty.elem == E_U32 || v->ty.elem == E_I32);
+}
+
+/* ctaid.d * ntid.d (+ tid.d), in CM threads along x, into d. */
+static void grid_product(Px *p, int d, bool plus_tid, const char *dst)
+{
+	const char *c = px_tmp(p, RC_B32), *n = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32);
+	char xyz = "xyz"[d];
+	px_ins(p, "mov.u32 %s, %%%sctaid.%c", c, plus_tid ? "" : "n", xyz);
+	px_ins(p, "mov.u32 %s, %%ntid.%c", n, xyz);
+	if (!d)
+		px_ins(p, "shr.u32 %s, %s, %u", n, n, px_lane_shift(p));
+	if (!plus_tid) {
+		px_ins(p, "mul.lo.u32 %s, %s, %s", dst, c, n);
+		return;
+	}
+	px_ins(p, "mov.u32 %s, %%tid.%c", t, xyz);
+	if (!d)
+		px_ins(p, "shr.u32 %s, %s, %u", t, t, px_lane_shift(p));
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", dst, c, n, t);
+}
+
+/* Whether m is mul(a, b) of thread ids a and b, in either order. */
+static bool tid_product(const Inst *m, IrTid a, IrTid b)
+{
+	if (m->op != Omul || !int32_scalar(m))
+		return false;
+	IrTid x = tid_of(m->ops[0]), y = tid_of(m->ops[1]);
+	return (x == a && y == b) || (x == b && y == a);
+}
+
+/* The global id along d, add(mul(group_id.d, local_size.d), local_id.d),
+ * that nearly every group kernel starts with, and the global size,
+ * mul(group_count.d, local_size.d), as ctaid.d * ntid.d + tid.d and
+ * nctaid.d * ntid.d (in CM threads): the same values whether or not the
+ * runtime splits the group (rt/cuda_abi.h "Split groups"), in fewer
+ * instructions than their ids; the walker's are %linear and the thread
+ * count along x, 0 and 1 along y and z.  False, emitting nothing, when i
+ * is neither. */
+bool px_global_id(Px *p, Inst *i)
+{
+	if (!int32_scalar(i) || px_cluster_on(p) || (i->op != Oadd && i->op != Omul))
+		return false;
+	const char *dst = px_reg(p, i, 0);
+	for (int d = 0; d < 3; d++) {
+		IrTid gid = (IrTid)(TID_GROUP_ID_X + d), size = (IrTid)(TID_LOCAL_SIZE_X + d);
+		IrTid lid = (IrTid)(TID_LOCAL_ID_X + d), count = (IrTid)(TID_GROUP_COUNT_X + d);
+		if (i->op == Omul && tid_product(i, count, size)) {
+			grid_product(p, d, false, dst);
+			if (!d) {
+				const char *w = px_tmp(p, RC_B32);
+				px_ins(p, "ld.param.u32 %s, [%s_launch+%d]", w, p->f->name, CUDA_LP_NTHREADS);
+				px_ins(p, "selp.b32 %s, %s, %s, %%walk", dst, w, dst);
+			}
+			return true;
+		}
+		for (int k = 0; i->op == Oadd && k < 2; k++) {
+			if (tid_of(i->ops[1 - k]) != lid || !tid_product(i->ops[k], gid, size))
+				continue;
+			grid_product(p, d, true, dst);
+			if (!d)
+				px_ins(p, "selp.b32 %s, %%linear, %s, %%walk", dst, dst);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* any / all over the valid lanes of every slot. */
@@ -387,30 +545,34 @@ const char *px_linear_tid(Px *p)
 {
 	if (px_cluster_on(p))
 		return px_cluster_linear(p);
-	const char *g = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32), *n = px_tmp(p, RC_B32);
-	const char *l = px_tmp(p, RC_B32), *w = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B32);
-	px_ins(p, "mov.u32 %s, %%ctaid.z", g);
-	px_ins(p, "mov.u32 %s, %%nctaid.y", n);
-	px_ins(p, "mov.u32 %s, %%ctaid.y", t);
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", g, g, n, t);
-	px_ins(p, "mov.u32 %s, %%nctaid.x", n);
-	px_ins(p, "mov.u32 %s, %%ctaid.x", t);
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", g, g, n, t);     /* group linear id */
-	px_ins(p, "mov.u32 %s, %%tid.z", l);
-	px_ins(p, "mov.u32 %s, %%ntid.y", n);
-	px_ins(p, "mov.u32 %s, %%tid.y", t);
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", l, l, n, t);
-	px_ins(p, "mov.u32 %s, %%ntid.x", w);
-	px_ins(p, "shr.u32 %s, %s, %u", w, w, px_lane_shift(p)); /* CM threads in x */
-	px_ins(p, "mov.u32 %s, %%tid.x", t);
-	px_ins(p, "shr.u32 %s, %s, %u", t, t, px_lane_shift(p));
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", l, l, w, t);     /* local linear id */
-	px_ins(p, "mul.lo.u32 %s, %s, %s", w, w, n);
-	px_ins(p, "mov.u32 %s, %%ntid.z", n);
-	px_ins(p, "mul.lo.u32 %s, %s, %s", w, w, n);             /* group size */
-	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", d, g, w, l);
-	px_ins(p, "selp.b32 %s, %%linear, %s, %%walk", d, d);
-	return d;
+	static const IrTid ids[2][3][2] = {   /* [group, local][x, y, z][id, count] */
+		{{TID_GROUP_ID_X, TID_GROUP_COUNT_X}, {TID_GROUP_ID_Y, TID_GROUP_COUNT_Y},
+		 {TID_GROUP_ID_Z, TID_GROUP_COUNT_Z}},
+		{{TID_LOCAL_ID_X, TID_LOCAL_SIZE_X}, {TID_LOCAL_ID_Y, TID_LOCAL_SIZE_Y},
+		 {TID_LOCAL_ID_Z, TID_LOCAL_SIZE_Z}}};
+	const char *lin[2], *size = NULL;
+	for (int k = 0; k < 2; k++) {     /* z * ny * nx + y * nx + x */
+		const char *a = px_tmp(p, RC_B32), *v = px_tmp(p, RC_B32), *n = px_tmp(p, RC_B32);
+		group_tid(p, ids[k][2][0], a);
+		for (int d = 1; d >= 0; d--) {
+			group_tid(p, ids[k][d][1], n);
+			group_tid(p, ids[k][d][0], v);
+			px_ins(p, "mad.lo.u32 %s, %s, %s, %s", a, a, n, v);
+		}
+		lin[k] = a;
+		if (k == 1) {                  /* the group's size */
+			size = px_tmp(p, RC_B32);
+			group_tid(p, TID_LOCAL_SIZE_X, size);
+			for (int d = 1; d <= 2; d++) {
+				group_tid(p, ids[1][d][1], n);
+				px_ins(p, "mul.lo.u32 %s, %s, %s", size, size, n);
+			}
+		}
+	}
+	const char *r = px_tmp(p, RC_B32);
+	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", r, lin[0], size, lin[1]);
+	px_ins(p, "selp.b32 %s, %%linear, %s, %%walk", r, r);
+	return r;
 }
 
 /* Stores argument a as the 8-byte slot at [r+off]; returns its kind. */
