@@ -423,9 +423,10 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 	MUST(cmetal_program_release(p));
 
 	/* built from source (one CM thread per warp: not packed): fill uses no
-	 * SLM or barrier, so a group of 40 runs as 2 CTAs of 20 (split groups),
-	 * no cluster; without splitting (CMETAL_SPLIT_GROUPS=0), the first big
-	 * group builds the cluster variant */
+	 * SLM or barrier, so a group of 40 runs as 8 CTAs of 5 (split groups:
+	 * 60 warps an SM, as CTAs of 20, the smallest CTA), no cluster; without
+	 * splitting (CMETAL_SPLIT_GROUPS=0), the first big group builds the
+	 * cluster variant (2 CTAs of 20) */
 	cm_status s = cmetal_program_build(dev, gpu_src, "-fno-warp-packing", &p);
 	check("gpu/fake_cluster_build", s == CM_SUCCESS, cmetal_last_error());
 	if (s == CM_SUCCESS) {
@@ -440,9 +441,9 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 		MUST(cmetal_kernel_occupancy(fill, 40, &oc));
 		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
 		                          NULL));
-		check("gpu/fake_split_group", filled(b, 80, 7) && oc.cta_threads == 20 &&
+		check("gpu/fake_split_group", filled(b, 80, 7) && oc.cta_threads == 5 &&
 		      st->cluster_launches == n0 + 2 && st->launches == l0 + 1 &&
-		      st->last_grid[0] == 4 && st->last_block[0] == 32 * 20, NULL);
+		      st->last_grid[0] == 16 && st->last_block[0] == 32 * 5, NULL);
 		setenv("CMETAL_SPLIT_GROUPS", "0", 1);
 		MUST(cmetal_kernel_occupancy(fill, 40, &oc));
 		for (int k = 0; k < 2; k++)
