@@ -15,7 +15,8 @@ usage: bench/report.py [-o DIR] FILE.csv|DIR ...
   the tables: its rows are set beside the current rows of the same key in
   a 'Compiler A/B' section, so one compiler change is read as a ratio.
 
-RESULTS.md has, per workload, size and device: time, throughput, the ratio
+RESULTS.md has, per workload, size and device: time (and, where measured,
+the CPU time of all the run's threads), throughput, the ratio
 to each other implementation measured there (time(X) / time(impl): above 1
 means faster than X), and the share of the device's measured copy bandwidth
 (workload 'copy', the best row) for GB/s rows or of its measured FMA peak
@@ -295,16 +296,21 @@ def write_md(path, runs, rows, charts, chart_note):
         for (size, dev), rs in sorted(groups[w].items()):
             rs.sort(key=lambda r: r["time_ms"])
             names = [r["impl"] for r in rs]
+            # CPU rows measured with cpu_ms: the CPU time every thread used
+            cpu = int(any(r.get("cpu_ms") is not None for r in rs))
             out += ["", "**%s** on %s" % (size, dev), "",
-                    "| impl | time (ms) | throughput | checked | " +
+                    "| impl | time (ms) | %sthroughput | checked | " % (
+                        "CPU time (ms) | " if cpu else "") +
                     " | ".join("vs %s" % n for n in names) + " | share |",
-                    "|---|---|---|---|" + "---|" * len(names) + "---|"]
+                    "|---|---|---|---|" + "---|" * (len(names) + cpu) + "---|"]
             for r in rs:
                 ratios = ["-" if o is r else "%.2fx" % (o["time_ms"] / r["time_ms"])
                           if r["time_ms"] > 0 else "-" for o in rs]
-                out.append("| %s | %s | %s %s | %s | %s | %s |" % (
-                    r["impl"], fmt(r["time_ms"]), fmt(r["throughput"]),
-                    r["unit"], r["checked"], " | ".join(ratios),
+                c = r.get("cpu_ms")
+                out.append("| %s | %s | %s%s %s | %s | %s | %s |" % (
+                    r["impl"], fmt(r["time_ms"]),
+                    ("%s | " % ("-" if c is None else fmt(c))) if cpu else "",
+                    fmt(r["throughput"]), r["unit"], r["checked"], " | ".join(ratios),
                     share(r, refs.get(dev, {}))))
     if not charts:
         out += ["", "No charts: %s" % chart_note]
