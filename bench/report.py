@@ -6,14 +6,17 @@ for the charts, skipped with a note when gnuplot is missing).
 usage: bench/report.py [-o DIR] FILE.csv|DIR ...
   A directory argument means every *.csv in it.  Each CSV is what a harness
   prints: '# key: value' comment lines (device, driver, date, host-cpu, note)
-  and rows  workload,size,device,impl,time_ms,throughput,unit,checked.
+  and rows  workload,size,device,impl,time_ms,throughput,unit,checked[,cpu_ms]
+  (cpu_ms: the CPU time the process used over a run, every thread, median;
+  optional: CSVs without the column, or rows without the field, have none).
   A later file's row replaces an earlier one with the same
   (workload, size, device, impl).  A file with a '# compare: LABEL' line
   (an earlier compiler, or the same one with other options) stays out of
   the tables: its rows are set beside the current rows of the same key in
   a 'Compiler A/B' section, so one compiler change is read as a ratio.
 
-RESULTS.md has, per workload, size and device: time, throughput, the ratio
+RESULTS.md has, per workload, size and device: time (and, where measured,
+the CPU time of all the run's threads), throughput, the ratio
 to each other implementation measured there (time(X) / time(impl): above 1
 means faster than X), and the share of the device's measured copy bandwidth
 (workload 'copy', the best row) for GB/s rows or of its measured FMA peak
@@ -54,6 +57,10 @@ def read_csv(path):
             r["throughput"] = float(r["throughput"])
         except (TypeError, ValueError):
             continue
+        try:
+            r["cpu_ms"] = float(r.get("cpu_ms") or "")
+        except ValueError:
+            r["cpu_ms"] = None
         r["driver"] = meta.get("driver", "?")
         r["date"] = meta.get("date", "?")
         r["source"] = os.path.basename(path)
@@ -149,7 +156,11 @@ VENDOR = {"linear": ["npp"], "bitonic": ["cub-radix", "cub-merge"],
 VARIANT_VENDOR = {("bitonic", "cm-radix"): ["cub-radix"]}
 MEMORY_BOUND = ("linear", "histogram", "spmv", "transpose", "scan-i32", "scan-f32")
 # CPU: workloads whose CM algorithm matches the C reference's (issue 15):
-# CM on the device's threads within 2x of plain C on one thread, per core.
+# CM on the device's threads within 2x of plain C on one thread, per core:
+# the CPU time CM's runs used against C's (cpu_ms, both measured), or, for
+# rows without it (CSVs from before 2026-11-27), wall time x the device's
+# threads against C's wall time, which charges CM for a worker the OS
+# descheduled and for cores a memory-bound kernel left waiting.
 PER_CORE = ("linear", "histogram", "kmeans", "spmv", "transpose", "sgemm", "dgemm",
             "scan-i32", "scan-f32")
 
@@ -158,6 +169,16 @@ def driver_threads(driver):
     """The OS threads a CPU row ran on, from "... (2 threads)"; 1 if unsaid."""
     m = re.search(r"\((\d+) threads?\)", driver)
     return int(m.group(1)) if m else 1
+
+
+def per_core(own, c):
+    """(ratio, how) of CM row own against C row c, per core."""
+    if own.get("cpu_ms") is not None and own["cpu_ms"] > 0:
+        cc = c["cpu_ms"] if c.get("cpu_ms") is not None and c["cpu_ms"] > 0 else c["time_ms"]
+        return own["cpu_ms"] / cc, "CPU time / C's: %s / %s ms" % (fmt(own["cpu_ms"]), fmt(cc))
+    t = driver_threads(own["driver"])
+    return own["time_ms"] * t / c["time_ms"], "time x threads / C: %s x %d / %s ms" % (
+        fmt(own["time_ms"]), t, fmt(c["time_ms"]))
 
 
 def target_rows(rows, refs):
@@ -197,9 +218,9 @@ def target_rows(rows, refs):
         cpu = impls.get("cm-cpu")
         own = cpu if cpu and cpu["checked"] == "yes" and cpu["time_ms"] > 0 else cm
         if not gpu and w in PER_CORE and c and c["time_ms"] > 0:
-            pc = own["time_ms"] * driver_threads(own["driver"]) / c["time_ms"]
-            out.append((w, size, dev, "%swithin 2x of plain C per core (time x threads / C)"
-                        % ("cm-cpu " if own is cpu else ""), "%.2fx" % pc, pc <= 2.0))
+            pc, how = per_core(own, c)
+            out.append((w, size, dev, "%swithin 2x of plain C per core"
+                        % ("cm-cpu " if own is cpu else ""), "%.2fx (%s)" % (pc, how), pc <= 2.0))
         if not gpu and own is cpu and impls.get("ocl-simt"):
             o = impls["ocl-simt"]
             if o["checked"] in ("yes", "ref"):
@@ -249,7 +270,11 @@ def write_md(path, runs, rows, charts, chart_note):
     missed = sum(1 for t in targets if not t[5])
     out += ["", "## Targets", "",
             "CM against the project's targets, per checked CM row: %d of %d met, "
-            "%d missed." % (len(targets) - missed, len(targets), missed), "",
+            "%d missed.  Per core (CPU): the CPU time the CM row's runs used, "
+            "every thread of the process (median of its runs), against the C "
+            "row's; rows recorded without CPU time fall back to wall time x the "
+            "device's threads against C's wall time." % (
+                len(targets) - missed, len(targets), missed), "",
             "| workload | size | device | target | measured | |",
             "|---|---|---|---|---|---|"]
     for w, size, dev, what, got, met in targets:
@@ -271,16 +296,21 @@ def write_md(path, runs, rows, charts, chart_note):
         for (size, dev), rs in sorted(groups[w].items()):
             rs.sort(key=lambda r: r["time_ms"])
             names = [r["impl"] for r in rs]
+            # CPU rows measured with cpu_ms: the CPU time every thread used
+            cpu = int(any(r.get("cpu_ms") is not None for r in rs))
             out += ["", "**%s** on %s" % (size, dev), "",
-                    "| impl | time (ms) | throughput | checked | " +
+                    "| impl | time (ms) | %sthroughput | checked | " % (
+                        "CPU time (ms) | " if cpu else "") +
                     " | ".join("vs %s" % n for n in names) + " | share |",
-                    "|---|---|---|---|" + "---|" * len(names) + "---|"]
+                    "|---|---|---|---|" + "---|" * (len(names) + cpu) + "---|"]
             for r in rs:
                 ratios = ["-" if o is r else "%.2fx" % (o["time_ms"] / r["time_ms"])
                           if r["time_ms"] > 0 else "-" for o in rs]
-                out.append("| %s | %s | %s %s | %s | %s | %s |" % (
-                    r["impl"], fmt(r["time_ms"]), fmt(r["throughput"]),
-                    r["unit"], r["checked"], " | ".join(ratios),
+                c = r.get("cpu_ms")
+                out.append("| %s | %s | %s%s %s | %s | %s | %s |" % (
+                    r["impl"], fmt(r["time_ms"]),
+                    ("%s | " % ("-" if c is None else fmt(c))) if cpu else "",
+                    fmt(r["throughput"]), r["unit"], r["checked"], " | ".join(ratios),
                     share(r, refs.get(dev, {}))))
     if not charts:
         out += ["", "No charts: %s" % chart_note]
@@ -291,10 +321,12 @@ def write_md(path, runs, rows, charts, chart_note):
 def write_csv(path, rows):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(FIELDS + ["driver", "date"])
+        w.writerow(FIELDS + ["driver", "date", "cpu_ms"])
         for r in sorted(rows, key=lambda r: (workload_key(r["workload"]),
                                              r["size"], r["device"], r["impl"])):
-            w.writerow([r[k] for k in FIELDS] + [r["driver"], r["date"]])
+            cpu = r.get("cpu_ms")
+            w.writerow([r[k] for k in FIELDS] + [r["driver"], r["date"],
+                                                 "" if cpu is None else "%.4f" % cpu])
 
 
 # Chart families: the workloads one panel shows together.

@@ -45,13 +45,20 @@ int cmb_arg(cmetal_kernel *k, uint32_t i, size_t size, const void *v);
 int cmb_add_1d(cmetal_task *t, cmetal_kernel *k, long n, uint32_t tpg);
 int cmb_add_2d(cmetal_task *t, cmetal_kernel *k, long nx, long ny,
 	       uint32_t tx, uint32_t ty);
-/* Runs the task; returns its event time in ms (-1 on error). */
+/* Runs the task; returns its event time in ms (-1 on error).  Also
+ * measures the process's CPU time over the run (cpu_ms(): the launching
+ * thread and every pool worker, so a worker that was descheduled or slept
+ * costs nothing and one that spun costs its spinning). */
 double cmb_run(cmetal_task *t);
 /* Median time of bench_reps() runs of tasks[r % ntasks]; before(ctx, rot),
  * when given, runs untimed ahead of each (restoring inputs a run
- * overwrites) and returns nonzero on error.  -1 on error. */
+ * overwrites) and returns nonzero on error.  -1 on error.  The median of
+ * the runs' CPU times goes to the next row (cmb_cpu). */
 double cmb_time(cmetal_task **tasks, int ntasks,
 		int (*before)(void *ctx, int rot), void *ctx);
+/* Sets the CPU time (ms, median of the timed runs) that the next row
+ * prints in its cpu_ms column; a row resets it (unmeasured: left out). */
+void cmb_cpu(double ms);
 /* Prints "# FAIL workload size: why" and a FAIL row. */
 void cmb_fail(const BenchCase *c, const char *device, const char *why);
 /* The row: checked "yes", or FAIL with the reason when err != NULL. */

@@ -20,6 +20,7 @@ typedef struct {
 	long n;
 	int d, k, conv;
 	long iters;
+	double cpu;		/* CPU time of the last km_run (ms) */
 } Km;
 
 static int reset(void *ctx, int rot)
@@ -31,19 +32,21 @@ static int reset(void *ctx, int rot)
 			 "buffer write");
 }
 
-/* One run from the reset state; returns ms (-1 on error). */
+/* One run from the reset state; returns ms (-1 on error), and its CPU
+ * time (cpu_ms(), with the host round trips) in m->cpu. */
 static double km_run(Km *m)
 {
 	uint32_t changed = 1;
-	double t0 = now_ms(), ms = 0;
+	double t0 = now_ms(), ms = 0, c0;
 	if (reset(m, 0))
 		return -1;
-	t0 = now_ms();
+	t0 = now_ms(), c0 = cpu_ms();
 	for (m->iters = 0; changed && m->iters < (m->conv ? 100 : 1); m->iters++) {
 		if ((ms = cmb_run(m->task)) < 0 ||
 		    cmb_check(cmetal_buffer_read(m->result, 0, 4, &changed), "buffer read"))
 			return -1;
 	}
+	m->cpu = cpu_ms() - c0;
 	return m->conv ? now_ms() - t0 : ms;
 }
 
@@ -62,7 +65,7 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 	cmetal_kernel *ka, *ku;
 	Km m = { 0 };
 	const char *unit, *err = NULL;
-	double ms = -1, work = case_work(c, &unit), t[100];
+	double ms = -1, work = case_work(c, &unit), t[100], cpu[100];
 	long ref_iters = 0;
 
 	snprintf(defs, sizeof defs, "-DK=%d -DD=%d", k, d);
@@ -97,8 +100,10 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 		for (r = 0; r < reps && ms != -2; r++)
 			if ((t[r] = km_run(&m)) < 0)
 				ms = -2;
+			else
+				cpu[r] = m.cpu;
 		if (ms != -2)
-			ms = median(t, reps);
+			ms = median(t, reps), cmb_cpu(median(cpu, reps));
 		if (m.conv)
 			printf("# kmeans %s: %ld iterations (reference %ld)\n", c->size, m.iters, ref_iters);
 	}

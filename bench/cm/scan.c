@@ -23,7 +23,7 @@
 
 enum {
 	CHUNK = 8192,		/* elements per thread of scan_apply; as in scan.cm */
-	CTILE = 8192,		/* elements per tile of scan_tiles_cpu; as in scan.cm */
+	CTILE = 32768,		/* elements per tile of scan_tiles_cpu; as in scan.cm */
 	S_FLAGS = 32		/* dwords before the per-tile state; as in scan.cm */
 };
 

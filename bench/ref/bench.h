@@ -5,8 +5,9 @@
  * and CSV helpers.  Sections follow the file that implements them.
  *
  * Every harness prints CSV rows
- *     workload,size,device,impl,time_ms,throughput,unit,checked
- * and comment lines starting with '#' (device, driver, date, notes).
+ *     workload,size,device,impl,time_ms,throughput,unit,checked[,cpu_ms]
+ * (cpu_ms, where measured: the process's CPU time, all its threads, of one
+ * run, median; bench/README.md) and comment lines starting with '#' (device, driver, date, notes).
  * A case's (workload, size) pair is its identity across harnesses. */
 #ifndef CMETAL_BENCH_H
 #define CMETAL_BENCH_H
@@ -57,6 +58,9 @@ enum {
 /* util.c */
 extern int bench_threads;	/* threads the reference may use (default nproc) */
 double now_ms(void);
+/* CPU time of the whole process (every thread, user + system), in ms:
+ * what a run used of the cores, where now_ms() is what it took. */
+double cpu_ms(void);
 void *xmalloc(size_t n);	/* 64-aligned; dies on failure */
 void bench_die(const char *fmt, ...);
 double median(double *v, int n);	/* sorts v */
@@ -66,6 +70,10 @@ const char *cpu_name(void);	/* from /proc/cpuinfo */
 void csv_header(const char *device, const char *driver, const char *note);
 void csv_row(const BenchCase *c, const char *device, const char *impl,
 	     double ms, double work, const char *unit, const char *checked);
+/* The same with the run's CPU time (cpu_ms(), median; < 0: not measured). */
+void csv_row_cpu(const BenchCase *c, const char *device, const char *impl,
+		 double ms, double cpu, double work, const char *unit,
+		 const char *checked);
 /* Throughput work units for a case: "GB/s" (bytes moved), "GFLOP/s",
  * "Mkeys/s", "Mpix/s", "Mpts/s"; returns the amount of work per run. */
 double case_work(const BenchCase *c, const char **unit);

@@ -23,6 +23,13 @@ double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 void bench_die(const char *fmt, ...)
 {
 	va_list ap;
@@ -101,15 +108,27 @@ void csv_header(const char *device, const char *driver, const char *note)
 	       device, driver, date, cpu_name(), sysconf(_SC_NPROCESSORS_ONLN));
 	if (note)
 		printf("# note: %s\n", note);
-	printf("workload,size,device,impl,time_ms,throughput,unit,checked\n");
+	printf("workload,size,device,impl,time_ms,throughput,unit,checked,cpu_ms\n");
 	fflush(stdout);
 }
 
 void csv_row(const BenchCase *c, const char *device, const char *impl,
 	     double ms, double work, const char *unit, const char *checked)
 {
-	printf("%s,%s,%s,%s,%.4f,%.4f,%s,%s\n", c->workload, c->size, device,
+	csv_row_cpu(c, device, impl, ms, -1, work, unit, checked);
+}
+
+/* cpu < 0: not measured, the field is left out (readers take a missing
+ * cpu_ms as unknown, as in CSVs written before the column existed). */
+void csv_row_cpu(const BenchCase *c, const char *device, const char *impl,
+		 double ms, double cpu, double work, const char *unit,
+		 const char *checked)
+{
+	printf("%s,%s,%s,%s,%.4f,%.4f,%s,%s", c->workload, c->size, device,
 	       impl, ms, ms > 0 ? work / (ms / 1e3) : 0, unit, checked);
+	if (cpu >= 0)
+		printf(",%.4f", cpu);
+	printf("\n");
 	fflush(stdout);
 }
 

@@ -39,7 +39,8 @@ export BENCH_REPS=1
 
 for f in "$out"/c.csv "$out"/ocl.csv "$out"/cm.csv; do
 	[ -f "$f" ] || continue
-	rows=$(grep -c '^[a-z].*,\(yes\|ref\|FAIL\)$' "$f")
+	# checked, then the optional cpu_ms field (bench/README.md)
+	rows=$(grep -c '^[a-z].*,\(yes\|ref\|FAIL\)\(,[0-9.]*\)\?$' "$f")
 	if [ "$rows" -eq 0 ]; then
 		echo "FAIL bench/$(basename "$f" .csv): no result rows"
 		head -n 10 "$f" | sed 's/^/    /'
