@@ -121,9 +121,10 @@ uint32_t cuda_split(const CudaDevice *c, const CudaKernel *k, const uint32_t thr
 			          (!groups || (((uint64_t)groups[0] << a) <= INT32_MAX &&
 			                       ((uint64_t)groups[1] << b) <= 65535));
 			/* the most warps resident; of those the smallest CTA, as
-			 * thread-space launches take (cuda_walker_warps): on an H200
-			 * linear's 8 x 4 groups ran 0.114 ms as CTAs of 2, 0.123 as
-			 * CTAs of 16, all 48 warps an SM), x kept whole longest */
+			 * thread-space launches take (cuda_walker_warps; on an H200
+			 * linear's 8 x 4 groups, 48 warps an SM either way, ran
+			 * 0.116-0.117 ms as CTAs of 2, 0.123 as CTAs of 16), x kept
+			 * whole longest */
 			if (ok && cta_fits(c, k, cuda_cta_warps(k, n), &r) &&
 			    (r.active_warps > best || (r.active_warps == best && n < cta))) {
 				best = r.active_warps;
