@@ -47,7 +47,6 @@ variants() {
 	echo "scan_f32 scan.cm -DT=float"
 	for d in 4 16; do for k in 16 64; do
 		echo "kmeans_D${d}K$k kmeans.cm -DK=$k -DD=$d"
-		echo "kmeansx_D${d}K$k kmeans.cm -DK=$k -DD=$d -DEXPANDED=1"
 	done; done
 }
 names= pending= fail=0

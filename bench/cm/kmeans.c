@@ -3,9 +3,7 @@
  * update per step.  "iter" cases time one step with its event; "conv" cases
  * time the whole loop by wall clock, host round trips for the change count
  * included (at most 100 steps).  The state is restored untimed before each
- * run; checked with check_kmeans against the reference run the same way.
- * Rows: cm (kmeans.cm built with -DEXPANDED=1: one FMA per distance term)
- * and cm-paper (the paper's subtract-and-square distances). */
+ * run; checked with check_kmeans against the reference run the same way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +50,7 @@ static double km_run(Km *m)
 	return m->conv ? now_ms() - t0 : ms;
 }
 
-/* One row: kmeans.cm built with -DEXPANDED=expanded, as impl. */
-static void km_row(cmetal_device *dev, const BenchCase *c, const char *device,
-		   const char *impl, int expanded)
+void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 {
 	long n = c->p[0], i, threads = (n + PTS - 1) / PTS, groups = (threads + GROUP - 1) / GROUP;
 	int d = (int)c->p[1], k = (int)c->p[2], reps = bench_reps(), r;
@@ -63,7 +59,7 @@ static void km_row(cmetal_device *dev, const BenchCase *c, const char *device,
 	float *pts = xmalloc(sizeof(float) * n * d), want_c[64 * 16], got_c[64 * 16];
 	int *want_m = xmalloc(sizeof(int) * n), *got_m = xmalloc(sizeof(int) * n);
 	int *minus1 = xmalloc(sizeof(int) * n);
-	char defs[96];
+	char defs[64];
 	cmetal_buffer *bp = NULL, *part = NULL;
 	cmetal_program *p;
 	cmetal_kernel *ka, *ku;
@@ -72,8 +68,7 @@ static void km_row(cmetal_device *dev, const BenchCase *c, const char *device,
 	double ms = -1, work = case_work(c, &unit), t[100], cpu[100];
 	long ref_iters = 0;
 
-	cmb_reset();
-	snprintf(defs, sizeof defs, "-DK=%d -DD=%d -DEXPANDED=%d", k, d, expanded);
+	snprintf(defs, sizeof defs, "-DK=%d -DD=%d", k, d);
 	p = cmb_build(dev, "kmeans", defs);
 	ka = cmb_kernel(p, "kmeans_assign"), ku = cmb_kernel(p, "kmeans_update");
 	gen_kmeans(pts, n, d, k, SEED_KMEANS);
@@ -113,9 +108,9 @@ static void km_row(cmetal_device *dev, const BenchCase *c, const char *device,
 			printf("# kmeans %s: %ld iterations (reference %ld)\n", c->size, m.iters, ref_iters);
 	}
 	if (cmb_error())
-		cmb_fail_as(c, device, impl, cmb_error());
+		cmb_fail(c, device, cmb_error());
 	else
-		cmb_row_as(c, device, impl, ms, work * m.iters, unit, err);
+		cmb_row(c, device, ms, work * m.iters, unit, err);
 	if (m.task)
 		cmetal_task_release(m.task);
 	if (bp)
@@ -135,10 +130,4 @@ static void km_row(cmetal_device *dev, const BenchCase *c, const char *device,
 	if (p)
 		cmetal_program_release(p);
 	free(pts), free(want_m), free(got_m), free(minus1);
-}
-
-void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
-{
-	km_row(dev, c, device, "cm", 1);
-	km_row(dev, c, device, "cm-paper", 0);
 }
