@@ -59,8 +59,10 @@ double cmb_time(cmetal_task **tasks, int ntasks,
 /* Sets the CPU time (ms, median of the timed runs) that the next row
  * prints in its cpu_ms column; a row resets it (unmeasured: left out). */
 void cmb_cpu(double ms);
-/* Prints "# FAIL workload size: why" and a FAIL row. */
+/* Prints "# FAIL workload size impl: why" and a FAIL row, of impl "cm" or
+ * the one given. */
 void cmb_fail(const BenchCase *c, const char *device, const char *why);
+void cmb_fail_as(const BenchCase *c, const char *device, const char *impl, const char *why);
 /* The row: checked "yes", or FAIL with the reason when err != NULL. */
 void cmb_row(const BenchCase *c, const char *device, double ms, double work,
 	     const char *unit, const char *err);

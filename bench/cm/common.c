@@ -191,8 +191,13 @@ double cmb_run(cmetal_task *t)
 
 void cmb_fail(const BenchCase *c, const char *device, const char *why)
 {
-	printf("# FAIL %s %s: %s\n", c->workload, c->size, why);
-	csv_row(c, device, "cm", 0, 0, "-", "FAIL");
+	cmb_fail_as(c, device, "cm", why);
+}
+
+void cmb_fail_as(const BenchCase *c, const char *device, const char *impl, const char *why)
+{
+	printf("# FAIL %s %s %s: %s\n", c->workload, c->size, impl, why);
+	csv_row(c, device, impl, 0, 0, "-", "FAIL");
 }
 
 void cmb_row(const BenchCase *c, const char *device, double ms, double work,

@@ -3,7 +3,11 @@
  * update per step.  "iter" cases time one step with its event; "conv" cases
  * time the whole loop by wall clock, host round trips for the change count
  * included (at most 100 steps).  The state is restored untimed before each
- * run; checked with check_kmeans against the reference run the same way. */
+ * run; checked with check_kmeans against the reference run the same way.
+ * Rows: cm (kmeans.cm with -DFIXED=1: a group's sums in fixed point by
+ * integer atomics, at the scale fixed_scale() picks from the points) and
+ * cm-paper (float atomic adds, the paper's sums). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +54,22 @@ static double km_run(Km *m)
 	return m->conv ? now_ms() - t0 : ms;
 }
 
-void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
+/* The largest power of two s with which no group's fixed-point sum of
+ * PTS * GROUP coordinates round(x * s) can pass 2^31 - 1 (kmeans.cm
+ * FIXED); the points do not change between steps, so once per run. */
+static float fixed_scale(const float *pts, long count)
+{
+	float big = 1e-30f;
+	for (long i = 0; i < count; i++)
+		if (fabsf(pts[i]) > big)
+			big = fabsf(pts[i]);
+	double limit = 2147483647.0 / ((double)PTS * GROUP * (big + 1.0));
+	return (float)ldexp(1.0, (int)floor(log2(limit)));
+}
+
+/* One row: kmeans.cm built with -DFIXED=fixed, as impl. */
+static void km_row(cmetal_device *dev, const BenchCase *c, const char *device,
+		   const char *impl, int fixed)
 {
 	long n = c->p[0], i, threads = (n + PTS - 1) / PTS, groups = (threads + GROUP - 1) / GROUP;
 	int d = (int)c->p[1], k = (int)c->p[2], reps = bench_reps(), r;
@@ -59,7 +78,7 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 	float *pts = xmalloc(sizeof(float) * n * d), want_c[64 * 16], got_c[64 * 16];
 	int *want_m = xmalloc(sizeof(int) * n), *got_m = xmalloc(sizeof(int) * n);
 	int *minus1 = xmalloc(sizeof(int) * n);
-	char defs[64];
+	char defs[96];
 	cmetal_buffer *bp = NULL, *part = NULL;
 	cmetal_program *p;
 	cmetal_kernel *ka, *ku;
@@ -68,10 +87,14 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 	double ms = -1, work = case_work(c, &unit), t[100], cpu[100];
 	long ref_iters = 0;
 
-	snprintf(defs, sizeof defs, "-DK=%d -DD=%d", k, d);
+	float scale;
+
+	cmb_reset();
+	snprintf(defs, sizeof defs, "-DK=%d -DD=%d -DFIXED=%d", k, d, fixed);
 	p = cmb_build(dev, "kmeans", defs);
 	ka = cmb_kernel(p, "kmeans_assign"), ku = cmb_kernel(p, "kmeans_update");
 	gen_kmeans(pts, n, d, k, SEED_KMEANS);
+	scale = fixed_scale(pts, n * d);
 	for (i = 0; i < n; i++)
 		minus1[i] = -1;
 	m = (Km){ .pts = pts, .minus1 = minus1, .n = n, .d = d, .k = k, .conv = (int)c->p[3] };
@@ -82,7 +105,7 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 	    (part = cmb_buffer(dev, sizeof(float) * groups * slot, NULL)) &&
 	    !cmb_arg_buf(ka, 0, bp) && !cmb_arg_buf(ka, 1, m.cent) &&
 	    !cmb_arg_buf(ka, 2, m.member) && !cmb_arg_buf(ka, 3, part) &&
-	    !cmb_arg(ka, 4, 4, &un) && !cmb_arg_buf(ku, 0, part) &&
+	    !cmb_arg(ka, 4, 4, &un) && !cmb_arg(ka, 5, 4, &scale) && !cmb_arg_buf(ku, 0, part) &&
 	    !cmb_arg_buf(ku, 1, m.cent) && !cmb_arg_buf(ku, 2, m.result) &&
 	    !cmb_arg(ku, 3, 4, &ug) &&
 	    !cmb_check(cmetal_task_create(dev, &m.task), "task") &&
@@ -108,9 +131,9 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 			printf("# kmeans %s: %ld iterations (reference %ld)\n", c->size, m.iters, ref_iters);
 	}
 	if (cmb_error())
-		cmb_fail(c, device, cmb_error());
+		cmb_fail_as(c, device, impl, cmb_error());
 	else
-		cmb_row(c, device, ms, work * m.iters, unit, err);
+		cmb_row_as(c, device, impl, ms, work * m.iters, unit, err);
 	if (m.task)
 		cmetal_task_release(m.task);
 	if (bp)
@@ -130,4 +153,10 @@ void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
 	if (p)
 		cmetal_program_release(p);
 	free(pts), free(want_m), free(got_m), free(minus1);
+}
+
+void cm_bench_kmeans(cmetal_device *dev, const BenchCase *c, const char *device)
+{
+	km_row(dev, c, device, "cm", 1);
+	km_row(dev, c, device, "cm-paper", 0);
 }
