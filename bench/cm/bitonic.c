@@ -37,13 +37,24 @@ static int restore(void *ctx, int rot)
 }
 
 /* One launch of threads CM threads and a sync: kernel arguments (keys,
- * count, k, j), the first nargs of them. */
-static int entry(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *b,
-		 uint32_t count, uint32_t kk, uint32_t j, int nargs, long threads)
+ * count, k, j), the first nargs of them; groups of tpg CM threads, or with
+ * tpg 0 the runtime's (threads {0, 0, 0}: the smallest CTA with the most
+ * resident warps, as bitonic_fused5's registers need: 14 warps an SM,
+ * which groups of 8 would cut to 8).  A sweep setting (cmb_group) regroups
+ * either. */
+static int entry(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *b, uint32_t count,
+		 uint32_t kk, uint32_t j, int nargs, long threads, uint32_t tpg)
 {
-	return cmb_arg_buf(k, 0, b) || cmb_arg(k, 1, 4, &count) ||
-	       (nargs > 2 && cmb_arg(k, 2, 4, &kk)) || (nargs > 3 && cmb_arg(k, 3, 4, &j)) ||
-	       cmb_add_1d(t, k, threads, 8) || cmb_check(cmetal_task_add_sync(t), "sync");
+	uint32_t space[3] = { (uint32_t)threads, 1, 1 }, zero[3] = { 0 };
+	if (cmb_arg_buf(k, 0, b) || cmb_arg(k, 1, 4, &count) ||
+	    (nargs > 2 && cmb_arg(k, 2, 4, &kk)) || (nargs > 3 && cmb_arg(k, 3, 4, &j)))
+		return -1;
+	if (tpg || cmb_group >= 0) {
+		if (cmb_add_1d(t, k, threads, tpg ? tpg : 1))
+			return -1;
+	} else if (cmb_check(cmetal_task_add_groups(t, k, space, zero), "task entry"))
+		return -1;
+	return cmb_check(cmetal_task_add_sync(t), "sync");
 }
 
 /* The network on 2^m keys: the paper's (fuse 0) or row cm's with at most
@@ -51,25 +62,26 @@ static int entry(cmetal_task *t, cmetal_kernel *k, cmetal_buffer *b,
 static int network(cmetal_task *t, const Kernels *ks, cmetal_buffer *b, int m, int fuse)
 {
 	uint32_t n = (uint32_t)1 << m, blocks = n / 256, k, j;
+	uint32_t tpg = fuse ? 0 : 8;	/* cm-paper: groups of 8, as it always ran */
 	int s, g, p, i, r;
-	if (entry(t, ks->local, b, blocks, 0, 0, 2, blocks))
+	if (entry(t, ks->local, b, blocks, 0, 0, 2, blocks, tpg))
 		return -1;
 	for (s = 9; s <= m; s++) {
 		k = (uint32_t)1 << s, j = k / 2, g = s - 8;	/* g steps j >= 256 */
 		if (!fuse) {
 			for (; j >= 256; j /= 2)
-				if (entry(t, ks->global, b, blocks, k, j, 4, blocks / 2))
+				if (entry(t, ks->global, b, blocks, k, j, 4, blocks / 2, 8))
 					return -1;
-			if (entry(t, ks->merge, b, blocks, k, 0, 3, blocks))
+			if (entry(t, ks->merge, b, blocks, k, 0, 3, blocks, 8))
 				return -1;
 			continue;
 		}
 		for (p = (g + fuse - 1) / fuse, i = 0; i < p; i++, j >>= r) {
 			r = g / p + (i < g % p);
-			if (entry(t, ks->fused[r], b, n >> (5 + r), k, j, 4, n >> (5 + r)))
+			if (entry(t, ks->fused[r], b, n >> (5 + r), k, j, 4, n >> (5 + r), 0))
 				return -1;
 		}
-		if (entry(t, ks->merge_dir, b, blocks, k, 0, 3, blocks))
+		if (entry(t, ks->merge_dir, b, blocks, k, 0, 3, blocks, 0))
 			return -1;
 	}
 	return 0;
