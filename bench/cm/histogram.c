@@ -3,12 +3,17 @@
  * copies) each counting a chunk of bytes (a multiple of 512), the 256-bin
  * result zeroed (untimed) before each run and checked exactly against
  * ref_histogram.  The chunk depends on the device:
- *   GPU  max(4 KB, n / 16384): many small groups, so the last wave is short;
+ *   GPU  max(4 KB, n / 8192): 32 KB a thread at 256 MB.  H200, 256 MB,
+ *        medians of 15, two rounds (random / skewed, ms): 4 KB 0.125 /
+ *        0.120, 8 KB 0.125 / 0.095, 16 KB 0.128 / 0.082, 31 KB (one wave of
+ *        8-warp groups) 0.140 / 0.094, 32 KB 0.130 / 0.075, 64 KB 0.135 /
+ *        0.083: a group's merge and global atomics cost the same whatever
+ *        its chunk, and the one-value input pays them most;
  *   CPU  max(4 KB, n / (32 x device threads)): 4 groups per OS thread.  A
- *        group zeroes and sums its 32 KB of SLM copies and adds 256 bins
- *        with global atomics whatever its chunk, so the GPU's 32 KB groups
- *        spent as long on that as on counting (random-16MB on 1 thread:
- *        9.4 ms with 4 KB chunks, 6.4 with 256 KB; plain C 3.7).
+ *        group zeroes and sums its SLM copies and adds 256 bins with
+ *        global atomics whatever its chunk, so small groups spent as long
+ *        on that as on counting (random-16MB on 1 thread, 32 copies: 9.4 ms
+ *        with 4 KB chunks, 6.4 with 256 KB; plain C 3.7).
  * On the CPU device a second row, cm-cpu: histogram_cpu (histogram.cm says
  * why), private per-thread histograms, same chunks.
  * CMB_HIST_CHUNK=BYTES overrides the chunk (for tuning). */
@@ -85,7 +90,7 @@ void cm_bench_histogram(cmetal_device *dev, const BenchCase *c,
 
 	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
 	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_THREADS, &nthreads), "device info");
-	chunk = (uint32_t)((n / (kind == 1 ? 16384 : 32 * nthreads) + 511) / 512 * 512);
+	chunk = (uint32_t)((n / (kind == 1 ? 8192 : 32 * nthreads) + 511) / 512 * 512);
 	if (chunk < 4096)
 		chunk = 4096;
 	if (getenv("CMB_HIST_CHUNK"))
