@@ -195,9 +195,6 @@ static void split_tid(Px *p, IrTid t, const char *g)
 	}
 }
 
-/* Thread ids: walker values when %walk, CTA values otherwise (the walker
- * width and count from the CudaLaunchParam: no load before a group
- * launch's first access); no select where the two agree. */
 /* The group-launch value of thread id t into g: its CTA's, then as the
  * cluster or the split group says; false for an id that has none. */
 static bool group_tid(Px *p, IrTid t, const char *g)
