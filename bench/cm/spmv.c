@@ -27,6 +27,14 @@ typedef struct {
 	int seg, width, longlen;
 } Shape;
 
+/* Whether spmv.cm takes shape s (its WIDTH, SEG and NR limits). */
+static int shape_ok(Shape s)
+{
+	return (s.width == 32 || s.width == 64 || s.width == 128) && s.seg >= 2 &&
+	       s.seg <= s.width && !(s.seg & (s.seg - 1)) && s.width / s.seg <= 32 &&
+	       s.longlen >= 1;
+}
+
 /* SEG: the power of two at or above the mean row length, 2..WIDTH. */
 static Shape gpu_shape(const Csr *m)
 {
@@ -38,8 +46,14 @@ static Shape gpu_shape(const Csr *m)
 	if (s.seg <= 8)
 		s.width = 64;	/* fewer rows per thread: a shorter longest row */
 	s.longlen = 8 * s.seg;
-	if (env && sscanf(env, "%d:%d:%d", &s.seg, &s.width, &s.longlen) != 3)
-		fprintf(stderr, "# CMB_SPMV_SHAPE=%s ignored (want SEG:WIDTH:LONGLEN)\n", env);
+	Shape e;
+	if (env && (sscanf(env, "%d:%d:%d", &e.seg, &e.width, &e.longlen) != 3 ||
+		    !shape_ok(e)))
+		fprintf(stderr, "# CMB_SPMV_SHAPE=%s ignored (want SEG:WIDTH:LONGLEN: WIDTH 32, "
+			"64 or 128, SEG a power of two from 2 to WIDTH, WIDTH / SEG at most 32 "
+			"rows a thread, LONGLEN at least 1)\n", env);
+	else if (env)
+		s = e;
 	return s;
 }
 
