@@ -120,7 +120,25 @@ TEST(printf)
 		h_fail(h, "printed \"%s\", expected \"%s\"", h_printed(), want);
 }
 
+/* printf in groups of 12 x 2 (split on the simulated GPU without warp
+ * packing: thread_ids_2d): lines in linear thread order, x fastest. */
+TEST(printf_groups)
+{
+	static int32_t o[2 * 24 * 16];
+	static char want[2 * 24 * 40];
+	int k = h_range(h, 1, 99);
+	want[0] = 0;
+	for (int g = 0; g < 2; g++)
+		for (int t = 0; t < 24; t++)
+			snprintf(want + strlen(want), sizeof want - strlen(want),
+				 "g %d,0 l %d,%d k=%d\n", g, t % 12, t / 12, k);
+	HShape s = {0, 0, {2, 1, 1}, {12, 2, 1}, true, CMETAL_DEP_NONE, NULL};
+	if (H_RUN(h, F, "hello2d", s, OUT(o), I32(k)) && strcmp(h_printed(), want))
+		h_fail(h, "printed \"%s\", expected \"%s\"", h_printed(), want);
+}
+
 const HTest exec_sync[] = {
 	T(barrier_1), T(barrier_2), T(barrier_7), T(barrier_16), T(barrier_64),
-	T(thread_ids), T(thread_ids_33), T(thread_ids_2d), T(wavefront), T(task), T(printf), {0},
+	T(thread_ids), T(thread_ids_33), T(thread_ids_2d), T(wavefront), T(task), T(printf),
+	T(printf_groups), {0},
 };
