@@ -437,7 +437,16 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 		check("gpu/fake_small_group_plain", filled(b, 8, 7) &&
 		      st->cluster_launches == n0 + 2, NULL);
 		uint32_t l0 = st->launches;
-		cmetal_occupancy oc;
+		cmetal_occupancy oc, o24, o32, o7;
+		/* the policy at 32 registers (64 warps an SM): 24 (2 CTAs, 48
+		 * warps) splits into CTAs of 3 (63); 32 (64 warps) and 7 (no power
+		 * of two divides it) stay whole */
+		MUST(cmetal_kernel_occupancy(fill, 24, &o24));
+		MUST(cmetal_kernel_occupancy(fill, 32, &o32));
+		MUST(cmetal_kernel_occupancy(fill, 7, &o7));
+		check("gpu/fake_split_policy", o24.cta_threads == 3 && o24.warps_per_sm == 63 &&
+		      o32.cta_threads == 32 && o32.warps_per_sm == 64 && o7.cta_threads == 7,
+		      NULL);
 		MUST(cmetal_kernel_occupancy(fill, 40, &oc));
 		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){40, 1, 1},
 		                          NULL));
