@@ -436,7 +436,7 @@ static int fake_cluster_launches(cmetal_device *dev, FakeStats *st)
 		MUST(cmetal_launch_groups(fill, (uint32_t[3]){2, 1, 1}, (uint32_t[3]){4, 1, 1}, NULL));
 		check("gpu/fake_small_group_plain", filled(b, 8, 7) &&
 		      st->cluster_launches == n0 + 2, NULL);
-		uint32_t l0 = st->launches;
+		int l0 = st->launches;
 		cmetal_occupancy oc, o24, o32, o7;
 		/* the policy at 32 registers (64 warps an SM): 24 (2 CTAs, 48
 		 * warps) splits into CTAs of 3 (63); 32 (64 warps) and 7 (no power
