@@ -137,7 +137,8 @@ uint32_t cuda_split(const CudaDevice *c, const CudaKernel *k, const uint32_t thr
 		if (threads[0] >> a == 1)
 			break;
 	}
-	/* a few more warps do not pay for the L1 the group's CTAs shared */
+	/* under a quarter more warps: kept whole, a cautious threshold (the
+	 * group's warps may share data in one SM's L1; not measured) */
 	if (!best || (whole && (uint64_t)best * 4 < (uint64_t)whole * 5))
 		return (uint32_t)all;
 	split[0] = sp[0], split[1] = sp[1];
