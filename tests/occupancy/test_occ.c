@@ -40,6 +40,49 @@ static void eq(const char *name, uint32_t got, uint32_t want)
 	check(name, got == want, why);
 }
 
+/* One split (occ_split): groups of tx x ty CM threads (32 lanes each
+ * unless lanes), grid gx x gy (0: none) -> CM threads a CTA and the shifts. */
+static void split_one(const char *name, uint32_t regs, uint32_t shared, uint32_t lanes,
+                      uint32_t tx, uint32_t ty, uint32_t gy, uint32_t cta, uint32_t sx,
+                      uint32_t sy)
+{
+	uint32_t th[3] = {tx, ty, 1}, grid[2] = {1, gy}, sp[2];
+	uint32_t got = occ_split(occ_arch("sm_90"), &(OccKernel){regs, shared, 0}, lanes, 32, th,
+	                         gy ? grid : NULL, sp);
+	char why[120];
+	snprintf(why, sizeof why, "got CTAs of %u (shifts %u, %u), want %u (%u, %u)", got, sp[0],
+	         sp[1], cta, sx, sy);
+	check(name, got == cta && sp[0] == sx && sp[1] == sy, why);
+}
+
+/* The split rule, worked by hand on sm_90 (64 warps, 32 CTAs, 65536
+ * registers an SM; 40 registers: 1280 a warp, 48 warps in CTAs of 2 to 16,
+ * 32 in one of 32). */
+static void split_cases(void)
+{
+	/* linear: 8 x 4 at 40 registers, one CTA of 32 (32 warps) -> 48 in CTAs
+	 * of 2..16; the smallest, x split before y: 2 x 1 */
+	split_one("split_linear", 40, 0, 32, 8, 4, 0, 2, 2, 2);
+	/* 24 at 32 registers: 2 CTAs (48 warps) -> CTAs of 3 (21, 63 warps) */
+	split_one("split_24", 32, 0, 32, 24, 1, 0, 3, 3, 0);
+	/* 32 at 32 registers: 64 warps already; 7: no power of two divides it */
+	split_one("split_whole_full", 32, 0, 32, 32, 1, 0, 32, 0, 0);
+	split_one("split_whole_odd", 32, 0, 32, 7, 1, 0, 7, 0, 0);
+	/* 8 at 48 registers: 5 CTAs, 40 warps -> 42 in CTAs of 2: under a
+	 * quarter more, kept whole */
+	split_one("split_small_gain", 48, 0, 32, 8, 1, 0, 8, 0, 0);
+	/* 64 CM threads (two CTAs' worth) split, where whole they need a
+	 * cluster: the smallest CTA with the most warps */
+	split_one("split_over_32", 32, 0, 32, 64, 1, 0, 2, 5, 0);
+	/* packed, 8 lanes a CM thread: 96 are 24 warps (2 CTAs, 48 warps) ->
+	 * CTAs of 12 (3 warps, 63); 6 and 3 would leave warps part empty */
+	split_one("split_packed", 32, 0, 8, 96, 1, 0, 12, 3, 0);
+	/* the grid's y limit: 40000 groups in y cannot double */
+	split_one("split_grid_y", 40, 0, 32, 1, 32, 40000, 32, 0, 0);
+	/* a CTA that never fits stays as it is */
+	split_one("split_none_fits", 32, 300000, 32, 8, 1, 0, 8, 0, 0);
+}
+
 /* Runs PTX instruction lines through the scoreboard (latency.c): the
  * cycles they take alone, a second trip's when loop; spin and fused (an
  * add contracted into an FMA) as it reports them. */
@@ -191,6 +234,7 @@ int main(void)
 	eq("best_sm80_r255", occ_best_warps(occ_arch("sm_80"), &(OccKernel){255, 0, 0}, 32), 1);
 	eq("best_sm80_r40", occ_best_warps(occ_arch("sm_80"), &(OccKernel){40, 0, 0}, 32), 2);
 	eq("best_sm80_slm", occ_best_warps(occ_arch("sm_80"), &(OccKernel){32, 200000, 0}, 32), 0);
+	split_cases();
 	latency_cases();
 	return fails != 0;
 }

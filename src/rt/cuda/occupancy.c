@@ -91,58 +91,17 @@ uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki
 	return t;
 }
 
-/* Whether a CTA of w warps of k fits: the driver's thread limit for the
- * function, and an SM's registers and shared memory (r: its occupancy). */
-static bool cta_fits(const CudaDevice *c, const CudaKernel *k, uint32_t w, OccResult *r)
-{
-	if (w > 32 || (k->max_threads > 0 && 32 * w > (uint32_t)k->max_threads))
-		return false;
-	cuda_kernel_occ(c, k, w, r);
-	return r->ctas > 0;
-}
-
 uint32_t cuda_split(const CudaDevice *c, const CudaKernel *k, const uint32_t threads[3],
                     const uint32_t groups[3], uint32_t split[2])
 {
-	split[0] = split[1] = 0;
-	uint64_t all = (uint64_t)threads[0] * threads[1] * threads[2];
 	const char *env = getenv("CMETAL_SPLIT_GROUPS");
-	if (!k->split || !all || all > 1024 || (env && !strcmp(env, "0")))
-		return (uint32_t)all;
-	OccResult r;
-	uint32_t whole = cta_fits(c, k, cuda_cta_warps(k, all), &r) ? r.active_warps : 0;
-	uint32_t best = 0, sp[2] = {0, 0};
-	uint64_t cta = all;
-	for (uint32_t a = 0; threads[0] >> a << a == threads[0]; a++) {
-		for (uint32_t b = 0; threads[1] >> b << b == threads[1]; b++) {
-			uint64_t n = (uint64_t)(threads[0] >> a) * (threads[1] >> b) * threads[2];
-			/* packed CM threads (W lanes each) fill the CTA's warps */
-			bool ok = (a || b) && n * k->lanes % 32 == 0 &&
-			          (!groups || (((uint64_t)groups[0] << a) <= INT32_MAX &&
-			                       ((uint64_t)groups[1] << b) <= 65535));
-			/* the most warps resident; of those the smallest CTA, as
-			 * thread-space launches take (cuda_walker_warps; on an H200
-			 * linear's 8 x 4 groups, 48 warps an SM either way, ran
-			 * 0.116-0.117 ms as CTAs of 2, 0.123 as CTAs of 16), x kept
-			 * whole longest */
-			if (ok && cta_fits(c, k, cuda_cta_warps(k, n), &r) &&
-			    (r.active_warps > best || (r.active_warps == best && n < cta))) {
-				best = r.active_warps;
-				cta = n;
-				sp[0] = a, sp[1] = b;
-			}
-			if (threads[1] >> b == 1)
-				break;
-		}
-		if (threads[0] >> a == 1)
-			break;
-	}
-	/* under a quarter more warps: kept whole, a cautious threshold (the
-	 * group's warps may share data in one SM's L1; not measured) */
-	if (!best || (whole && (uint64_t)best * 4 < (uint64_t)whole * 5))
-		return (uint32_t)all;
-	split[0] = sp[0], split[1] = sp[1];
-	return (uint32_t)cta;
+	split[0] = split[1] = 0;
+	if (!k->split || (env && !strcmp(env, "0")))
+		return threads[0] * threads[1] * threads[2];
+	OccKernel ok = occ_kernel(k);
+	uint32_t cta_warps = k->max_threads > 0 ? (uint32_t)k->max_threads / 32 : 32;
+	return occ_split(&c->arch, &ok, k->lanes ? k->lanes : 32, cta_warps, threads, groups,
+	                 split);
 }
 
 cm_status cuda_occupancy(cmetal_device *dev, cmetal_kernel *kern, uint32_t group_threads,

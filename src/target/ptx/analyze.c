@@ -36,6 +36,7 @@ typedef struct {
 	char name[128];
 	uint32_t slm, scratch, shuffles, barrier;
 	uint32_t lanes;       /* per CM thread: 32, or W when packed ("lanes W") */
+	bool split;           /* its groups may run as several CTAs ("split 1") */
 	int regs, shared, local, spill_st, spill_ld;   /* -1: no ptxas report */
 	const char *body, *end;                        /* the .entry's text */
 	const char *exit;     /* its exit label; what follows is out of line */
@@ -78,6 +79,8 @@ static int read_kernels(const char *ptx, PtxKernel *ks, int max)
 				k->shuffles = (uint32_t)atoi(q + 10);
 			if (s && (!eol || s < eol))
 				k->scratch = (uint32_t)atoi(s + 9);
+			const char *sp = strstr(l, " split 1");
+			k->split = sp && (!eol || sp < eol);
 			n++;
 		}
 	}
@@ -326,6 +329,27 @@ static void kernel_summary(const OccArch *a, const PtxKernel *k, Buf *out)
 	buf_printf(out, "; static shuffles: %u\n", k->shuffles);
 }
 
+/* The group sizes of the table (1D) that the CUDA runtime runs as smaller
+ * CTAs, and those CTAs' CM threads (occ_split; docs/runtime.md "Split
+ * groups"). */
+static void split_line(const OccArch *a, const PtxKernel *k, const OccKernel *ok, Buf *out)
+{
+	if (!k->split)
+		return;
+	bool any = false;
+	for (uint32_t g = 2; g <= 32; g++) {
+		uint32_t th[3] = {g, 1, 1}, sp[2];
+		uint32_t cta = occ_split(a, ok, k->lanes, 32, th, NULL, sp);
+		if (cta == g)
+			continue;
+		buf_printf(out, "%s %u -> %u", any ? "," : "  group launches split (groups of G "
+		           "CM threads -> CTAs of C):", g, cta);
+		any = true;
+	}
+	buf_puts(out, any ? "\n" : "  group launches: not split (no group size gains a quarter "
+	         "more resident warps)\n");
+}
+
 static void occupancy(const OccArch *a, const PtxKernel *k, Buf *out)
 {
 	OccKernel ok = {k->regs > 0 ? (uint32_t)k->regs : 0,
@@ -338,6 +362,7 @@ static void occupancy(const OccArch *a, const PtxKernel *k, Buf *out)
 	else if (best)
 		buf_printf(out, "  thread-space launches on %s: %u CM thread%s per CTA\n", a->name,
 		           best, best > 1 ? "s" : "");
+	split_line(a, k, &ok, out);
 }
 
 /* What --analyze assumes of the launch, for the latency terms. */

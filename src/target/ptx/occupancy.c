@@ -160,6 +160,59 @@ uint32_t occ_best_warps(const OccArch *a, const OccKernel *k, uint32_t max)
 	return best;
 }
 
+/* Whether a CTA of w warps fits (r: its occupancy). */
+static bool cta_fits(const OccArch *a, const OccKernel *k, uint32_t cta_warps, uint32_t w,
+                     OccResult *r)
+{
+	if (w > cta_warps || w > a->max_cta_warps)
+		return false;
+	occ_compute(a, k, w, r);
+	return r->ctas > 0;
+}
+
+uint32_t occ_split(const OccArch *a, const OccKernel *k, uint32_t lanes, uint32_t cta_warps,
+                   const uint32_t threads[3], const uint32_t grid[2], uint32_t split[2])
+{
+	split[0] = split[1] = 0;
+	uint64_t all = (uint64_t)threads[0] * threads[1] * threads[2];
+	if (!all || all > 1024 || !lanes)
+		return (uint32_t)all;
+	OccResult r;
+	uint32_t whole = cta_fits(a, k, cta_warps, (uint32_t)((all * lanes + 31) / 32), &r) ?
+	                 r.active_warps : 0;
+	uint32_t best = 0, sp[2] = {0, 0};
+	uint64_t cta = all;
+	for (uint32_t x = 0; threads[0] >> x << x == threads[0]; x++) {
+		for (uint32_t y = 0; threads[1] >> y << y == threads[1]; y++) {
+			uint64_t n = (uint64_t)(threads[0] >> x) * (threads[1] >> y) * threads[2];
+			/* packed CM threads (lanes each) fill the CTA's warps */
+			bool ok = (x || y) && n * lanes % 32 == 0 &&
+			          (!grid || (((uint64_t)grid[0] << x) <= INT32_MAX &&
+			                     ((uint64_t)grid[1] << y) <= 65535));
+			/* the most warps resident; of those the smallest CTA, as
+			 * thread-space launches take (occ_best_warps; on an H200
+			 * linear's 8 x 4 groups, 48 warps an SM either way, ran
+			 * 0.116-0.117 ms as CTAs of 2, 0.123 as CTAs of 16) */
+			if (ok && cta_fits(a, k, cta_warps, (uint32_t)(n * lanes / 32), &r) &&
+			    (r.active_warps > best || (r.active_warps == best && n < cta))) {
+				best = r.active_warps;
+				cta = n;
+				sp[0] = x, sp[1] = y;
+			}
+			if (threads[1] >> y == 1)
+				break;
+		}
+		if (threads[0] >> x == 1)
+			break;
+	}
+	/* under a quarter more warps: kept whole, a cautious threshold (the
+	 * group's warps may share data in one SM's L1; not measured) */
+	if (!best || (whole && (uint64_t)best * 4 < (uint64_t)whole * 5))
+		return (uint32_t)all;
+	split[0] = sp[0], split[1] = sp[1];
+	return (uint32_t)cta;
+}
+
 void occ_table(const OccArch *a, const OccKernel *k, Buf *out)
 {
 	buf_printf(out, "  %-6s %7s %8s %9s %9s  %s\n", "group", "threads", "CTAs/SM",

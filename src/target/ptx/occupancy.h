@@ -78,6 +78,17 @@ uint32_t occ_best_warps(const OccArch *a, const OccKernel *k, uint32_t max);
 /* The table of --occupancy: one line per group size 1..32 (CM threads,
  * i.e. warps; "threads" are the CTA's CUDA threads). */
 void occ_table(const OccArch *a, const OccKernel *k, Buf *out);
+/* The split of a group launch (rt/cuda_abi.h "Split groups") of a kernel
+ * that allows it: groups of threads[0] x threads[1] x threads[2] CM
+ * threads of `lanes` lanes each (32: one a warp), CTAs of at most
+ * cta_warps warps, grid (NULL: no launch) the groups in x and y.  split[0]
+ * and split[1] get log2 of the CTAs per group in x and y: the split with
+ * the most resident warps, of those the smallest CTA, x kept whole
+ * longest, taken when it holds at least a quarter more warps than the
+ * whole group (or the whole group does not fit); else {0, 0}.  Returns
+ * the CM threads of a CTA. */
+uint32_t occ_split(const OccArch *a, const OccKernel *k, uint32_t lanes, uint32_t cta_warps,
+                   const uint32_t threads[3], const uint32_t grid[2], uint32_t split[2]);
 
 /* The launch --analyze assumes (--analyze-grid=THREADS[,GROUP]): CM
  * threads in all and per group; 0: unknown (a full machine, and the
