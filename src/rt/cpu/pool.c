@@ -27,7 +27,10 @@
  * the device's threads have cores to themselves: on a machine with more
  * runnable threads than cores a spinning thread takes the core from the one
  * it waits for (bitonic on 2 loaded cores: 25 ms without spinning, 75-360 ms
- * with 20 us), so the default is not to spin. */
+ * with 20 us), so the default is not to spin.  The price shows in short
+ * launches on a quiet machine: spmv webbase/16 (bench, 2 cores, about 0.2
+ * ms of work) ran 0.37 ms with the caller alone (the pool thread woke too
+ * late to take a group), 0.18 with $CMETAL_CPU_SPIN_US=50 (2026-11-27). */
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
