@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "../rt/check.h"
+#include "fake_check.h"
 #include "fake_cuda.h"
 #include "rt/cuda/cuda.h"
 
@@ -160,16 +161,7 @@ static const char *bad_ptx =
 
 static char *write_file(const char *name, const char *text)
 {
-	static char path[4][1024];
-	static int n;
-	char *p = path[n++ % 4];
-	snprintf(p, 1024, "%s/%s", work, name);
-	FILE *f = fopen(p, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	return p;
+	return write_file_in(work, name, text);
 }
 
 static void fake_metadata(void)
@@ -376,18 +368,6 @@ static void fake_printf_format(void)
 		check(name, !strcmp(buf_cstr(&got), want), buf_cstr(&got));
 	}
 	buf_free(&got);
-}
-
-/* fill's results: out[t] = v + t for the n CM threads of the launch. */
-static bool filled(cmetal_buffer *b, uint32_t n, int v)
-{
-	static uint32_t out[1024];
-	if (cmetal_buffer_read(b, 0, n * 4, out) != CM_SUCCESS)
-		return false;
-	for (uint32_t t = 0; t < n; t++)
-		if (out[t] != (uint32_t)(v + (int)t))
-			return false;
-	return true;
 }
 
 /* Groups of more than 32 CM threads: cluster launches (rt/cuda_abi.h

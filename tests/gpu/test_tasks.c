@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "../rt/check.h"
+#include "fake_check.h"
 #include "fake_cuda.h"
 #include "util/util.h"
 
@@ -26,29 +27,11 @@ static FakeInject *inject;
 
 static cmetal_program *load_fake(cmetal_device *dev)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s/tasks.ptx", work);
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(fake_ptx, f);
-		fclose(f);
-	}
+	const char *path = write_file_in(work, "tasks.ptx", fake_ptx);
 	cmetal_program *p = NULL;
 	if (cmetal_program_load(dev, path, &p) != CM_SUCCESS)
 		printf("FAIL rt/gpu/tasks_load\n    %s\n", cmetal_last_error());
 	return p;
-}
-
-/* fill's results: out[t] = v + t for the n CM threads of its launch. */
-static bool filled(cmetal_buffer *b, uint32_t n, int v)
-{
-	uint32_t out[64];
-	if (cmetal_buffer_read(b, 0, n * 4, out) != CM_SUCCESS)
-		return false;
-	for (uint32_t t = 0; t < n; t++)
-		if (out[t] != (uint32_t)(v + (int)t))
-			return false;
-	return true;
 }
 
 static bool zeroed(cmetal_buffer *b)
