@@ -426,13 +426,10 @@ uint32_t cuda_walker_warps(CudaDevice *c, CudaKernel *k, const CmkKernelInfo *ki
  * 32/W CM threads share a warp. */
 uint32_t cuda_cta_warps(const CudaKernel *k, uint64_t n);
 /* The split of a group launch of threads[0..2] CM threads per group
- * (rt/cuda_abi.h "Split groups"): split[0], split[1] get log2 of the CTAs
- * per group in x and y, chosen so that the most warps of k are resident on
- * an SM, of those the smallest CTA; {0, 0} when k may not be split (no
- * "split 1"; CMETAL_SPLIT_GROUPS=0 in the environment) or no split holds a
- * quarter more warps than the whole group (when that fits an SM at all).
- * groups (NULL: no launch) bounds the grid.  Returns the CM threads of a
- * CTA. */
+ * (rt/cuda_abi.h "Split groups"): target/ptx/occupancy.c occ_split's with
+ * this GPU's limits, or {0, 0} when k may not be split (no "split 1";
+ * CMETAL_SPLIT_GROUPS=0 in the environment).  groups (NULL: no launch)
+ * bounds the grid.  Returns the CM threads of a CTA. */
 uint32_t cuda_split(const CudaDevice *c, const CudaKernel *k, const uint32_t threads[3],
                     const uint32_t groups[3], uint32_t split[2]);
 /* The register cap with which an SM holds twice the warps of k's CTAs
