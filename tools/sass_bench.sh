@@ -47,6 +47,7 @@ variants() {
 	echo "scan_f32 scan.cm -DT=float"
 	for d in 4 16; do for k in 16 64; do
 		echo "kmeans_D${d}K$k kmeans.cm -DK=$k -DD=$d"
+		echo "kmeansf_D${d}K$k kmeans.cm -DK=$k -DD=$d -DFIXED=1"
 	done; done
 }
 names= pending= fail=0
