@@ -63,6 +63,9 @@ static void usage(FILE *f)
 	      "                     (by default a loop whose accesses move linearly\n"
 	      "                     with its counter is checked once, before it, and\n"
 	      "                     runs a copy without checks when all are inside)\n"
+	      "  -fno-atomic-aggregation PTX: SLM float adds one lane at a time (by\n"
+	      "                     default lanes on one address sum first and one\n"
+	      "                     of them adds, as NVIDIA has no shared float add)\n"
 	      "  -fno-phi-coalescing PTX: give every phi registers of its own (by default\n"
 	      "                     a phi may live in the registers of the value it\n"
 	      "                     merges with its updates)\n"
@@ -206,6 +209,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))
 		o->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal (docs/analyzer.md) */
+	else if (!strcmp(a, "-fno-atomic-aggregation") || !strcmp(a, "-fatomic-aggregation"))
+		o->no_atomic_aggregation = a[2] == 'n';   /* PTX: SLM float adds (ptx/aggregate.c) */
 	else if (!strcmp(a, "-fcluster-slm"))
 		o->cluster_slm = true;
 	else if (!strncmp(a, "-fno-", 5) && opt_flag_mask(a + 5))

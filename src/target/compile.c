@@ -73,6 +73,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .run_layouts = o->run_layouts,
 	                     .no_phi_coalescing = o->no_phi_coalescing,
 	                     .no_wide_loads = o->no_wide_loads,
+	                     .no_atomic_aggregation = o->no_atomic_aggregation,
 	                     .thread_args = o->thread_args};
 }
 

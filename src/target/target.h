@@ -50,6 +50,9 @@ typedef struct {
 	                         ptx/slmvec.c) */
 	bool slm_vec_no_overlap; /* PTX: refuse overlapping SLM reads as seed
 	                         001 does (-fno-slm-vectorize-overlap) */
+	bool no_atomic_aggregation; /* PTX: SLM float adds one lane at a time
+	                         (-fno-atomic-aggregation, for A/B runs;
+	                         ptx/aggregate.c) */
 	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
 	                         arguments are read per walker thread from a
 	                         table (rt/cuda_abi.h "Per-thread arguments");
@@ -117,6 +120,7 @@ typedef struct {
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
+	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;

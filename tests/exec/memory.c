@@ -259,11 +259,55 @@ TEST(slmvec)
 	slmvec_case(h, 3, 5, "-fno-slm-vectorize");
 }
 
+/* Lanes of thread t on one address: every lane (t 0), none (t 1), random
+ * among 16 (t 2), random among 4 with lanes masked off and, when outside,
+ * lanes outside the SLM (t 3). */
+static uint32_t fadd_key(H *h, int t, int l, bool outside)
+{
+	switch (t) {
+	case 0: return 5;
+	case 1: return (uint32_t)l + 20;
+	case 2: return (uint32_t)h_range(h, 0, 15);
+	}
+	uint32_t k = (uint32_t)h_range(h, 60, 63);
+	if (l % 3 == 0)
+		k |= 1u << 16;   /* masked off */
+	if (outside && l % 5 == 1)
+		k = l % 2 ? 64 : 1000;   /* dropped */
+	return k;
+}
+
+/* outside: some lanes add outside the SLM, which -fbounds-check reports,
+ * so those runs are built without it */
+static void slm_fadd_case(H *h, bool outside, const char *options)
+{
+	uint32_t k[128];
+	float v[128], o[64], w[64] = {0};
+	for (int t = 0; t < 4; t++)
+		for (int l = 0; l < 32; l++) {
+			uint32_t x = k[t * 32 + l] = fadd_key(h, t, l, outside), a = x & 0xffff;
+			v[t * 32 + l] = (float)h_range(h, -50, 50);
+			if (a < 64)
+				w[a] += (x >> 16 ? 0.0f : v[t * 32 + l]) - 1.0f;
+		}
+	HShape s = GROUPS(1, 4);
+	s.options = options;
+	if (H_RUN(h, F, "slm_fadd", s, IN(k), IN(v), OUT(o)))
+		h_near_f32(h, "sums", o, w, 64, 0.0f);
+}
+
+TEST(slm_fadd)
+{
+	slm_fadd_case(h, false, NULL);
+	slm_fadd_case(h, true, "-fno-bounds-check");
+	slm_fadd_case(h, true, "-fno-bounds-check -fno-atomic-aggregation");
+}
+
 const HTest exec_memory[] = {
 	T(offset_wrap), T(legacy_atomic), T(svm_gather4), T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
 	T(atomic_ADD), T(atomic_SUB), T(atomic_INC), T(atomic_DEC), T(atomic_PREDEC),
 	T(atomic_MIN), T(atomic_MAX), T(atomic_XCHG), T(atomic_CMPXCHG), T(atomic_AND),
 	T(atomic_OR), T(atomic_XOR), T(atomic_MINSINT), T(atomic_MAXSINT),
 	T(atomic_FMAX), T(atomic_FMIN), T(atomic_FADD), T(atomic_FSUB), T(atomic_FCMPWR),
-	T(svm), T(slm), T(slmvec), {0},
+	T(svm), T(slm), T(slmvec), T(slm_fadd), {0},
 };

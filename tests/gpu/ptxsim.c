@@ -465,7 +465,7 @@ static bool do_alu(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
 static bool is_collective(const PsIns *in)
 {
 	return in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ||
-	       in->op == OP_mma || (in->op == OP_bar && in->mode == MODE_WARP);
+	       in->op == OP_match || in->op == OP_mma || (in->op == OP_bar && in->mode == MODE_WARP);
 }
 
 /* The membermask operand of a collective (last; mma: every lane). */
@@ -590,6 +590,33 @@ static bool do_redux(Sim *s, Warp *w, const PsIns *in, uint32_t act, const uint6
 	return true;
 }
 
+/* match.any.sync.b32/b64 d, a, membermask: d is the lanes of the mask
+ * whose a equals this lane's. */
+static bool do_match(Sim *s, Warp *w, const PsIns *in, uint32_t act, const uint64_t *mm)
+{
+	uint64_t a[PS_NLANES];
+	PsType t = in->ty[0];
+	if (in->n != 3 || in->o[0].kind != OK_REG || in->mode != MODE_ANY ||
+	    (t.bits != 32 && t.bits != 64))
+		return fail(s, in, "a match of an unsupported form");
+	if (!fetch(s, w, in, &in->o[1], t, act, a))
+		return false;
+	uint64_t d[PS_NLANES];
+	for (int l = 0; l < PS_NLANES; l++) {
+		if (!(act >> l & 1))
+			continue;
+		uint32_t m = (uint32_t)mm[l] & act, same = 0;
+		for (int j = 0; j < PS_NLANES; j++)
+			if (m >> j & 1 && a[j] == a[l])
+				same |= 1u << j;
+		d[l] = same;
+	}
+	for (int l = 0; l < PS_NLANES; l++)
+		if (act >> l & 1)
+			put(s, w, in->o[0].reg, l, d[l]);
+	return true;
+}
+
 /* The registers of vector operand o into v; their count, or -1. */
 static int vec_values(Warp *w, const PsOpnd *o, uint64_t (*v)[PS_NLANES])
 {
@@ -629,7 +656,8 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	if (!members(s, w, in, group, mm))
 		return false;
 	/* shfl, vote and redux wait for the non-exited lanes of the mask only */
-	uint32_t gone = in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ?
+	uint32_t gone = in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ||
+	                in->op == OP_match ?
 	                w->exited : 0;
 	for (int l = 0; l < PS_NLANES; l++) {
 		if (!(act >> l & 1))
@@ -646,6 +674,7 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	case OP_shfl: return do_shfl(s, w, in, act, mm);
 	case OP_vote: return do_vote(s, w, in, act, mm);
 	case OP_redux: return do_redux(s, w, in, act, mm);
+	case OP_match: return do_match(s, w, in, act, mm);
 	case OP_bar: return true;   /* bar.warp.sync: the convergence is all */
 	}
 	return do_mma(s, w, in, act);
@@ -768,7 +797,7 @@ static bool step(Sim *s, Warp *w, uint32_t group, int pc)
 			if (act >> l & 1)
 				put(s, w, in->o[0].reg, l, group);
 		return true;
-	case OP_shfl: case OP_vote: case OP_redux: case OP_mma: case OP_bar:
+	case OP_shfl: case OP_vote: case OP_redux: case OP_match: case OP_mma: case OP_bar:
 		return collective(s, w, in, group, act);
 	case OP_testp:
 		return fail(s, in, "testp is not simulated");

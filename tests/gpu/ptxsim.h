@@ -82,7 +82,7 @@ typedef struct {
 	X(min) X(max) X(and) X(or) X(xor) X(not) X(cnot) X(shl) X(shr) X(shf) \
 	X(prmt) X(bfe) X(bfi) X(popc) X(clz) X(brev) X(bfind) X(setp) X(selp) \
 	X(cvt) X(sqrt) X(rsqrt) X(rcp) X(ex2) X(lg2) X(sin) X(cos) X(copysign) \
-	X(ld) X(st) X(atom) X(red) X(shfl) X(vote) X(redux) X(bar) X(barrier) \
+	X(ld) X(st) X(atom) X(red) X(shfl) X(vote) X(redux) X(match) X(bar) X(barrier) \
 	X(fence) X(membar) X(nanosleep) X(bra) X(ret) X(exit) X(activemask) \
 	X(mma) X(testp)
 #define PS_OP_ENUM_(n) OP_##n,

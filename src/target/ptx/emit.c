@@ -811,6 +811,8 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_slm_order(p);
 	px_vloops(p);
 	px_coalesce_phis(p);
+	ir_count_uses(f);   /* aggregate.c: atomics whose old value goes unused */
+	px_fadd_init(p);
 	p->psurf = px_param_surfaces(f, o);
 	px_prologue(p);
 	size_t entry_at = p->body.len;   /* blimit.c's values go here */

@@ -1581,8 +1581,22 @@ static bool atomic_op(Px *p, Inst *i, const Where *w, const char *d, const char 
 	return true;
 }
 
+const char *px_slm_atomic_lane(Px *p, Inst *i, uint32_t s, const char **ok)
+{
+	Inst *offs = i->ops[2];
+	Elem e = i->ty.elem != E_VOID ? i->ty.elem : i->ops[3]->ty.elem;
+	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	Where w = where(p, i, i->ops[0]);
+	const char *lim = NULL, *goff = NULL;
+	return lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, ok);
+}
+
 static bool atomic(Px *p, Inst *i)
 {
+	if (px_fadd_aggregates(p, i)) {
+		px_fadd_aggregate(p, i);
+		return true;
+	}
 	Inst *offs = i->ops[2], *mask = ir_mask(i);
 	int ns = ir_nsrc(i);
 	Elem e = i->ty.elem != E_VOID ? i->ty.elem : ns ? i->ops[3]->ty.elem : E_U32;

@@ -195,6 +195,9 @@ typedef struct {
 	                         being emitted (NULL: none) */
 	uint32_t psurf;       /* the first psurf surface arguments have their
 	                         descriptor in .param (px_param_surfaces) */
+	const Inst **agg;     /* aggregate.c: SLM float adds deferred to the
+	                         last of their run, ... */
+	uint32_t nagg;        /* ... and how many */
 } Px;
 
 /* emit.c */
@@ -253,6 +256,17 @@ void px_udivc(Px *p, const char *d, const char *a, uint32_t c, bool rem);
 void px_sdivc(Px *p, const char *d, const char *a, int32_t c, bool rem);
 /* The same for 64-bit registers when |c| is a power of two; else false. */
 bool px_divc64(Px *p, const char *d, const char *a, int64_t c, bool sgn, bool rem);
+
+/* aggregate.c: float adds to shared memory whose old value is unused,
+ * with the warp's lanes on one address summed first (NVIDIA has no shared
+ * float atomic add: one CAS round per lane on an address) */
+bool px_fadd_aggregates(const Px *p, const Inst *i);  /* atomic i is one */
+void px_fadd_aggregate(Px *p, const Inst *i);  /* emits it, or defers it to
+                                                  the last of its run */
+void px_fadd_init(Px *p);
+/* mem.c, for aggregate.c: the address of each lane of slot s of SLM
+ * atomic i, and *ok, its bounds predicate (NULL: none). */
+const char *px_slm_atomic_lane(Px *p, Inst *i, uint32_t s, const char **ok);
 
 /* region.c: rdregion, wrregion, iselect as register moves and shuffles */
 bool px_region(Px *p, Inst *i);
