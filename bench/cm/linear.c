@@ -1,7 +1,9 @@
 /* linear.c — host side of linear.cm: the RGB8 image as a 2D surface of
  * bytes (R8_UINT, or RGBA8 pixels holding 4 bytes each when a row of bytes
  * is wider than the 16384-pixel surface limit), one launch of 16x8-pixel
- * tiles in groups of 8x4 threads, checked bit for bit against ref_linear. */
+ * tiles in groups of 8x4 threads (CMB_LINEAR_GROUP=X:Y others, for
+ * tuning), checked bit for bit against ref_linear. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cmbench.h"
@@ -24,10 +26,23 @@ static cmetal_surface2d *image(cmetal_device *dev, int w, int h,
 	return s;
 }
 
+/* The group shape: 8x4 threads, or CMB_LINEAR_GROUP's. */
+static void group_shape(int g[2])
+{
+	const char *env = getenv("CMB_LINEAR_GROUP");
+	g[0] = 8, g[1] = 4;
+	if (env && (sscanf(env, "%d:%d", &g[0], &g[1]) != 2 || g[0] < 1 || g[1] < 1 ||
+		    g[0] * g[1] > 1024)) {
+		fprintf(stderr, "# CMB_LINEAR_GROUP=%s ignored (want X:Y, at most 1024 threads)\n",
+			env);
+		g[0] = 8, g[1] = 4;
+	}
+}
+
 void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 {
 	int w = (int)c->p[0], h = (int)c->p[1], i;
-	int tiles[2] = { (w + 15) / 16, (h + 7) / 8 };
+	int tiles[2] = { (w + 15) / 16, (h + 7) / 8 }, g[2];
 	size_t bytes = (size_t)w * h * 3;
 	int nrot = bench_nrot(bytes);
 	uint8_t *in = xmalloc(bytes * nrot), *got = xmalloc(bytes), *want = xmalloc(bytes);
@@ -38,6 +53,7 @@ void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 	const char *unit, *err = NULL;
 	double ms = -1, work = case_work(c, &unit);
 
+	group_shape(g);
 	for (i = 0; i < nrot; i++)
 		gen_u8(in + bytes * i, bytes, SEED_LINEAR + i);
 	dst = k ? image(dev, w, h, NULL) : NULL;
@@ -48,7 +64,7 @@ void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 		    cmb_arg(k, 2, sizeof w, &w) || cmb_arg(k, 3, 4, &tiles[0]) ||
 		    cmb_arg(k, 4, 4, &tiles[1]) ||
 		    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
-		    cmb_add_2d(task[i], k, tiles[0], tiles[1], 8, 4))
+		    cmb_add_2d(task[i], k, tiles[0], tiles[1], g[0], g[1]))
 			break;
 	if (!cmb_error() && cmb_run(task[0]) >= 0 &&
 	    !cmb_check(cmetal_surface2d_read(dst, got, 0), "surface read")) {

@@ -14,7 +14,8 @@
  * On the CPU device scan_tiles is safe too: its groups take tile numbers
  * in the order pool workers start them (one group at a time per worker,
  * whose fibers park only at the group's own barriers), and a group only
- * waits on tiles taken before its own. */
+ * waits on tiles taken before its own.  CMB_SCAN_SHAPE=WARPS:PARTS
+ * overrides scan_tiles' shape (for tuning). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,22 @@ typedef struct {
 	int warps, parts;
 } TileShape;
 static const TileShape gpu_shape = { 4, 8 }, cpu_shape = { 1, 4 };
+
+/* The device's shape, or CMB_SCAN_SHAPE=WARPS:PARTS (for tuning; scan.cm
+ * takes WARPS 1, 2, 4 or 8 and PARTS 2, 4 or 8). */
+static TileShape shape_for(int gpu)
+{
+	const char *env = getenv("CMB_SCAN_SHAPE");
+	TileShape s = gpu ? gpu_shape : cpu_shape, e;
+	if (!env)
+		return s;
+	if (sscanf(env, "%d:%d", &e.warps, &e.parts) == 2 && e.warps >= 1 && e.warps <= 8 &&
+	    !(e.warps & (e.warps - 1)) && (e.parts == 2 || e.parts == 4 || e.parts == 8))
+		return e;
+	fprintf(stderr, "# CMB_SCAN_SHAPE=%s ignored (want WARPS:PARTS, WARPS 1, 2, 4 or 8, "
+		"PARTS 2, 4 or 8)\n", env);
+	return s;
+}
 
 typedef struct {
 	cmetal_device *dev;
@@ -170,7 +187,7 @@ void cm_bench_scan(cmetal_device *dev, const BenchCase *c, const char *device)
 	s.nrot = bench_nrot(s.bytes);
 	s.in = xmalloc(s.bytes * s.nrot);
 	cmb_check(cmetal_device_info(dev, CMETAL_DEVICE_KIND, &kind), "device info");
-	s.shape = kind == 1 ? gpu_shape : cpu_shape;
+	s.shape = shape_for(kind == 1);
 	snprintf(defs, sizeof defs, "%s -DWARPS=%d -DPARTS=%d",
 		 s.fp ? "-DT=float" : "-DT=uint -DT_INT", s.shape.warps, s.shape.parts);
 	s.p = cmb_error() ? NULL : cmb_build(dev, "scan", defs);
