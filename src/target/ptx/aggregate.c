@@ -205,6 +205,8 @@ static void emit_group(Px *p, const Inst **g, uint32_t n, uint32_t s)
 	const char *on = lanes_on(p, g[0], s), *key = key_reg(p, k, bits, s);
 	const char *hp = px_tmp(p, RC_B32), *rel = px_tmp(p, RC_B32);
 	const char *lead = px_tmp(p, RC_PRED), **x = NEWN(p->tmp, const char *, n);
+	px_comment(p, "atomic: %u SLM float add%s summed over the lanes on an address first "
+	           "(key %%%u, low %d bits; one loop)", n, n > 1 ? "s" : "", k->id, bits);
 	peers(p, key, on, hp, rel);
 	px_ins(p, "setp.eq.b32 %s, %s, 0", lead, rel);
 	if (on)
