@@ -17,7 +17,9 @@
  * and a thread only spins on flag words of tiles with smaller numbers,
  * i.e. of groups that started before it on some worker and that never
  * wait on a later tile: no thread ever waits on its own group or on a
- * group that cannot run. */
+ * group that cannot run.  CMB_RADIX_ROWS=4, 8 or 16 sets the rows of 32
+ * keys per thread (tuning; 16 by default). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +27,7 @@
 
 enum {
 	WG = 8,			/* threads per tile; as in radix.cm */
-	TILE = WG * 16 * 32,	/* keys per tile (WG x ROWS x 32) */
+	ROWS = 16,		/* rows of 32 keys per thread; as in radix.cm */
 	S_FLAGS = 32 + 2048,	/* dwords before the flag words; as in radix.cm */
 	HIST_THREADS = 4096	/* radix_hist threads at most (one chunk each) */
 };
@@ -42,6 +44,22 @@ static int restore(void *ctx, int rot)
 {
 	Radix *r = ctx;
 	return cmb_check(cmetal_buffer_write(r->a, 0, r->n * 4, r->in), "buffer write");
+}
+
+/* Keys per tile, WG x rows x 32: rows is ROWS, or CMB_RADIX_ROWS (4, 8
+ * or 16, for tuning; passed to radix.cm as -DROWS). */
+static int rows = ROWS;
+#define TILE ((size_t)WG * rows * 32)
+
+static void rows_from_env(void)
+{
+	const char *env = getenv("CMB_RADIX_ROWS");
+	int v = env ? atoi(env) : 0;
+	rows = ROWS;
+	if (v == 4 || v == 8 || v == 16)
+		rows = v;
+	else if (env)
+		fprintf(stderr, "# CMB_RADIX_ROWS=%s ignored (want 4, 8 or 16)\n", env);
 }
 
 static size_t tiles_of(size_t n) { return (n + TILE - 1) / TILE; }
@@ -146,7 +164,10 @@ void cm_bench_radix(cmetal_device *dev, const BenchCase *c, const char *device)
 		cmb_fail(c, device, "cm-radix sorts fewer than 2^28 keys");
 		return;
 	}
-	p = cmb_build(dev, "radix", NULL);
+	char defs[32];
+	rows_from_env();
+	snprintf(defs, sizeof defs, "-DROWS=%d", rows);
+	p = cmb_build(dev, "radix", defs);
 	r.in = xmalloc(tiles_of(r.n) * TILE * 4);
 	memset(r.in, 0, tiles_of(r.n) * TILE * 4);
 	gen_u32(r.in, r.n, SEED_SORT);
