@@ -50,17 +50,6 @@
 
 #define AGG_MAX 64   /* adds deferred at most */
 
-/* A float add whose old value is unused, to the CTA's shared memory, by
- * more than one lane of a converged warp. */
-bool px_fadd_aggregates(const Px *p, const Inst *i)
-{
-	if (i->op != Oatomic || (i->aop != AT_FADD && i->aop != AT_FSUB) || i->nuse ||
-	    i->space != SP_SLM || px_cluster_on(p) || ir_nsrc(i) < 1)
-		return false;
-	return i->ops[3]->ty.elem == E_F32 && i->ops[2]->ty.n > 1 && !px_checking(p) &&
-	       !p->o->no_atomic_aggregation && !strcmp(px_sync_members(p), "-1");
-}
-
 /* Whether canonical registers of v exist (px_reg gives them). */
 static bool canonical(const Px *p, const Inst *v)
 {
@@ -73,10 +62,23 @@ static bool canonical(const Px *p, const Inst *v)
 	return false;
 }
 
+/* An integer vector in 32- or 16-bit registers: a key match.any.b32 takes. */
 static bool int32ish(const Inst *v)
 {
 	RegClass c = px_class(v->ty.elem);
 	return ir_is_int(v->ty.elem) && (c == RC_B32 || c == RC_B16);
+}
+
+/* A float add whose old value is unused, to the CTA's shared memory, by
+ * more than one lane of a converged warp, at 32- or 16-bit offsets. */
+bool px_fadd_aggregates(const Px *p, const Inst *i)
+{
+	if (i->op != Oatomic || (i->aop != AT_FADD && i->aop != AT_FSUB) || i->nuse ||
+	    i->space != SP_SLM || px_cluster_on(p) || ir_nsrc(i) < 1)
+		return false;
+	return i->ops[3]->ty.elem == E_F32 && i->ops[2]->ty.n > 1 && int32ish(i->ops[2]) &&
+	       !px_checking(p) && !p->o->no_atomic_aggregation &&
+	       !strcmp(px_sync_members(p), "-1");
 }
 
 /* The value whose lanes agree exactly where offs's do, and how many low
