@@ -150,9 +150,10 @@ static const char *lanes_on(Px *p, const Inst *i, uint32_t s)
 }
 
 /* hp (peers above me) and rel (my rank among peers) of key where on
- * holds (NULL: all lanes); hp is 0 elsewhere, so those lanes never take
- * part. */
-static void peers(Px *p, const char *key, const char *on, const char *hp, const char *rel)
+ * holds (NULL: all lanes), and the peers themselves (returned); hp is 0
+ * elsewhere, so those lanes never take part. */
+static const char *peers(Px *p, const char *key, const char *on, const char *hp,
+                         const char *rel)
 {
 	const char *m = px_tmp(p, RC_B32), *lo = px_tmp(p, RC_B32);
 	px_ins(p, "match.any.sync.b32 %s, %s, -1", m, key);
@@ -168,10 +169,23 @@ static void peers(Px *p, const char *key, const char *on, const char *hp, const 
 	px_ins(p, "mov.b32 %s, %%lanemask_lt", lo);
 	px_ins(p, "and.b32 %s, %s, %s", lo, lo, m);
 	px_ins(p, "popc.b32 %s, %s", rel, lo);
+	return m;
 }
 
-/* The reduction loop: each x[j] becomes its address's sum in the lane of
- * rank 0. */
+/* A value every lane adds alike and whose sums are exact in any order:
+ * an integer constant of at most 2^16 (times 32 lanes, below 2^24).  Its
+ * sum over an address's lanes is the constant times their count, without
+ * the loop (k-means' counts add 1.0 a point). */
+static bool counted(const Inst *v, double *c)
+{
+	if (v->op != Oconst || !ir_const_is_splat(v))
+		return false;
+	*c = ir_const_at(v, 0).f;
+	return *c == (double)(int32_t)*c && *c >= -65536 && *c <= 65536;
+}
+
+/* The reduction loop: each x[j] (NULL: a counted value, skipped) becomes
+ * its address's sum in the lane of rank 0. */
 static void reduce(Px *p, const char **x, uint32_t nx, const char *hp, const char *rel)
 {
 	const char *top = px_label(p), *out = px_label(p);
@@ -185,6 +199,8 @@ static void reduce(Px *p, const char **x, uint32_t nx, const char *hp, const cha
 	px_ins(p, "and.b32 %s, %s, %s", t, t, hp);
 	px_ins(p, "bfind.u32 %s, %s", t, t);   /* the lowest lane of hp */
 	for (uint32_t j = 0; j < nx; j++) {
+		if (!x[j])
+			continue;
 		const char *y = px_tmp(p, RC_F32);
 		px_ins(p, "shfl.sync.idx.b32 %s, %s, %s, 31, -1", y, x[j], t);
 		px_ins(p, "@%s add.f32 %s, %s, %s", c, x[j], x[j], y);
@@ -199,26 +215,28 @@ static void reduce(Px *p, const char **x, uint32_t nx, const char *hp, const cha
 	buf_printf(&p->body, "%s:\n", out);
 }
 
-/* Slot s of the adds g[0..n), which share a key and a mask. */
-static void emit_group(Px *p, const Inst **g, uint32_t n, uint32_t s)
+/* x[j] *= the lanes of the leader's address (popc of its peers m) for
+ * the counted adds (sum[j] NULL). */
+static void scale_counted(Px *p, const char **x, const char **sum, uint32_t n, const char *m)
 {
-	int bits;
-	const Inst *k = key_of(p, g[0]->ops[2], &bits);
-	const char *on = lanes_on(p, g[0], s), *key = key_reg(p, k, bits, s);
-	const char *hp = px_tmp(p, RC_B32), *rel = px_tmp(p, RC_B32);
-	const char *lead = px_tmp(p, RC_PRED), **x = NEWN(p->tmp, const char *, n);
-	px_comment(p, "atomic: %u SLM float add%s summed over the lanes on an address first "
-	           "(key %%%u, low %d bits; one loop)", n, n > 1 ? "s" : "", k->id, bits);
-	peers(p, key, on, hp, rel);
-	px_ins(p, "setp.eq.b32 %s, %s, 0", lead, rel);
-	if (on)
-		px_ins(p, "and.pred %s, %s, %s", lead, lead, on);
+	const char *cnt = NULL;
 	for (uint32_t j = 0; j < n; j++) {
-		x[j] = px_tmp(p, RC_F32);
-		px_ins(p, "%s.f32 %s, %s", g[j]->aop == AT_FSUB ? "neg" : "mov", x[j],
-		       px_reg(p, g[j]->ops[3], s));
+		if (sum[j])
+			continue;
+		if (!cnt) {
+			const char *t = px_tmp(p, RC_B32);
+			cnt = px_tmp(p, RC_F32);
+			px_ins(p, "popc.b32 %s, %s", t, m);
+			px_ins(p, "cvt.rn.f32.u32 %s, %s", cnt, t);
+		}
+		px_ins(p, "mul.f32 %s, %s, %s", x[j], x[j], cnt);
 	}
-	reduce(p, x, n, hp, rel);
+}
+
+/* The leaders' adds of x[j], slot s of g[j], where lead holds. */
+static void add_sums(Px *p, const Inst **g, const char **x, uint32_t n, uint32_t s,
+                     const char *lead)
+{
 	for (uint32_t j = 0; j < n; j++) {
 		const char *ok, *a = px_slm_atomic_lane(p, (Inst *)g[j], s, &ok), *q = lead;
 		if (ok) {
@@ -227,6 +245,37 @@ static void emit_group(Px *p, const Inst **g, uint32_t n, uint32_t s)
 		}
 		px_ins(p, "@%s red.shared.add.f32 [%s], %s", q, a, x[j]);
 	}
+}
+
+/* Slot s of the adds g[0..n), which share a key and a mask: the values
+ * in x (negated for FSUB), summed by the loop (sum: those not counted),
+ * then added by the lowest lane of each address. */
+static void emit_group(Px *p, const Inst **g, uint32_t n, uint32_t s)
+{
+	int bits;
+	const Inst *k = key_of(p, g[0]->ops[2], &bits);
+	const char *on = lanes_on(p, g[0], s), *key = key_reg(p, k, bits, s);
+	const char *hp = px_tmp(p, RC_B32), *rel = px_tmp(p, RC_B32), *lead = px_tmp(p, RC_PRED);
+	const char **x = NEWN(p->tmp, const char *, n), **sum = NEWN(p->tmp, const char *, n);
+	uint32_t nsum = 0;
+	double c;
+	px_comment(p, "atomic: %u SLM float add%s summed over the lanes on an address first "
+	           "(key %%%u, low %d bits)", n, n > 1 ? "s" : "", k->id, bits);
+	const char *m = peers(p, key, on, hp, rel);
+	px_ins(p, "setp.eq.b32 %s, %s, 0", lead, rel);
+	if (on)
+		px_ins(p, "and.pred %s, %s, %s", lead, lead, on);
+	for (uint32_t j = 0; j < n; j++) {
+		x[j] = px_tmp(p, RC_F32);
+		px_ins(p, "%s.f32 %s, %s", g[j]->aop == AT_FSUB ? "neg" : "mov", x[j],
+		       px_reg(p, g[j]->ops[3], s));
+		sum[j] = counted(g[j]->ops[3], &c) ? NULL : x[j];
+		nsum += sum[j] != NULL;
+	}
+	if (nsum)
+		reduce(p, sum, n, hp, rel);
+	scale_counted(p, x, sum, n, m);
+	add_sums(p, g, x, n, s, lead);
 }
 
 /* Whether adds a and b share their lanes' peers: one key, one mask. */
