@@ -24,7 +24,7 @@
  *       x += x of the lowest lane of hp  (where hp != 0)
  *       hp &= ballot(rank even)      odd ranks are summed into their left
  *       rel >>= 1                    neighbour and leave
- *   the lane of rank 0 adds x
+ *   the lane of rank 0 adds x (a compare-and-swap loop, cas_adds)
  *
  * Each round pairs neighbours of the remaining ranks, so after the loop
  * the lowest lane of every address holds the address's sum, and the CAS
@@ -233,18 +233,60 @@ static void scale_counted(Px *p, const char **x, const char **sum, uint32_t n, c
 	}
 }
 
+/* Up to CAS_MAX adds of one lane: x[j] to slot s of g[j], where lead
+ * holds, by one compare-and-swap loop.  ptxas's loop for each
+ * red.shared.add.f32 waits for its own ATOMS.CAS before the next add
+ * starts, so a leader's D adds took D round trips to shared memory one
+ * after another; here the loads and CASes of CAS_MAX adds are issued
+ * together and the loop repeats only the adds another warp overtook.
+ * H200, k-means' float row (bench/runs/2026-11-27-h200-session13,
+ * cas-batch-ab.txt), ms, one red per add / 4 at once / 2 at once: D4-K16
+ * 0.221 / 0.166 / 0.163, D16-K16 0.660 / 0.544 / 0.534, D16-K64 1.597 /
+ * 0.965 / 0.955, but D4-K64 0.252 / 0.301 / 0.286: the loads held across
+ * the loop take registers (kmeans_assign D4-K64 40 -> 56), which costs
+ * where few lanes share an address.  Two at a time was as fast or faster
+ * everywhere. */
+#define CAS_MAX 2
+
+static void cas_adds(Px *p, const Inst **g, const char **x, uint32_t n, uint32_t s,
+                     const char *lead)
+{
+	const char *a[CAS_MAX], *q[CAS_MAX], *old[CAS_MAX], *top = px_label(p);
+	const char *any = px_tmp(p, RC_PRED);
+	for (uint32_t j = 0; j < n; j++) {
+		const char *ok;
+		a[j] = px_slm_atomic_lane(p, (Inst *)g[j], s, &ok);
+		q[j] = px_tmp(p, RC_PRED), old[j] = px_tmp(p, RC_B32);
+		if (ok)
+			px_ins(p, "and.pred %s, %s, %s", q[j], lead, ok);
+		else
+			px_ins(p, "mov.pred %s, %s", q[j], lead);
+		px_ins(p, "mov.b32 %s, 0", old[j]);
+		px_ins(p, "@%s ld.shared.b32 %s, [%s]", q[j], old[j], a[j]);
+	}
+	buf_printf(&p->body, "%s:\n", top);
+	for (uint32_t j = 0; j < n; j++) {
+		const char *f = px_tmp(p, RC_F32), *nb = px_tmp(p, RC_B32), *got = px_tmp(p, RC_B32);
+		px_ins(p, "mov.b32 %s, %s", f, old[j]);
+		px_ins(p, "add.f32 %s, %s, %s", f, f, x[j]);
+		px_ins(p, "mov.b32 %s, %s", nb, f);
+		px_ins(p, "@%s atom.shared.cas.b32 %s, [%s], %s, %s", q[j], got, a[j], old[j], nb);
+		px_ins(p, "@%s setp.ne.b32 %s, %s, %s", q[j], q[j], got, old[j]);
+		px_ins(p, "@%s mov.b32 %s, %s", q[j], old[j], got);   /* overtaken: again */
+		px_ins(p, j ? "or.pred %s, %s, %s" : "mov.pred %s, %s", any, j ? any : q[j], q[j]);
+	}
+	/* uniform, so that ptxas keeps the warp converged (a divergent
+	 * branch here made it copy the later shuffles as fallback code) */
+	px_ins(p, "vote.sync.any.pred %s, %s, -1", any, any);
+	px_ins(p, "@%s bra.uni %s", any, top);
+}
+
 /* The leaders' adds of x[j], slot s of g[j], where lead holds. */
 static void add_sums(Px *p, const Inst **g, const char **x, uint32_t n, uint32_t s,
                      const char *lead)
 {
-	for (uint32_t j = 0; j < n; j++) {
-		const char *ok, *a = px_slm_atomic_lane(p, (Inst *)g[j], s, &ok), *q = lead;
-		if (ok) {
-			q = px_tmp(p, RC_PRED);
-			px_ins(p, "and.pred %s, %s, %s", q, lead, ok);
-		}
-		px_ins(p, "@%s red.shared.add.f32 [%s], %s", q, a, x[j]);
-	}
+	for (uint32_t j = 0; j < n; j += CAS_MAX)
+		cas_adds(p, g + j, x + j, n - j < CAS_MAX ? n - j : CAS_MAX, s, lead);
 }
 
 /* Slot s of the adds g[0..n), which share a key and a mask: the values
