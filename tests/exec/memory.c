@@ -290,6 +290,10 @@ static void slm_fadd_case(H *h, bool outside, const char *options)
 			if (a < 64)
 				w[a] += (x >> 16 ? 0.0f : v[t * 32 + l]) - 1.0f;
 		}
+	for (int t = 0; t < 4; t++)   /* the 16-wide add, unmasked */
+		for (int l = 0; l < 16; l++)
+			if ((k[t * 32 + l] & 0xffff) < 64)
+				w[k[t * 32 + l] & 0xffff] += v[t * 32 + 16 + l];
 	HShape s = GROUPS(1, 4);
 	s.options = options;
 	if (H_RUN(h, F, "slm_fadd", s, IN(k), IN(v), OUT(o)))
