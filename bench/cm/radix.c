@@ -160,11 +160,11 @@ void cm_bench_radix(cmetal_device *dev, const BenchCase *c, const char *device)
 {
 	Radix r = { .dev = dev, .n = (size_t)1 << c->p[0] };
 	cmetal_program *p;
+	char defs[32];
 	if (r.n >= (size_t)1 << 28) {	/* counts are 28-bit fields of the flag words */
 		cmb_fail(c, device, "cm-radix sorts fewer than 2^28 keys");
 		return;
 	}
-	char defs[32];
 	rows_from_env();
 	snprintf(defs, sizeof defs, "-DROWS=%d", rows);
 	p = cmb_build(dev, "radix", defs);

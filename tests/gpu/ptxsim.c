@@ -465,7 +465,8 @@ static bool do_alu(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
 static bool is_collective(const PsIns *in)
 {
 	return in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ||
-	       in->op == OP_match || in->op == OP_mma || (in->op == OP_bar && in->mode == MODE_WARP);
+	       in->op == OP_match || in->op == OP_mma ||
+	       (in->op == OP_bar && in->mode == MODE_WARP);
 }
 
 /* The membermask operand of a collective (last; mma: every lane). */
@@ -655,7 +656,7 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	uint64_t mm[PS_NLANES];
 	if (!members(s, w, in, group, mm))
 		return false;
-	/* shfl, vote and redux wait for the non-exited lanes of the mask only */
+	/* shfl, vote, redux and match wait for the non-exited lanes of the mask only */
 	uint32_t gone = in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ||
 	                in->op == OP_match ?
 	                w->exited : 0;

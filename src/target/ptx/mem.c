@@ -1581,6 +1581,7 @@ static bool atomic_op(Px *p, Inst *i, const Where *w, const char *d, const char 
 	return true;
 }
 
+/* For aggregate.c, which emits SLM float adds itself (ptx.h). */
 const char *px_slm_atomic_lane(Px *p, Inst *i, uint32_t s, const char **ok)
 {
 	Inst *offs = i->ops[2];
