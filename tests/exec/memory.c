@@ -307,11 +307,29 @@ TEST(slm_fadd)
 	slm_fadd_case(h, true, "-fno-bounds-check -fno-atomic-aggregation");
 }
 
+/* Odd lanes' keys saturate to 65535 (dropped) while sharing their low 16
+ * bits with even lanes' in-range keys. */
+TEST(slm_fadd_sat)
+{
+	uint32_t k[32];
+	float v[32], o[64], w[64] = {0};
+	for (int l = 0; l < 32; l++) {
+		k[l] = (uint32_t)(l / 2 % 8) + (l % 2 ? 65536u : 0u);
+		v[l] = (float)h_range(h, -50, 50);
+		if (l % 2 == 0)
+			w[l / 2 % 8] += v[l];
+	}
+	HShape s = GROUPS(1, 1);
+	s.options = "-fno-bounds-check";   /* the dropped lanes are on purpose */
+	if (H_RUN(h, F, "slm_fadd_sat", s, IN(k), IN(v), OUT(o)))
+		h_near_f32(h, "sums", o, w, 64, 0.0f);
+}
+
 const HTest exec_memory[] = {
 	T(offset_wrap), T(legacy_atomic), T(svm_gather4), T(oword), T(scattered), T(media_clamp), T(untyped), T(typed),
 	T(atomic_ADD), T(atomic_SUB), T(atomic_INC), T(atomic_DEC), T(atomic_PREDEC),
 	T(atomic_MIN), T(atomic_MAX), T(atomic_XCHG), T(atomic_CMPXCHG), T(atomic_AND),
 	T(atomic_OR), T(atomic_XOR), T(atomic_MINSINT), T(atomic_MAXSINT),
 	T(atomic_FMAX), T(atomic_FMIN), T(atomic_FADD), T(atomic_FSUB), T(atomic_FCMPWR),
-	T(svm), T(slm), T(slmvec), T(slm_fadd), {0},
+	T(svm), T(slm), T(slmvec), T(slm_fadd), T(slm_fadd_sat), {0},
 };
