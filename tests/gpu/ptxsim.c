@@ -600,9 +600,8 @@ static bool do_match(Sim *s, Warp *w, const PsIns *in, uint32_t act, const uint6
 	if (in->n != 3 || in->o[0].kind != OK_REG || in->mode != MODE_ANY ||
 	    (t.bits != 32 && t.bits != 64))
 		return fail(s, in, "a match of an unsupported form");
-	if (!fetch(s, w, in, &in->o[1], t, act, a))
+	if (!fetch(s, w, in, &in->o[1], t, act, a))   /* every a before any d */
 		return false;
-	uint64_t d[PS_NLANES];
 	for (int l = 0; l < PS_NLANES; l++) {
 		if (!(act >> l & 1))
 			continue;
@@ -610,11 +609,8 @@ static bool do_match(Sim *s, Warp *w, const PsIns *in, uint32_t act, const uint6
 		for (int j = 0; j < PS_NLANES; j++)
 			if (m >> j & 1 && a[j] == a[l])
 				same |= 1u << j;
-		d[l] = same;
+		put(s, w, in->o[0].reg, l, same);
 	}
-	for (int l = 0; l < PS_NLANES; l++)
-		if (act >> l & 1)
-			put(s, w, in->o[0].reg, l, d[l]);
 	return true;
 }
 

@@ -180,12 +180,12 @@ static const char *peers(Px *p, const char *key, const char *on, const char *hp,
  * an integer constant of at most 2^16 (times 32 lanes, below 2^24).  Its
  * sum over an address's lanes is the constant times their count, without
  * the loop (k-means' counts add 1.0 a point). */
-static bool counted(const Inst *v, double *c)
+static bool counted(const Inst *v)
 {
 	if (v->op != Oconst || !ir_const_is_splat(v))
 		return false;
-	*c = ir_const_at(v, 0).f;
-	return *c >= -65536 && *c <= 65536 && *c == (double)(int32_t)*c;
+	double c = ir_const_at(v, 0).f;
+	return c >= -65536 && c <= 65536 && c == (double)(int32_t)c;
 }
 
 /* The reduction loop: each x[j] (NULL: a counted value, skipped) becomes
@@ -304,7 +304,6 @@ static void emit_group(Px *p, const Inst **g, uint32_t n, uint32_t s)
 	const char *hp = px_tmp(p, RC_B32), *rel = px_tmp(p, RC_B32), *lead = px_tmp(p, RC_PRED);
 	const char **x = NEWN(p->tmp, const char *, n), **sum = NEWN(p->tmp, const char *, n);
 	uint32_t nsum = 0;
-	double c;
 	px_comment(p, "atomic: %u SLM float add%s summed over the lanes on an address first "
 	           "(key %%%u, low %d bits)", n, n > 1 ? "s" : "", k->id, bits);
 	const char *m = peers(p, key, on, hp, rel);
@@ -315,7 +314,7 @@ static void emit_group(Px *p, const Inst **g, uint32_t n, uint32_t s)
 		x[j] = px_tmp(p, RC_F32);
 		px_ins(p, "%s.f32 %s, %s", g[j]->aop == AT_FSUB ? "neg" : "mov", x[j],
 		       px_reg(p, g[j]->ops[3], s));
-		sum[j] = counted(g[j]->ops[3], &c) ? NULL : x[j];
+		sum[j] = counted(g[j]->ops[3]) ? NULL : x[j];
 		nsum += sum[j] != NULL;
 	}
 	if (nsum)
@@ -332,24 +331,22 @@ static bool same_peers(const Px *p, const Inst *a, const Inst *b)
 	return ka == kb && ba == bb && ir_mask((Inst *)a) == ir_mask((Inst *)b);
 }
 
-/* Emits the deferred adds, a group of shared peers at a time. */
+/* Emits the deferred adds, a group of shared peers at a time (every add
+ * of a run has as many lanes, so the same slots). */
 static void flush(Px *p)
 {
 	uint32_t n = p->nagg, slots = SLOTS(p->agg[0]->ops[2]->ty.n);
 	bool *done = NEWN(p->tmp, bool, n);
 	const Inst **g = NEWN(p->tmp, const Inst *, n);
-	for (uint32_t s = 0; s < slots; s++) {
-		memset(done, 0, n * sizeof *done);
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t ng = 0;
-			if (done[j])
-				continue;
-			for (uint32_t k = j; k < n; k++)
-				if (!done[k] && same_peers(p, p->agg[j], p->agg[k]))
-					done[k] = true, g[ng++] = p->agg[k];
-			if (ng)
-				emit_group(p, g, ng, s);
-		}
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t ng = 0;
+		if (done[j])
+			continue;
+		for (uint32_t k = j; k < n; k++)
+			if (!done[k] && same_peers(p, p->agg[j], p->agg[k]))
+				done[k] = true, g[ng++] = p->agg[k];
+		for (uint32_t s = 0; s < slots; s++)
+			emit_group(p, g, ng, s);
 	}
 	p->nagg = 0;
 }

@@ -1581,15 +1581,22 @@ static bool atomic_op(Px *p, Inst *i, const Where *w, const char *d, const char 
 	return true;
 }
 
+/* An atomic's element bytes and the unit of its offsets (1: bytes). */
+static int atomic_elem_bytes(const Inst *i, int *scale)
+{
+	Elem e = i->ty.elem != E_VOID ? i->ty.elem : ir_nsrc(i) ? i->ops[3]->ty.elem : E_U32;
+	int eb = ir_elem_bytes[e];
+	*scale = i->bytes ? 1 : eb;
+	return eb;
+}
+
 /* For aggregate.c, which emits SLM float adds itself (ptx.h). */
 const char *px_slm_atomic_lane(Px *p, Inst *i, uint32_t s, const char **ok)
 {
-	Inst *offs = i->ops[2];
-	Elem e = i->ty.elem != E_VOID ? i->ty.elem : i->ops[3]->ty.elem;
-	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	int scale, eb = atomic_elem_bytes(i, &scale);
 	Where w = where(p, i, i->ops[0]);
 	const char *lim = NULL, *goff = NULL;
-	return lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, ok);
+	return lane_address(p, &w, i->ops[1], i->ops[2], s, eb, scale, &lim, &goff, ok);
 }
 
 static bool atomic(Px *p, Inst *i)
@@ -1599,9 +1606,7 @@ static bool atomic(Px *p, Inst *i)
 		return true;
 	}
 	Inst *offs = i->ops[2], *mask = ir_mask(i);
-	int ns = ir_nsrc(i);
-	Elem e = i->ty.elem != E_VOID ? i->ty.elem : ns ? i->ops[3]->ty.elem : E_U32;
-	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	int ns = ir_nsrc(i), scale, eb = atomic_elem_bytes(i, &scale);
 	if (i->space == SP_SVM && i->aop >= AT_FMAX && eb != 4)
 		return px_unsupported(p, i, "64-bit float atomics");
 	Where w = where(p, i, i->ops[0]);
