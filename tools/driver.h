@@ -31,6 +31,7 @@ typedef struct {
 	bool no_wide_loads;       /* -fno-wide-loads */
 	bool slm_vec_no_overlap;  /* -fno-slm-vectorize-overlap (seed 001's rule) */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
+	bool no_unroll;           /* -fno-unroll-loops */
 	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	bool verbose;             /* -v: print the commands run */

@@ -53,6 +53,8 @@ typedef struct {
 	bool no_atomic_aggregation; /* PTX: SLM float adds one lane at a time
 	                         (-fno-atomic-aggregation, for A/B runs;
 	                         ptx/aggregate.c) */
+	bool no_unroll;       /* PTX: loops that read memory run one iteration a
+	                         trip (-fno-unroll-loops; ptx/unroll.c) */
 	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
 	                         arguments are read per walker thread from a
 	                         table (rt/cuda_abi.h "Per-thread arguments");
@@ -121,6 +123,7 @@ typedef struct {
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
+	bool no_unroll;       /* -fno-unroll-loops */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;

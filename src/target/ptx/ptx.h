@@ -257,6 +257,11 @@ void px_sdivc(Px *p, const char *d, const char *a, int32_t c, bool rem);
 /* The same for 64-bit registers when |c| is a power of two; else false. */
 bool px_divc64(Px *p, const char *d, const char *a, int64_t c, bool sgn, bool rem);
 
+/* unroll.c: small loops that read global memory run 2 or 4 iterations a
+ * trip while that many remain, their reads first (runs before ir_renumber;
+ * not in the checking mode or with -fno-unroll-loops) */
+void px_unroll(Px *p);
+
 /* aggregate.c: float adds to shared memory whose old value is unused,
  * with the warp's lanes on one address summed first (NVIDIA has no shared
  * float atomic add: one CAS round per lane on an address) */
