@@ -1,9 +1,11 @@
 /* transpose.c — host side of transpose.cm: n x n fp32 in buffers (rotated
  * input copies when small), one launch of 32x32-tile threads, checked bit
  * for bit against ref_transpose.  Rows: cm (transpose, through SLM, groups
- * of 4 x 2 threads: transpose.cm's TPG) and cm-paper (transpose_paper, in
+ * of 4 x 2 threads: transpose.cm's TPG; CMB_TRANSPOSE_GROUP=X:Y others,
+ * for tuning) and cm-paper (transpose_paper, in
  * registers, groups of 8 x 4).  Small cases (n <= 2048) also check both
  * kernels once at n - 17, so make test covers the edge tiles. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cmbench.h"
@@ -13,10 +15,29 @@ typedef struct {
 	uint32_t tx, ty;	/* threads per group */
 } Variant;
 
-static const Variant variants[] = {
+static Variant variants[] = {
 	{ "transpose", "cm", 4, 2 },
 	{ "transpose_paper", "cm-paper", 8, 4 },
 };
+
+/* CMB_TRANSPOSE_GROUP=X:Y sets transpose's group shape (for tuning; the
+ * kernel's SLM is sized by -DTPG=X*Y); the options to build with. */
+static const char *group_shape(char *opts, size_t size)
+{
+	const char *env = getenv("CMB_TRANSPOSE_GROUP");
+	int x, y;
+	if (!env)
+		return NULL;
+	if (sscanf(env, "%d:%d", &x, &y) != 2 || x < 1 || y < 1 || x * y > 15) {
+		fprintf(stderr, "# CMB_TRANSPOSE_GROUP=%s ignored (want X:Y, at most 15 threads: "
+			"64 KB of SLM)\n",
+			env);
+		return NULL;
+	}
+	variants[0].tx = (uint32_t)x, variants[0].ty = (uint32_t)y;
+	snprintf(opts, size, "-DTPG=%d", x * y);
+	return opts;
+}
 
 /* Runs v once at size n on in (nrot copies) and checks it; times it over
  * the copies when timed.  Returns the time, -1 when not timed or on error. */
@@ -63,7 +84,8 @@ void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 	int n = (int)c->p[0], nrot, i, vi;
 	size_t nn = (size_t)n * n;
 	float *in;
-	cmetal_program *p = cmb_build(dev, "transpose", NULL);
+	char opts[32];
+	cmetal_program *p = cmb_build(dev, "transpose", group_shape(opts, sizeof opts));
 	const char *unit;
 	double work = case_work(c, &unit);
 

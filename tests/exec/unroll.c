@@ -97,6 +97,24 @@ TEST(unroll_edges)
 		h_eq_u32(h, "sums", sums, ws, NT * 32);
 }
 
+TEST(unroll_slm_hist)
+{
+	enum { NT = 10, N = NT * 10 * 32 };
+	static int32_t prm[NT][4];
+	static uint32_t keys[N], out[NT * 32], want[NT * 32];
+	for (int i = 0; i < N; i++)
+		keys[i] = h_rand(h);
+	memset(want, 0, sizeof want);
+	for (int t = 0; t < NT; t++) {   /* t iterations, group of one thread */
+		prm[t][0] = t * 10 * 32, prm[t][1] = prm[t][0] + t * 32;
+		for (int32_t i = prm[t][0]; i < prm[t][1]; i++)
+			want[t * 32 + (keys[i] & 31)]++;
+	}
+	if (H_RUN(h, F, "slm_hist", GROUPS(NT, 1), IN(prm), IN(keys), OUT(out)))
+		h_eq_u32(h, "bins", out, want, NT * 32);
+}
+
 const HTest exec_unroll[] = {
-	T(unroll_carried), T(unroll_inplace), T(unroll_chain), T(unroll_edges), {0},
+	T(unroll_carried), T(unroll_inplace), T(unroll_chain), T(unroll_edges),
+	T(unroll_slm_hist), {0},
 };

@@ -44,11 +44,15 @@
  * are disjoint do not: the scan's in-place `read(data, i*4)` ... `write(data,
  * i*4)` loop).  ptxas then sees U loads ahead of their uses.
  *
- * Which loops: innermost, B one block holding at least one global read and
- * no atomic or barrier (those loops are bound by other things), and small:
- * U = 4 when the reads of an iteration are at most SMALL bytes (one 32-bit
- * register a lane each, at most 2), 2 when at most LARGE bytes, with U times
- * the instructions of H and B at most MAX_INSTS.  Not in the checking mode
+ * Which loops: innermost, B one block (a chain of blocks, the seams of
+ * inlined calls, is merged first) holding at least one global read whose
+ * value the iteration uses (a loop whose reads only move into the values
+ * its phis carry is pipelined already: dgemm_dpas' double buffer), no
+ * global atomic (reads could not move above it; SLM atomics, radix_hist's
+ * counts, are fine), no barrier and no dpas (loops bound by other
+ * things), and small: U = 4 when the reads of an iteration are at most
+ * SMALL bytes (2 registers a lane), 2 when at most LARGE bytes (4), and U
+ * times the instructions of H and B at most MAX_INSTS.  Not in the checking mode
  * (the order of its reports must stay the CPU's) or with -fno-unroll-loops.
  * Semantics do not change: the same instructions run in the same order per
  * iteration, and only reads move, over instructions that cannot change
@@ -171,8 +175,8 @@ static uint32_t body_cost(const Loop *L, uint32_t *insts)
 			waits = true;
 		if (global_read(i))
 			i->aux = (void *)1;
-		if (i->op == Ophi || (fl & IRF_BARRIER) || i->op == Oatomic || i->op == Otatomic ||
-		    i->op == Odpas)
+		bool global_atomic = (i->op == Oatomic && i->space != SP_SLM) || i->op == Otatomic;
+		if (i->op == Ophi || (fl & IRF_BARRIER) || global_atomic || i->op == Odpas)
 			return 0;
 		if (!(fl & (IRF_PURE | IRF_MEM)))   /* printf, trap, timer */
 			return 0;
