@@ -97,6 +97,20 @@ TEST(wavefront)
 		h_eq_u32(h, "out", &o[0][0], &w[0][0], W * HH);
 }
 
+TEST(wavefront_shfl)
+{
+	enum { W = 8, HH = 6 };
+	static uint32_t o[HH][W], w[HH][W];
+	memset(o, 0, sizeof o);
+	for (int y = 0; y < HH; y++)
+		for (int x = 0; x < W; x++)
+			w[y][x] = (x ? w[y][x - 1] : 0) + (y ? w[y - 1][x] : 0) + 1;
+	HShape s = WALK(W, HH);
+	s.dep = CMETAL_DEP_WAVEFRONT;
+	if (H_RUN(h, F, "wave_shfl", s, SURF2D(o, W, HH, CMETAL_FMT_R32_UINT)))
+		h_eq_u32(h, "out", &o[0][0], &w[0][0], W * HH);
+}
+
 TEST(task)
 {
 	int32_t a[64], o[64], w[64];
@@ -139,6 +153,6 @@ TEST(printf_groups)
 
 const HTest exec_sync[] = {
 	T(barrier_1), T(barrier_2), T(barrier_7), T(barrier_16), T(barrier_64),
-	T(thread_ids), T(thread_ids_33), T(thread_ids_2d), T(wavefront), T(task), T(printf),
+	T(thread_ids), T(thread_ids_33), T(thread_ids_2d), T(wavefront), T(wavefront_shfl), T(task), T(printf),
 	T(printf_groups), {0},
 };

@@ -796,6 +796,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px.tmp = arena_child(px.arena);
 	*out = (Buf){0};
 	Px *p = &px;
+	px_if_convert(p);
 	px_unroll(p);
 	ir_renumber(f);
 	ir_preds(f);

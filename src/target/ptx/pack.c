@@ -46,7 +46,9 @@
  * enters on its own, keep %segmask; so do redux.sync, whose mask is what
  * it reduces over, and bar.warp.sync, which the PTX ISA lets wait for
  * exited lanes.  Divergence is never undone: a block after a
- * segment-varying branch is not converged, even where the paths join.
+ * segment-varying branch is not converged, even where the paths join, and
+ * neither is a block holding a cm_wait (each segment spins in it on its
+ * own dependencies) or any block after it.
  *
  * Packing is refused (one CM thread per warp, as before) for
  * -fno-warp-packing, -fcluster-slm, cm_dpas (mma.sync is warp-wide),
@@ -191,6 +193,16 @@ static bool converged(const Px *p, const Block *b)
 	return true;
 }
 
+/* Whether b holds a cm_wait: each segment spins in it until its own
+ * dependencies have signalled, so the segments leave it one by one. */
+static bool waits(const Block *b)
+{
+	for (const Inst *i = b->first; i; i = i->next)
+		if (i->op == Owait)
+			return true;
+	return false;
+}
+
 void px_pack_converge(Px *p)
 {
 	if (!px_packed(p))
@@ -204,7 +216,7 @@ void px_pack_converge(Px *p)
 		changed = false;
 		for (uint32_t b = 0; b < f->nblocks; b++) {
 			Block *bl = f->blocks[b];
-			if (p->conv[bl->id] && !converged(p, bl))
+			if (p->conv[bl->id] && (!converged(p, bl) || waits(bl)))
 				p->conv[bl->id] = false, changed = true;
 			for (Inst *i = bl->first; i; i = i->next)
 				if (p->wuni[i->id] && !warp_uniform(p, i))

@@ -257,6 +257,10 @@ void px_sdivc(Px *p, const char *d, const char *a, int32_t c, bool rem);
 /* The same for 64-bit registers when |c| is a power of two; else false. */
 bool px_divc64(Px *p, const char *d, const char *a, int64_t c, bool sgn, bool rem);
 
+/* ifconv.c: small blocks of reads (that cannot fault) under a scalar
+ * branch run always, selects choosing their values (runs before unroll.c;
+ * not in the checking mode or with -fno-speculate-reads) */
+void px_if_convert(Px *p);
 /* unroll.c: small loops that read global memory run 2 or 4 iterations a
  * trip while that many remain, their reads first (runs before ir_renumber;
  * not in the checking mode or with -fno-unroll-loops) */
