@@ -66,9 +66,9 @@ static void usage(FILE *f)
 	      "  -fno-atomic-aggregation PTX: SLM float adds one lane at a time (by\n"
 	      "                     default lanes on one address sum first and one\n"
 	      "                     of them adds, as NVIDIA has no shared float add)\n"
-	      "  -fno-speculate-reads PTX: keep small blocks of reads under the branch\n"
-	      "                     that guards them (by default they run always and\n"
-	      "                     selects pick their values: reads cannot fault)\n"
+	      "  -fspeculate-reads  PTX: run small blocks of reads that a branch guards\n"
+	      "                     always, selects picking their values (reads cannot\n"
+	      "                     fault); off by default: measured slower\n"
 	      "  -fno-unroll-loops  PTX: run loops that read memory one iteration a\n"
 	      "                     trip (by default a small loop runs 2 or 4 a trip\n"
 	      "                     while that many remain, its reads issued first)\n"
@@ -218,7 +218,7 @@ static bool flag_option(const char *a, DriverOptions *o)
 	else if (!strcmp(a, "-fno-atomic-aggregation") || !strcmp(a, "-fatomic-aggregation"))
 		o->no_atomic_aggregation = a[2] == 'n';   /* PTX: SLM float adds (ptx/aggregate.c) */
 	else if (!strcmp(a, "-fno-speculate-reads") || !strcmp(a, "-fspeculate-reads"))
-		o->no_speculate = a[2] == 'n';   /* PTX: guarded reads run always (ptx/ifconv.c) */
+		o->speculate_reads = a[2] != 'n';   /* PTX: guarded reads run always (ptx/ifconv.c) */
 	else if (!strcmp(a, "-fno-unroll-loops") || !strcmp(a, "-funroll-loops"))
 		o->no_unroll = a[2] == 'n';   /* PTX: loops that read memory (ptx/unroll.c) */
 	else if (!strcmp(a, "-fcluster-slm"))

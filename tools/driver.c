@@ -166,7 +166,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .no_atomic_aggregation = o->no_atomic_aggregation,
 	                     .no_unroll = o->no_unroll,
-	                     .no_speculate = o->no_speculate,
+	                     .speculate_reads = o->speculate_reads,
 	                     .bounds_check = o->bounds_check};
 	co.fo.pp.deps = deps;
 	const char *target = o->report ? "ptx" : !strcmp(o->target, "cpu") ? "c" : o->target;

@@ -32,7 +32,7 @@ typedef struct {
 	bool slm_vec_no_overlap;  /* -fno-slm-vectorize-overlap (seed 001's rule) */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	bool no_unroll;           /* -fno-unroll-loops */
-	bool no_speculate;        /* -fno-speculate-reads */
+	bool speculate_reads;     /* -fspeculate-reads */
 	const char *thread_args;  /* -fthread-args=KERNEL:I,J, joined by spaces */
 	bool bounds_check;        /* -fbounds-check: report out-of-range accesses */
 	bool verbose;             /* -v: print the commands run */

@@ -127,7 +127,7 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		           !strcmp(a, "-fatomic-aggregation")) {
 			co->no_atomic_aggregation = a[2] == 'n';   /* PTX: ptx/aggregate.c */
 		} else if (!strcmp(a, "-fno-speculate-reads") || !strcmp(a, "-fspeculate-reads")) {
-			co->no_speculate = a[2] == 'n';   /* PTX: ptx/ifconv.c */
+			co->speculate_reads = a[2] != 'n';   /* PTX: ptx/ifconv.c */
 		} else if (!strcmp(a, "-fno-unroll-loops") || !strcmp(a, "-funroll-loops")) {
 			co->no_unroll = a[2] == 'n';   /* PTX: ptx/unroll.c */
 		} else if (!strcmp(a, "-Werror")) {

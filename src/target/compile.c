@@ -75,7 +75,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .no_wide_loads = o->no_wide_loads,
 	                     .no_atomic_aggregation = o->no_atomic_aggregation,
 	                     .no_unroll = o->no_unroll || o->opt_level < 2,
-	                     .no_speculate = o->no_speculate || o->opt_level < 2,
+	                     .speculate_reads = o->speculate_reads && o->opt_level >= 2,
 	                     .thread_args = o->thread_args};
 }
 

@@ -53,8 +53,9 @@ typedef struct {
 	bool no_atomic_aggregation; /* PTX: SLM float adds one lane at a time
 	                         (-fno-atomic-aggregation, for A/B runs;
 	                         ptx/aggregate.c) */
-	bool no_speculate;    /* PTX: small blocks of reads under a branch stay
-	                         under it (-fno-speculate-reads; ptx/ifconv.c) */
+	bool speculate_reads; /* PTX: small blocks of reads under a branch run
+	                         always (-fspeculate-reads; ptx/ifconv.c: off
+	                         by default, measured slower) */
 	bool no_unroll;       /* PTX: loops that read memory run one iteration a
 	                         trip (-fno-unroll-loops; ptx/unroll.c) */
 	const char *thread_args; /* PTX: "KERNEL:I,J KERNEL2:K": those by-value
@@ -126,7 +127,7 @@ typedef struct {
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	bool no_unroll;       /* -fno-unroll-loops */
-	bool no_speculate;    /* -fno-speculate-reads */
+	bool speculate_reads; /* -fspeculate-reads */
 	const char *thread_args; /* -fthread-args: EmitOptions.thread_args */
 	const char *dump_pass;/* -d PASS: the IR after it goes to out instead */
 } CompileOptions;

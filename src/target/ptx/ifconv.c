@@ -30,8 +30,15 @@
  * Its instructions move to A's end, each phi of J becomes `sel c` of its
  * two incoming values, and J joins A, which may then end in the next such
  * branch (the spmv tails convert one after another).  Not in the checking
- * mode (a read the program skips would report a fault) or with
- * -fno-speculate-reads. */
+ * mode (a read the program skips would report a fault).
+ *
+ * Off by default (-fspeculate-reads turns it on): measured slower.  On an
+ * H100 (2026-11-27, two interleaved rounds, kernels unchanged) the paper
+ * spmv went from 0.169 to 0.215 ms on nd24k (rows of ~400 nonzeros, whose
+ * tails are a small part of a row and now cost all five blocks' gathers
+ * every row) and gained 3% on protein (0.0506 -> 0.0479); webbase and the
+ * spmv rewrites did not move.  The reason for nd24k's loss was not
+ * profiled. */
 #include <string.h>
 
 #include "target/ptx/ptx.h"
@@ -143,7 +150,7 @@ static bool convert(Func *f, Block *a)
 void px_if_convert(Px *p)
 {
 	Func *f = p->f;
-	if (p->o->no_speculate || px_checking(p))
+	if (!p->o->speculate_reads || px_checking(p))
 		return;
 	uint32_t n = 0;
 	ir_preds(f);

@@ -259,7 +259,7 @@ bool px_divc64(Px *p, const char *d, const char *a, int64_t c, bool sgn, bool re
 
 /* ifconv.c: small blocks of reads (that cannot fault) under a scalar
  * branch run always, selects choosing their values (runs before unroll.c;
- * not in the checking mode or with -fno-speculate-reads) */
+ * only with -fspeculate-reads, not in the checking mode) */
 void px_if_convert(Px *p);
 /* unroll.c: small loops that read global memory run 2 or 4 iterations a
  * trip while that many remain, their reads first (runs before ir_renumber;
