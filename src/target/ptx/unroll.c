@@ -61,9 +61,13 @@
 
 #include "target/ptx/ptx.h"
 
+#define TINY 128
 #define SMALL 256
 #define LARGE 512
-#define MAX_INSTS 192
+#define MAX_INSTS 256
+#ifndef UNROLL_MAX
+#define UNROLL_MAX 8	/* the most iterations a trip (-DUNROLL_MAX=4: A/B builds) */
+#endif
 #define MAX_STEP (1 << 16)
 
 /* A matched loop. */
@@ -238,7 +242,9 @@ static bool match(Func *f, Loop *L, Block *h)
 		if (!exit_test(L, t == 0))
 			return false;
 		uint32_t insts, bytes = body_cost(L, &insts);
-		L->u = !bytes ? 1 : bytes <= SMALL ? 4 : bytes <= LARGE ? 2 : 1;
+		L->u = !bytes ? 1 : bytes <= TINY ? 8 : bytes <= SMALL ? 4 : bytes <= LARGE ? 2 : 1;
+		while (L->u > UNROLL_MAX)
+			L->u /= 2;
 		while (L->u > 1 && L->u * insts > MAX_INSTS)
 			L->u /= 2;
 		return L->u > 1 && L->step * (L->u - 1) <= MAX_STEP;
