@@ -70,7 +70,7 @@ static void usage(FILE *f)
 	      "                     always, selects picking their values (reads cannot\n"
 	      "                     fault); off by default: measured slower\n"
 	      "  -fno-unroll-loops  PTX: run loops that read memory one iteration a\n"
-	      "                     trip (by default a small loop runs 2 or 4 a trip\n"
+	      "                     trip (by default a small loop runs 2-8 a trip\n"
 	      "                     while that many remain, its reads issued first)\n"
 	      "  -fno-phi-coalescing PTX: give every phi registers of its own (by default\n"
 	      "                     a phi may live in the registers of the value it\n"

@@ -261,7 +261,7 @@ bool px_divc64(Px *p, const char *d, const char *a, int64_t c, bool sgn, bool re
  * branch run always, selects choosing their values (runs before unroll.c;
  * only with -fspeculate-reads, not in the checking mode) */
 void px_if_convert(Px *p);
-/* unroll.c: small loops that read global memory run 2 or 4 iterations a
+/* unroll.c: small loops that read global memory run 2, 4 or 8 iterations a
  * trip while that many remain, their reads first (runs before ir_renumber;
  * not in the checking mode or with -fno-unroll-loops) */
 void px_unroll(Px *p);
