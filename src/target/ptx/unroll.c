@@ -153,11 +153,9 @@ static bool exit_test(Loop *L, bool body_on_true)
 	return true;
 }
 
-/* Per iteration: the global reads' bytes (0: none, or something bars
- * the loop) and the instructions of H and B.  A loop whose reads only
- * move (regions) into the values its phis carry is pipelined already
- * (reads for the next iteration, like dgemm_dpas' double buffer): 0. */
-static uint32_t body_cost(const Loop *L, uint32_t *insts)
+/* body_cost's work, which marks (aux) what depends on the iteration's
+ * reads. */
+static uint32_t body_reads(const Loop *L, uint32_t *insts)
 {
 	uint32_t bytes = 0;
 	*insts = 0;
@@ -191,9 +189,19 @@ static uint32_t body_cost(const Loop *L, uint32_t *insts)
 			bytes += i->ty.n * (uint32_t)ir_elem_bytes[i->ty.elem];
 		*insts += i->op != Oconst;
 	}
-	for (Inst *i = L->b->first; i; i = i->next)
-		i->aux = NULL;
 	return waits ? bytes : 0;
+}
+
+/* Per iteration: the global reads' bytes (0: none, or something bars
+ * the loop) and the instructions of H and B.  A loop whose reads only
+ * move (regions) into the values its phis carry is pipelined already
+ * (reads for the next iteration, like dgemm_dpas' double buffer): 0. */
+static uint32_t body_cost(const Loop *L, uint32_t *insts)
+{
+	uint32_t bytes = body_reads(L, insts);
+	for (Inst *i = L->b->first; i; i = i->next)
+		i->aux = NULL;   /* body_reads' marks, whatever it returned */
+	return bytes;
 }
 
 /* A body split into a chain of blocks (the seams of inlined calls, laid
@@ -288,17 +296,21 @@ static Inst *clone(Func *f, const Loop *L, const Copy *cp, Inst *o, Block *to)
 	return n;
 }
 
-/* One iteration into `to`: H's instructions (but its branch's compare,
- * unless something else uses it) and, unless head_only, B's. */
-static void iterate(Func *f, const Loop *L, const Copy *cp, Block *to, bool head_only)
+/* from's instructions but its phis, cloned for copy cp at to's end (H's
+ * compare too: sweep removes what nothing uses). */
+static void copy_block(Func *f, const Loop *L, const Copy *cp, const Block *from, Block *to)
 {
-	for (Inst *i = L->h->first; i; i = i->next)
+	for (Inst *i = from->first; i; i = i->next)
 		if (i->op != Ophi)
 			i->aux = clone(f, L, cp, i, to);
-	if (head_only)
-		return;
+}
+
+static void clear_marks(const Loop *L)
+{
+	for (Inst *i = L->h->first; i; i = i->next)
+		i->aux = NULL;
 	for (Inst *i = L->b->first; i; i = i->next)
-		i->aux = clone(f, L, cp, i, to);
+		i->aux = NULL;
 }
 
 /* The next iteration's phi values: each phi's back-edge value in copy cp. */
@@ -452,11 +464,8 @@ static void unroll(Func *f, Loop *L)
 		p->loc = i->loc;
 		cp.phis[k] = i, cp.phival[k] = p;
 	}
-	for (Inst *i = h->first; i; i = i->next)   /* stale pass-private marks */
-		i->aux = NULL;
-	for (Inst *i = b->first; i; i = i->next)
-		i->aux = NULL;
-	iterate(f, L, &cp, uh, true);
+	clear_marks(L);   /* stale pass-private marks */
+	copy_block(f, L, &cp, h, uh);
 	Inst *x0 = value(L, &cp, L->x);
 	Inst *go = irb_op(&B, Olt, ir_scalar(E_I1), x0, bound, NULL);
 	irb_cbr(&B, go, ub, h);
@@ -470,12 +479,9 @@ static void unroll(Func *f, Loop *L)
 			advance(L, &cp, &nx);
 			memcpy(cp.phival, nx.phival, sizeof(Inst *) * nphi);
 			cp.phival[ivk] = step_from(&Bu, L, iv0, u);
-			for (Inst *i = h->first; i; i = i->next)
-				if (i->op != Ophi)
-					i->aux = clone(f, L, &cp, i, ub);
+			copy_block(f, L, &cp, h, ub);
 		}
-		for (Inst *i = b->first; i; i = i->next)
-			i->aux = clone(f, L, &cp, i, ub);
+		copy_block(f, L, &cp, b, ub);
 	}
 	advance(L, &cp, &nx);
 	nx.phival[ivk] = step_from(&Bu, L, iv0, L->u);
@@ -493,10 +499,7 @@ static void unroll(Func *f, Loop *L)
 	for (int t = 0; t < 2; t++)
 		if (L->pre->jmp.to[t] == h && (t == 0 || L->pre->jmp.kind == J_CBR))
 			L->pre->jmp.to[t] = uh;
-	for (Inst *i = h->first; i; i = i->next)
-		i->aux = NULL;
-	for (Inst *i = b->first; i; i = i->next)
-		i->aux = NULL;
+	clear_marks(L);
 	sweep(f, uh);
 	sweep(f, ub);
 	reads_first(ub);
