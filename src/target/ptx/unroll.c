@@ -24,18 +24,19 @@
  * constant, in 32-bit integers (ir_affine, mod 2^32); bound is defined
  * outside.  The iterations from x0 on all continue when x0 + (U-1)s still
  * compares below bound without wrapping, that is when x0 < bound - (U-1)s
- * (<= for <=), with bound - (U-1)s computed once in P (and the test made
- * false when it would wrap below the type's minimum).  So:
+ * (for <=: x0 <= bound - (U-1)s, tested as x0 < bound - (U-1)s + 1, which
+ * cannot overflow), with the bound computed once in P and made the type's
+ * minimum, a test that fails, when it would wrap below it.  So:
  *
- *     P: ... b' = bound >= MIN + K ? bound - K : MIN       (K = (U-1)s)
+ *     P: ... b' = bound >= MIN + K ? bound - K (+ 1 for <=) : MIN   (K = (U-1)s)
  *     UH: phis (P: entry values; UB: the values after U iterations)
  *         H's instructions; cbr x < b', UB, H
- *     UB: B, H, B, ..., H, B   (U copies of B, each following a copy of H)
+ *     UB: B, H, B, ..., H, B   (U copies of B, each following a copy of H;
+ *         copy k's induction value is UH's phi + k s)
  *     H:  its phis take UH's values from P's side; the loop as it was
  *
  * UH's test has the form loop versioning (vloop.c) recognizes, so UB runs
  * without bounds checks when the test before it finds every access inside.
- * (`<=` becomes `x < b' + 1`, whose bound cannot overflow.)
  *
  * In UB, each copy's global reads move above the instructions before them
  * with the pure instructions that compute their operands, unless a store,
@@ -55,8 +56,9 @@
  * most LARGE (4), and U times the instructions of H and B at most
  * MAX_INSTS.  (Eight against four, H100: the paper scan at 2^24 0.104
  * against 0.127 ms, 2^28 and radix_hist the same; scan_apply holds 44
- * registers, 64 -> 42 resident warps, which does not show at 2^28.)  Not in the checking mode
- * (the order of its reports must stay the CPU's) or with -fno-unroll-loops.
+ * registers, 64 -> 42 resident warps, which does not show at 2^28.)
+ * Not in the checking mode (the order of its reports must stay the CPU's),
+ * at -O0 or with -fno-unroll-loops.
  * Semantics do not change: the same instructions run in the same order per
  * iteration, and only reads move, over instructions that cannot change
  * what they read. */
