@@ -162,6 +162,38 @@ Block *ir_block_new_before(Func *f, Block *pos)
 	return b;
 }
 
+void ir_block_drop(Func *f, const Block *b)
+{
+	uint32_t k = 0;
+	while (f->blocks[k] != b)
+		k++;
+	memmove(&f->blocks[k], &f->blocks[k + 1], sizeof(Block *) * (f->nblocks - k - 1));
+	f->nblocks--;
+}
+
+void ir_block_merge(Func *f, Block *b, Block *c)
+{
+	for (Inst *i = c->first, *next; i; i = next) {
+		next = i->next;
+		if (i->op == Ophi) {
+			ir_replace_uses(f, i, i->ops[0]);
+			ir_remove(i);
+			continue;
+		}
+		ir_remove(i);
+		ir_append(b, i);
+	}
+	b->jmp = c->jmp;
+	for (int s = 0; s < 2; s++) {
+		Block *t = b->jmp.kind == J_CBR || (b->jmp.kind == J_BR && s == 0) ? b->jmp.to[s] : NULL;
+		for (Inst *i = t ? t->first : NULL; i && i->op == Ophi; i = i->next)
+			for (uint32_t k = 0; k < i->nops; k++)
+				if (i->phiblk[k] == c)
+					i->phiblk[k] = b;
+	}
+	ir_block_drop(f, c);
+}
+
 Inst *ir_inst_new(Func *f, Op op, IrType ty, uint32_t nops, Loc loc)
 {
 	Inst *i = NEW(f->arena, Inst);
@@ -276,6 +308,32 @@ bool ir_writes_memory(const Inst *i)
 	if (!(ir_ops[i->op].flags & IRF_MEM))
 		return false;
 	return i->ty.elem == E_VOID || i->op == Oatomic || i->op == Otatomic;
+}
+
+bool ir_global_read(const Inst *i)
+{
+	return (ir_ops[i->op].flags & IRF_MEM) && !ir_writes_memory(i) && i->space != SP_SLM;
+}
+
+bool ir_may_touch(const Inst *w, const Inst *r)
+{
+	if (ir_ops[w->op].flags & IRF_BARRIER)
+		return true;
+	if (!ir_writes_memory(w) || w->space == SP_SLM)
+		return false;
+	if (w->op != Obstore || r->op != Obload || w->space != SP_SURF || r->space != SP_SURF ||
+	    w->ops[0] != r->ops[0])
+		return true;
+	const Inst *rw, *rr;
+	uint32_t sw, sr;
+	int64_t cw, cr;
+	ir_affine(w->ops[1], &rw, &sw, &cw);
+	ir_affine(r->ops[1], &rr, &sr, &cr);
+	if (rw != rr || sw != sr)
+		return true;
+	int64_t nw = (int64_t)w->ops[2]->ty.n * ir_elem_bytes[w->ops[2]->ty.elem];
+	int64_t nr = (int64_t)r->ty.n * ir_elem_bytes[r->ty.elem];
+	return cw < cr + nr && cr < cw + nw;
 }
 
 bool ir_const_int32(const Inst *v, int64_t *k)

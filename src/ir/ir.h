@@ -483,6 +483,13 @@ IrParam *ir_param_add(Func *f, const char *name, uint32_t kind, IrType ty);
 void ir_func_release(Func *f);
 Block *ir_block_new(Func *f);         /* appended to f's layout */
 Block *ir_block_new_before(Func *f, Block *pos);  /* placed right before pos */
+/* Takes b out of f's layout (its instructions and edges are the caller's). */
+void ir_block_drop(Func *f, const Block *b);
+/* Merges c into b, which jumps to c and is its only predecessor: c's phis
+ * (one operand each) give way to that operand, c's instructions follow
+ * b's, b takes c's jump (the phis of c's successors name b) and c leaves
+ * the layout (opt blocks.c, PTX unroll.c and ifconv.c). */
+void ir_block_merge(Func *f, Block *b, Block *c);
 
 /* A new detached instruction with room for nops operands (all NULL). */
 Inst *ir_inst_new(Func *f, Op op, IrType ty, uint32_t nops, Loc loc);
@@ -503,6 +510,14 @@ Inst *ir_roff(const Inst *i);         /* runtime offset or NULL */
 /* Whether i may write memory (stores, atomics) or order it (barriers,
  * fences): a load may not move across it. */
 bool ir_writes_memory(const Inst *i);
+/* A read of global memory (a surface or SVM; not SLM). */
+bool ir_global_read(const Inst *i);
+/* Whether store, atomic or barrier w may change what global read r reads:
+ * SLM never touches global memory (surfaces stay 4 GB apart from SVM and
+ * SLM); two block accesses of one surface at offsets root * scale +
+ * constant (ir_affine) whose bytes are disjoint do not touch.  Loads moved
+ * past stores (opt early.c, PTX unroll.c). */
+bool ir_may_touch(const Inst *w, const Inst *r);
 Inst *ir_mask(const Inst *i);         /* trailing mask or NULL */
 /* A 32-bit integer offset v as root * scale + c (mod 2^32), following
  * adds and subtracts of constants, multiplies and left shifts by

@@ -17,33 +17,6 @@
  */
 #include "opt/opt.h"
 
-/* Merges c, the block after b, into b. */
-static void merge(Func *f, Block *b, Block *c, uint32_t ci)
-{
-	Inst *next;
-	for (Inst *i = c->first; i; i = next) {
-		next = i->next;
-		if (i->op == Ophi) {
-			ir_replace_uses(f, i, i->ops[0]);
-			ir_remove(i);
-			continue;
-		}
-		ir_remove(i);
-		ir_append(b, i);
-	}
-	b->jmp = c->jmp;
-	for (int s = 0; s < 2; s++) {
-		Block *t = b->jmp.kind == J_CBR || (b->jmp.kind == J_BR && s == 0) ? b->jmp.to[s] : NULL;
-		for (Inst *i = t ? t->first : NULL; i && i->op == Ophi; i = i->next)
-			for (uint32_t k = 0; k < i->nops; k++)
-				if (i->phiblk[k] == c)
-					i->phiblk[k] = b;
-	}
-	for (uint32_t k = ci; k + 1 < f->nblocks; k++)
-		f->blocks[k] = f->blocks[k + 1];
-	f->nblocks--;
-}
-
 bool opt_blocks(Func *f)
 {
 	bool any = false;
@@ -54,7 +27,7 @@ bool opt_blocks(Func *f)
 			bi++;
 			continue;
 		}
-		merge(f, b, c, bi + 1);
+		ir_block_merge(f, b, c);
 		any = true;
 	}
 	if (any)

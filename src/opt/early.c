@@ -50,36 +50,6 @@
 #define MAX_BYTES 128
 #define MAX_TRIES 8	/* dominators tried above a region that failed */
 
-/* Surfaces stay 4 GB apart from SVM and SLM. */
-static bool may_touch(const Inst *w, const Inst *r)
-{
-	if (w->op == Obarrier || w->op == Osbarrier || w->op == Ofence || w->op == Owait ||
-	    w->op == Osignal)
-		return true;
-	if (!ir_writes_memory(w))
-		return false;
-	if (w->space == SP_SLM)
-		return false;
-	if (w->op != Obstore || w->space != SP_SURF || w->ops[0] != r->ops[0])
-		return true;
-	const Inst *rw, *rr;
-	uint32_t sw, sr;
-	int64_t cw, cr;
-	ir_affine(w->ops[1], &rw, &sw, &cw);
-	ir_affine(r->ops[1], &rr, &sr, &cr);
-	if (rw != rr || sw != sr)
-		return true;
-	int64_t nw = (int64_t)w->ops[2]->ty.n * ir_elem_bytes[w->ops[2]->ty.elem];
-	int64_t nr = (int64_t)r->ty.n * ir_elem_bytes[r->ty.elem];
-	return cw < cr + nr && cr < cw + nw;
-}
-
-/* A read of global memory (a surface or SVM). */
-static bool global_read(const Inst *i)
-{
-	return (ir_ops[i->op].flags & IRF_MEM) && !ir_writes_memory(i) && i->space != SP_SLM;
-}
-
 static bool candidate(const Inst *i)
 {
 	return i->op == Obload && i->space == SP_SURF && !i->has_mask &&
@@ -153,7 +123,7 @@ static bool free_above(const Chain *c, uint32_t *n)
 	for (const Inst *i = r->block->first; i != r; i = i->next) {
 		if (in_chain(c, i))
 			continue;
-		if (may_touch(i, r) || global_read(i))
+		if (ir_may_touch(i, r) || ir_global_read(i))
 			return false;
 		*n += i->op != Oconst;
 	}
@@ -208,7 +178,7 @@ static bool region_ok(Func *f, const Chain *c, Block *d, Block *x, uint32_t *n, 
 		if (b->jmp.kind == J_CBR)
 			*branch = true;
 		for (const Inst *i = b->first; i; i = i->next) {
-			if (may_touch(i, r) || global_read(i))
+			if (ir_may_touch(i, r) || ir_global_read(i))
 				return false;
 			*n += i->op != Oconst;
 		}
@@ -247,7 +217,7 @@ static bool hoist(Func *f, Inst *r)
 		/* going on above d crosses what d holds */
 		bool stop = false;
 		for (const Inst *i = d->first; i && !stop; i = i->next) {
-			stop = may_touch(i, r) || global_read(i);
+			stop = ir_may_touch(i, r) || ir_global_read(i);
 			n += i->op != Oconst;
 		}
 		if (stop)

@@ -83,7 +83,9 @@ TEST(thread_ids_2d)
 	thread_ids_2d(h, 4, 1, 1, 6);
 }
 
-TEST(wavefront)
+/* A wavefront kernel: each pixel the sum of its left and upper
+ * neighbours plus 1, which the dependency order makes ready in time. */
+static void wavefront(H *h, const char *kernel)
 {
 	enum { W = 8, HH = 6 };
 	static uint32_t o[HH][W], w[HH][W];
@@ -93,23 +95,12 @@ TEST(wavefront)
 			w[y][x] = (x ? w[y][x - 1] : 0) + (y ? w[y - 1][x] : 0) + 1;
 	HShape s = WALK(W, HH);
 	s.dep = CMETAL_DEP_WAVEFRONT;
-	if (H_RUN(h, F, "wave", s, SURF2D(o, W, HH, CMETAL_FMT_R32_UINT)))
+	if (H_RUN(h, F, kernel, s, SURF2D(o, W, HH, CMETAL_FMT_R32_UINT)))
 		h_eq_u32(h, "out", &o[0][0], &w[0][0], W * HH);
 }
 
-TEST(wavefront_shfl)
-{
-	enum { W = 8, HH = 6 };
-	static uint32_t o[HH][W], w[HH][W];
-	memset(o, 0, sizeof o);
-	for (int y = 0; y < HH; y++)
-		for (int x = 0; x < W; x++)
-			w[y][x] = (x ? w[y][x - 1] : 0) + (y ? w[y - 1][x] : 0) + 1;
-	HShape s = WALK(W, HH);
-	s.dep = CMETAL_DEP_WAVEFRONT;
-	if (H_RUN(h, F, "wave_shfl", s, SURF2D(o, W, HH, CMETAL_FMT_R32_UINT)))
-		h_eq_u32(h, "out", &o[0][0], &w[0][0], W * HH);
-}
+TEST(wavefront) { wavefront(h, "wave"); }
+TEST(wavefront_shfl) { wavefront(h, "wave_shfl"); }
 
 TEST(task)
 {

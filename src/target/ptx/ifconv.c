@@ -39,7 +39,6 @@
  * every row) and gained 3% on protein (0.0506 -> 0.0479); webbase and the
  * spmv rewrites did not move.  The reason for nd24k's loss was not
  * profiled. */
-#include <string.h>
 
 #include "target/ptx/ptx.h"
 
@@ -80,33 +79,6 @@ static uint32_t chain(const Func *f, const Block *a, Block *t, const Block *j, B
 	return reads && insts <= MAX_INSTS && bytes <= MAX_BYTES ? n : 0;
 }
 
-static void drop_block(Func *f, const Block *b)
-{
-	uint32_t k = 0;
-	while (f->blocks[k] != b)
-		k++;
-	memmove(&f->blocks[k], &f->blocks[k + 1], sizeof(Block *) * (f->nblocks - k - 1));
-	f->nblocks--;
-}
-
-/* Moves b's instructions to a's end and gives a b's jump (b's phis gone,
- * b's successors' phis told that a is their predecessor now). */
-static void join(Func *f, Block *a, Block *b)
-{
-	for (Inst *i = b->first, *next; i; i = next) {
-		next = i->next;
-		ir_remove(i);
-		ir_append(a, i);
-	}
-	a->jmp = b->jmp;
-	for (int t = 0; t < (b->jmp.kind == J_CBR ? 2 : b->jmp.kind == J_BR ? 1 : 0); t++)
-		for (Inst *i = b->jmp.to[t]->first; i && i->op == Ophi; i = i->next)
-			for (uint32_t k = 0; k < i->nops; k++)
-				if (i->phiblk[k] == b)
-					i->phiblk[k] = a;
-	drop_block(f, b);
-}
-
 /* Converts A's branch if it guards such a chain; true when it did. */
 static bool convert(Func *f, Block *a)
 {
@@ -140,8 +112,8 @@ static bool convert(Func *f, Block *a)
 			ir_remove(phi);
 		}
 		for (uint32_t k = 0; k < n; k++)
-			drop_block(f, blk[k]);
-		join(f, a, j);
+			ir_block_drop(f, blk[k]);
+		ir_block_merge(f, a, j);   /* J's phis are gone: one predecessor left */
 		return true;
 	}
 	return false;

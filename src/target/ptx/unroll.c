@@ -86,11 +86,6 @@ typedef struct {
 	uint32_t u;          /* iterations a trip */
 } Loop;
 
-static bool global_read(const Inst *i)
-{
-	return (ir_ops[i->op].flags & IRF_MEM) && !ir_writes_memory(i) && i->space != SP_SLM;
-}
-
 static bool in_loop(const Loop *L, const Inst *v)
 {
 	return v->block == L->h || v->block == L->b;
@@ -180,14 +175,14 @@ static uint32_t body_reads(const Loop *L, uint32_t *insts)
 				i->aux = (void *)1;
 		if (i->aux && !moves)
 			waits = true;
-		if (global_read(i))
+		if (ir_global_read(i))
 			i->aux = (void *)1;
 		bool global_atomic = (i->op == Oatomic && i->space != SP_SLM) || i->op == Otatomic;
 		if (i->op == Ophi || (fl & IRF_BARRIER) || global_atomic || i->op == Odpas)
 			return 0;
 		if (!(fl & (IRF_PURE | IRF_MEM)))   /* printf, trap, timer */
 			return 0;
-		if (global_read(i))
+		if (ir_global_read(i))
 			bytes += i->ty.n * (uint32_t)ir_elem_bytes[i->ty.elem];
 		*insts += i->op != Oconst;
 	}
@@ -216,24 +211,8 @@ static void merge_chain(Func *f, Block *h, Block *b)
 		if (c->jmp.kind != J_BR || c->npreds != 1 || (c->first && c->first->op == Ophi) ||
 		    c == f->blocks[0] || n == 64)
 			return;
-	while (b->jmp.to[0] != h) {
-		Block *c = b->jmp.to[0];
-		for (Inst *i = c->first, *next; i; i = next) {
-			next = i->next;
-			ir_remove(i);
-			ir_append(b, i);
-		}
-		b->jmp = c->jmp;
-		for (Inst *i = b->jmp.to[0]->first; i && i->op == Ophi; i = i->next)
-			for (uint32_t k = 0; k < i->nops; k++)
-				if (i->phiblk[k] == c)
-					i->phiblk[k] = b;
-		uint32_t k = 0;
-		while (f->blocks[k] != c)
-			k++;
-		memmove(&f->blocks[k], &f->blocks[k + 1], sizeof(Block *) * (f->nblocks - k - 1));
-		f->nblocks--;
-	}
+	while (b->jmp.to[0] != h)
+		ir_block_merge(f, b, b->jmp.to[0]);
 }
 
 static bool match(Func *f, Loop *L, Block *h)
@@ -324,30 +303,6 @@ static void advance(const Loop *L, const Copy *cp, Copy *next)
 
 /* ---- reads first ---------------------------------------------------------- */
 
-/* Whether store or barrier w may change what read r reads (opt early.c's
- * rule: SLM never touches global memory; two block accesses of a surface
- * at root * scale + c whose bytes are disjoint do not touch). */
-static bool may_touch(const Inst *w, const Inst *r)
-{
-	if (ir_ops[w->op].flags & IRF_BARRIER)
-		return true;
-	if (!ir_writes_memory(w) || w->space == SP_SLM)
-		return false;
-	if (w->op != Obstore || r->op != Obload || w->space != SP_SURF || r->space != SP_SURF ||
-	    w->ops[0] != r->ops[0])
-		return true;
-	const Inst *rw, *rr;
-	uint32_t sw, sr;
-	int64_t cw, cr;
-	ir_affine(w->ops[1], &rw, &sw, &cw);
-	ir_affine(r->ops[1], &rr, &sr, &cr);
-	if (rw != rr || sw != sr)
-		return true;
-	int64_t nw = (int64_t)w->ops[2]->ty.n * ir_elem_bytes[w->ops[2]->ty.elem];
-	int64_t nr = (int64_t)r->ty.n * ir_elem_bytes[r->ty.elem];
-	return cw < cr + nr && cr < cw + nw;
-}
-
 enum { UNSEEN, MOVES, STAYS };
 
 /* Whether i (of block ub, state in aux as an int) can be computed at the
@@ -361,10 +316,10 @@ static bool can_move(Block *ub, Inst *i)
 	if (st != UNSEEN)
 		return st == MOVES;
 	i->aux = (void *)(intptr_t)STAYS;   /* until shown otherwise */
-	bool ok = i->op != Ophi && (global_read(i) || ((ir_ops[i->op].flags & IRF_PURE) &&
+	bool ok = i->op != Ophi && (ir_global_read(i) || ((ir_ops[i->op].flags & IRF_PURE) &&
 	                                               !(ir_ops[i->op].flags & IRF_MEM)));
-	for (Inst *w = ub->first; ok && w != i && global_read(i); w = w->next)
-		ok = !may_touch(w, i);
+	for (Inst *w = ub->first; ok && w != i && ir_global_read(i); w = w->next)
+		ok = !ir_may_touch(w, i);
 	for (uint32_t k = 0; ok && k < i->nops; k++)
 		ok = can_move(ub, i->ops[k]);
 	i->aux = (void *)(intptr_t)(ok ? MOVES : STAYS);
@@ -377,7 +332,7 @@ static void reads_first(Block *ub)
 	for (Inst *i = ub->first; i; i = i->next)
 		i->aux = (void *)(intptr_t)UNSEEN;
 	for (Inst *i = ub->first; i; i = i->next)
-		if (global_read(i))
+		if (ir_global_read(i))
 			can_move(ub, i);
 	/* Everything that moves is a read or what a moving read needs (pure
 	 * instructions that only feed stay: marking them would not change
