@@ -122,6 +122,75 @@ TEST(vloop_ahead)
 		h_eq_u32(h, "sums", sums, ws, NT * 32);
 }
 
+/* the SLM's second buffer: 960 uints of 3,840 bytes from byte 256 */
+TEST(vloop_slm_rows)
+{
+	enum { NT = 7, NB = 960 };
+	/* {start, end, -, shift} in elements of the buffer: inside, ending
+	 * past the SLM's end, starting before the buffer (a negative offset
+	 * is far past the end as a u32), empty, one iteration, the whole
+	 * buffer, unaligned */
+	static const int32_t prm[NT][4] = {
+		{0, 256, 0, 0}, {0, 1000, 0, 0}, {512, 1100, 0, 5}, {-64, 64, 0, 0},
+		{100, 100, 0, 0}, {0, 960, 0, 0}, {32, 900, 0, 3},
+	};
+	static uint32_t a[NT * NB], o[NT * NB], w[NT * NB], sums[NT * 32], ws[NT * 32];
+	for (int i = 0; i < NT * NB; i++)
+		a[i] = h_rand(h);
+	memset(ws, 0, sizeof ws);
+	for (int t = 0; t < NT; t++) {
+		uint32_t *slm = w + t * NB;
+		memcpy(slm, a + t * NB, NB * 4);
+		for (int32_t i = prm[t][0]; i < prm[t][1]; i += 32) {
+			uint64_t e0 = (uint32_t)(i + prm[t][3]);
+			uint32_t v[32];
+			for (int k = 0; k < 32; k++) {
+				v[k] = e0 + k < NB ? slm[e0 + k] : 0;
+				ws[t * 32 + k] += v[k];
+			}
+			for (int k = 0; k < 32; k++)
+				if (e0 + k < NB)
+					slm[e0 + k] = v[k] + 1;
+		}
+	}
+	HShape sh = GROUPS(NT, 1);
+	sh.options = "-fno-bounds-check"; /* outside on purpose */
+	if (H_RUN(h, F, "slm_rows", sh, IN(prm), IN(a), OUT(o), OUT(sums)) &&
+	    h_eq_u32(h, "sums", sums, ws, NT * 32))
+		h_eq_u32(h, "slm", o, w, NT * NB);
+}
+
+TEST(vloop_slm_extracts)
+{
+	enum { NT = 6 };
+	/* {first kk, end, shift}: inside and aligned; misaligned; past the
+	 * table's end; before its start; empty; one step */
+	static const int32_t prm[NT][4] = {
+		{0, 16, 0, 0}, {0, 15, 3, 0}, {10, 17, 0, 0}, {-1, 4, 8, 0},
+		{5, 5, 0, 0}, {15, 16, 0, 0},
+	};
+	static float a[NT * 256], sums[NT * 32], ws[NT * 32];
+	for (int i = 0; i < NT * 256; i++)
+		a[i] = (float)(h_rand(h) % 64) / 8.0f;
+	memset(ws, 0, sizeof ws);
+	for (int t = 0; t < NT; t++) {
+		const float *tab = a + t * 256;
+		for (int kk = prm[t][0]; kk < prm[t][1]; kk++)
+			for (int r = 0; r < 16; r++) {
+				int e = kk * 16 + prm[t][2] + r;
+				float x = e >= 0 && e < 256 ? tab[e] : 0.0f;
+				for (int k = 0; k < 32; k++)
+					ws[t * 32 + k] += x * tab[k];
+			}
+	}
+	HShape sh = GROUPS(1, NT);
+	sh.options = "-fno-bounds-check"; /* outside on purpose */
+	if (H_RUN(h, F, "slm_extracts", sh, IN(prm), IN(a), OUT(sums)))
+		h_eq_u8(h, "sums (exact: 64ths)", (const uint8_t *)sums, (const uint8_t *)ws,
+		        sizeof sums);
+}
+
 const HTest exec_vloop[] = {
-	T(vloop_rows), T(vloop_cols), T(vloop_tail), T(vloop_ahead), {0},
+	T(vloop_rows), T(vloop_cols), T(vloop_tail), T(vloop_ahead), T(vloop_slm_rows),
+	T(vloop_slm_extracts), {0},
 };

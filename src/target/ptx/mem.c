@@ -676,6 +676,14 @@ static bool block_alone(Px *p, Inst *i)
 		block_limits(p, i, &w, off);
 		return true;
 	}
+	const Layout *l = !st && !uni && p->val ? p->val[i->id].lay : NULL;
+	/* SLM in a versioned loop's copy: from its span's first byte, at an
+	 * immediate offset (see px_vloop_base) */
+	int64_t imm = 0;
+	const char *vb = unchecked && off && w.sp == SP_SLM && !uni && !(l && !l->canon)
+	                         ? px_vloop_base(p, i, &imm) : NULL;
+	if (vb)
+		off = vb;
 	const char *lim = NULL, *x = off;
 	if (off) {
 		if (!uni) {
@@ -690,7 +698,6 @@ static bool block_alone(Px *p, Inst *i)
 	if (off) {
 		const char *ok;
 		a = address32(p, &w, x, 1, NULL, &ok);
-		const Layout *l = !st && !uni && p->val ? p->val[i->id].lay : NULL;
 		if (l && !l->canon) {
 			block_shifted(p, i, &w, x, a, lim, l->pos[0]);
 			return true;
@@ -715,7 +722,7 @@ static bool block_alone(Px *p, Inst *i)
 		}
 		const char *sp = slot_pred(p, n, s, st, uni);
 		and_pred(p, &q, sp);
-		block_access(p, &w, st, e, px_reg(p, val, s), a, (int64_t)s * 32 * eb, q,
+		block_access(p, &w, st, e, px_reg(p, val, s), a, imm + (int64_t)s * 32 * eb, q,
 		             block_align(i));
 		px_fault_lane(p, &fails, ok, sp);
 	}

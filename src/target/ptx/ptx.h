@@ -127,6 +127,8 @@ typedef struct {
 	bool inb;             /* (a block access in a versioned loop) inside its
 	                         surface in every iteration when the loop's test
 	                         passes: unchecked in its second copy (vloop.c) */
+	uint32_t vspan;       /* (inb) 1 + the index of the span of the loop's
+	                         test that covers it (vloop.c) */
 	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
 } PxVal;
 
@@ -391,6 +393,7 @@ void px_media_groups(Px *p);
  * accesses when one test before them shows every iteration inside. */
 void px_vloops(Px *p);                     /* PxVal.inb, Px.vloops */
 bool px_unchecked(const Px *p, const Inst *i); /* i needs no check here */
+const char *px_vloop_base(Px *p, const Inst *i, int64_t *imm); /* its span's offset */
 /* The label suffix of a jump from the block being emitted to "to": "_v" in
  * a loop's unchecked copy, "_in" (the test) entering a versioned loop. */
 const char *px_vloop_suffix(const Px *p, const Block *to);

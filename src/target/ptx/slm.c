@@ -234,7 +234,12 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, t, w, read_base(p, v));
 	uint32_t vec = w == 4 ? 4 : w == 8 ? 2 : 1;
 	bool aligned = vec > 1 && p->scratch % 16 == 0 && p->val[v->id].slm % 16 == 0;
-	if (span < n) {
+	/* in a versioned loop's copy its test found t inside and aligned
+	 * (vloop.c, which assumes the copy 16-byte aligned) */
+	bool unchecked = px_unchecked(p, lead) && (aligned || vec == 1);
+	if (unchecked) {
+		px_comment(p, "range and alignment of the extracts below checked before the loop");
+	} else if (span < n) {
 		px_ins(p, "setp.lt.u32 %s, %s, %u", in, t, n - span);
 		if (aligned) {
 			const char *r = px_tmp(p, RC_B32);
@@ -244,7 +249,8 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 	} else {
 		px_ins(p, "setp.ne.u32 %s, 0, 0", in);
 	}
-	px_ins(p, "@!%s bra%s %s", in, px_uni(p), slow);
+	if (!unchecked)
+		px_ins(p, "@!%s bra%s %s", in, px_uni(p), slow);
 	for (uint32_t k = 0; k <= span; k++) {
 		if (!g->regs[k])
 			continue;
@@ -264,6 +270,8 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 		}
 		p->nlds++;
 	}
+	if (unchecked)
+		goto loaded;
 	buf_printf(&p->body, "%s:\n", done);
 	px_cold_begin(p, slow);
 	for (uint32_t k = 0; k <= span; k++) {
@@ -277,6 +285,7 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 		       p->val[v->id].slm + k * w);
 	}
 	px_cold_end(p, done);
+loaded:
 	px_comment(p, "layout: %u runtime-offset extracts of %%%u's SLM copy loaded together",
 	           span + 1, v->id);
 	g->next = p->rgroups;

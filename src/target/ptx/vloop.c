@@ -1,7 +1,11 @@
 /* vloop.c — loop versioning of bounds checks: a loop whose block accesses
  * sit at offsets linear in its induction variable runs a second copy of
  * itself, without their checks, when one test before the loop finds every
- * access of every iteration inside its surface.
+ * access of every iteration inside its buffer.  The buffers: surface
+ * parameters, the SLM (from a cm_slm_alloc offset fixed before the loop to
+ * the end of the kernel's constant SLM size), and the SLM copies of
+ * vectors read at runtime positions (slm.c's groups of extracts, whose
+ * first position must also stay a multiple of its 16-byte loads).
  *
  * requires: layouts assigned, block ids in layout order (ir_renumber),
  * predecessor lists (ir_preds); bgroup.c and bpair.c have run.
@@ -49,7 +53,11 @@
  * (Tried and dropped: in that copy, offsets kept per span in registers
  * stepped at the back edge, for the pairs of bpair.c: the paper's dgemm
  * 2.65 -> 2.02 SASS per DFMA, yet 11.8 -> 14.4 ms on an H100; for single
- * blocks, more SASS in the paper's sgemm.)
+ * blocks, more SASS in the paper's sgemm.)  SLM accesses of one span share
+ * one address in the copy, each at an immediate offset from it
+ * (px_vloop_base).  The SLM-staged sgemm's kk loop (four B rows and the
+ * 16 A extracts a step), with neither its checks nor the extracts' range
+ * branch: 1.625 -> 1.25 SASS per FFMA, 4096^3 5.61 -> 4.67 ms on an H100.
  * Loops nest in neither copy: the innermost loop with covered accesses is
  * versioned, loops around it are not.  Not versioned: packed CM threads
  * (a test per segment), the checking mode (its reports name each access),
@@ -64,13 +72,22 @@
 #define MAX_NODES 512
 #define B62 (1ull << 62)
 
-/* The bytes [R * scale + lo, R * scale + hi) of a surface that the
- * accesses at offsets R * scale + c (ir_affine) cover, for one root R. */
+/* The bytes [R * scale + lo, R * scale + hi) of a buffer that the
+ * accesses at offsets R * scale + c (ir_affine) cover, for one root R; the
+ * buffer: surface parameter surf, or (surf == SLM_BUF) the SLM from the
+ * byte offset buf (cm_slm_alloc's value) on.  Or (surf == EXTRACTS) the
+ * elements [R * scale + lo, R * scale + hi) that the runtime-offset
+ * extracts led by buf read from their vector's SLM copy (slm.c), at
+ * positions that must also be multiples of align (its 16-byte loads). */
 typedef struct Span {
 	const Inst *root;
 	uint32_t scale, surf;
+	const Inst *buf;
 	int64_t lo, hi;
+	uint32_t align;
 } Span;
+
+enum { SLM_BUF = UINT32_MAX, EXTRACTS = UINT32_MAX - 1 };
 
 typedef struct PxLoop {
 	uint32_t head, tail;  /* the header and the one block that jumps back */
@@ -234,29 +251,44 @@ static bool linear(Px *p, PxLoop *L, const Inst *v, uint8_t *seen)
 	return true;
 }
 
-/* A block access of a surface parameter at a 32-bit offset. */
-static bool surface_block(Px *p, const Inst *i)
+/* A block access at a 32-bit offset of a surface parameter, or of the SLM
+ * from a buffer offset fixed before the loop (its size is the kernel's
+ * constant SLM size; not in a cluster, whose SLM is another CTA's). */
+static bool checked_block(Px *p, const PxLoop *L, const Inst *i)
 {
-	if ((i->op != Obload && i->op != Obstore) || i->space != SP_SURF)
+	if ((i->op != Obload && i->op != Obstore) || !is_int32(i->ops[1]))
 		return false;
 	const Inst *b = i->ops[0];
-	return b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
-	       p->f->params[b->imm].kind == CMK_ARG_SURFACE && is_int32(i->ops[1]);
+	if (i->space == SP_SLM)
+		return p->f->slm_size && !px_cluster_on(p) && is_int32(b) && !in_loop(L, b->block);
+	return i->space == SP_SURF && b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
+	       p->f->params[b->imm].kind == CMK_ARG_SURFACE;
 }
 
-/* Adds access i's bytes to L's spans. */
-static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
+/* Whether i leads a group of runtime-offset extracts (slm.c) whose
+ * offset is a 32-bit value. */
+static bool extract_lead(Px *p, const Inst *i)
 {
-	const Inst *val = i->op == Obstore ? i->ops[2] : i, *root;
-	uint32_t scale, surf = (uint32_t)i->ops[0]->imm;
-	int64_t c, bytes = (int64_t)val->ty.n * ir_elem_bytes[val->ty.elem];
-	ir_affine(i->ops[1], &root, &scale, &c);
-	for (uint32_t k = 0; k < L->nspans; k++) {
+	return p->val[i->id].rlead == i && is_int32(ir_roff(i));
+}
+
+/* Adds [lo, hi) around offset off (ir_affine: root * scale + c) to L's
+ * spans of buffer (surf, buf); spans of extracts are never merged (each
+ * group's first position must be aligned). */
+static uint32_t add_span(Px *p, PxLoop *L, const Inst *off, uint32_t surf, const Inst *buf,
+                         int64_t lo, int64_t hi, uint32_t align, uint32_t *cap)
+{
+	const Inst *root;
+	uint32_t scale;
+	int64_t c;
+	ir_affine(off, &root, &scale, &c);
+	lo += c, hi += c;
+	for (uint32_t k = 0; k < L->nspans && surf != EXTRACTS; k++) {
 		Span *s = &L->spans[k];
-		if (s->root == root && s->scale == scale && s->surf == surf) {
-			s->lo = c < s->lo ? c : s->lo;
-			s->hi = c + bytes > s->hi ? c + bytes : s->hi;
-			return;
+		if (s->root == root && s->scale == scale && s->surf == surf && s->buf == buf) {
+			s->lo = lo < s->lo ? lo : s->lo;
+			s->hi = hi > s->hi ? hi : s->hi;
+			return k;
 		}
 	}
 	if (L->nspans == *cap) {
@@ -264,7 +296,26 @@ static void add_span(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 		memcpy(a, L->spans, *cap * sizeof *a);
 		L->spans = a, *cap *= 2;
 	}
-	L->spans[L->nspans++] = (Span){root, scale, surf, c, c + bytes};
+	L->spans[L->nspans] = (Span){root, scale, surf, buf, lo, hi, align};
+	return L->nspans++;
+}
+
+/* Adds access or extract group i to L's spans and notes which. */
+static void add_access(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
+{
+	uint32_t k;
+	if (i->op == Ordregion) {
+		const PxVal *v = &p->val[i->id];
+		uint32_t w = px_slm_width(i->ty.elem), vec = w == 4 ? 4 : w == 8 ? 2 : 1;
+		k = add_span(p, L, ir_roff(i), EXTRACTS, i, v->rkmin, (int64_t)v->rkmax + 1, vec, cap);
+	} else {
+		const Inst *val = i->op == Obstore ? i->ops[2] : i;
+		bool slm = i->space == SP_SLM;
+		k = add_span(p, L, i->ops[1], slm ? SLM_BUF : (uint32_t)i->ops[0]->imm,
+		             slm ? i->ops[0] : NULL, 0,
+		             (int64_t)val->ty.n * ir_elem_bytes[val->ty.elem], 1, cap);
+	}
+	p->val[i->id].vspan = k + 1;
 }
 
 /* The accesses of L the test can cover, and their spans. */
@@ -277,7 +328,8 @@ static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
 		if (!L->in[b] || (L->head_test && b == L->head))
 			continue;
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			if (!surface_block(p, i) || !linear(p, L, i->ops[1], seen))
+			bool blk = checked_block(p, L, i), ext = !blk && extract_lead(p, i);
+			if ((!blk && !ext) || !linear(p, L, blk ? i->ops[1] : ir_roff(i), seen))
 				continue;
 			if (L->naccs == cap) {
 				Inst **a = NEWN(p->arena, Inst *, cap * 2);
@@ -285,7 +337,7 @@ static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
 				L->accs = a, cap *= 2;
 			}
 			L->accs[L->naccs++] = i;
-			add_span(p, L, i, &scap);
+			add_access(p, L, i, &scap);
 		}
 	}
 }
@@ -385,6 +437,30 @@ static PxLoop *loop_of(const Px *p, const Block *b)
 bool px_unchecked(const Px *p, const Inst *i)
 {
 	return p->vcopy && p->val[i->id].inb;
+}
+
+/* In a versioned loop's copy, the offset of the first byte of access i's
+ * span, root * scale + lo (b32), from which i is at the immediate *imm =
+ * c - lo >= 0 (its offset is root * scale + c); NULL outside the copy.
+ * The test found root * scale + lo inside the buffer, so the 32-bit value
+ * is exact, and the accesses of one span share it (ptxas computes it once
+ * and folds each *imm into its load or store). */
+const char *px_vloop_base(Px *p, const Inst *i, int64_t *imm)
+{
+	uint32_t k = p->val[i->id].vspan;
+	if (!px_unchecked(p, i) || !k || i->op == Ordregion)
+		return NULL;
+	const Span *s = &p->vcopy->spans[k - 1];
+	const Inst *root;
+	uint32_t scale;
+	int64_t c, r;
+	ir_affine(i->ops[1], &root, &scale, &c);
+	*imm = c - s->lo;
+	if (ir_const_int32(root, &r))
+		return arena_printf(p->arena, "%u", (uint32_t)(r * scale + s->lo));
+	const char *t = px_tmp(p, RC_B32);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %d", t, px_reg(p, root, 0), scale, (int32_t)s->lo);
+	return t;
 }
 
 const char *px_vloop_suffix(const Px *p, const Block *to)
@@ -615,14 +691,57 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	return s;
 }
 
-/* Span sp lies inside its surface, below 2^32, where its root is r. */
-static void inside(Px *p, Eval *e, const Span *sp, Ex r, const char *lim)
+/* ok &= x is a multiple of a (a power of two). */
+static void multiple(Px *p, Eval *e, Ex x, uint32_t a)
+{
+	if (a <= 1)
+		return;
+	if (!x.r) {
+		if (x.c & (a - 1))
+			px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", e->ok, e->ok);
+		return;
+	}
+	const char *t = px_tmp(p, RC_B64);
+	px_ins(p, "and.b64 %s, %s, %u", t, x.r, a - 1);
+	require(p, e, "eq.s64", reg(t, 0), konst(0));
+}
+
+/* Span sp lies inside its buffer (lim bytes or elements, at most 2^32)
+ * where its root is r, and starts at a multiple of its alignment. */
+static void inside(Px *p, Eval *e, const Span *sp, Ex r, Ex lim)
 {
 	r = clamp(p, e, r, 1ull << 40);   /* then r * scale + lo is exact */
 	Ex lo = plus(p, e, times(p, e, r, konst(sp->scale)), konst(sp->lo), false);
 	Ex hi = plus(p, e, lo, konst(sp->hi - sp->lo), false);
 	require(p, e, "ge.s64", lo, konst(0));
-	require(p, e, "le.s64", hi, reg(lim, 0));
+	require(p, e, "le.s64", hi, lim);
+	multiple(p, e, lo, sp->align);
+}
+
+/* The bytes span sp's buffer has: a surface's size (at most 2^32, one
+ * register per surface in lims), or the SLM's from the buffer's offset
+ * (mem.c's limit: slm_size - min(offset, slm_size)); for extracts, the
+ * elements of their vector. */
+static Ex limit(Px *p, const Span *sp, const char **lims)
+{
+	uint32_t size = p->f->slm_size;
+	int64_t k;
+	if (sp->surf == EXTRACTS)
+		return konst(sp->buf->ops[0]->ty.n);
+	if (sp->surf != SLM_BUF) {
+		if (!lims[sp->surf]) {
+			lims[sp->surf] = px_tmp(p, RC_B64);
+			px_ins(p, "min.u64 %s, %%ss%u, 4294967296", lims[sp->surf], sp->surf);
+		}
+		return reg(lims[sp->surf], 0);
+	}
+	if (ir_const_int32(sp->buf, &k))
+		return konst((uint32_t)k < size ? size - (uint32_t)k : 0);
+	const char *t = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B64);
+	px_ins(p, "min.u32 %s, %s, %u", t, px_reg(p, sp->buf, 0), size);
+	px_ins(p, "sub.u32 %s, %u, %s", t, size, t);
+	px_ins(p, "cvt.u64.u32 %s, %s", d, t);
+	return reg(d, 0);
 }
 
 void px_vloop_entry(Px *p, const Block *head)
@@ -632,7 +751,7 @@ void px_vloop_entry(Px *p, const Block *head)
 		return;
 	uint32_t n = p->f->nextid + 1;
 	buf_printf(&p->body, "$L_%s_b%u_in:\n", p->f->name, head->id);
-	px_comment(p, "loop b%u..b%u versioned: %u block access%s (%u span%s) checked here, once",
+	px_comment(p, "loop b%u..b%u versioned: %u access%s (%u span%s) checked here, once",
 	           L->head, L->tail, L->naccs, L->naccs == 1 ? "" : "es", L->nspans,
 	           L->nspans == 1 ? "" : "s");
 	Eval e = {NEWN(p->arena, Ex, n), NEWN(p->arena, bool, n), NEWN(p->arena, Ex, n),
@@ -644,15 +763,12 @@ void px_vloop_entry(Px *p, const Block *head)
 	px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", e.iv0,
 	       px_own(p, L->iv, 0));
 	const char *span = steps(p, L, &e);   /* last = iv0 + span * step */
-	/* each root at iv0 and, from its slope, at the last value; the
-	 * limit: the surface's size, at most 2^32 */
+	/* each root at iv0 and, from its slope, at the last value, against
+	 * its buffer's size */
 	const char **lims = NEWN(p->arena, const char *, p->f->nparams + 1);
 	for (uint32_t a = 0; a < L->nspans; a++) {
 		const Span *s = &L->spans[a];
-		if (!lims[s->surf]) {
-			lims[s->surf] = px_tmp(p, RC_B64);
-			px_ins(p, "min.u64 %s, %%ss%u, 4294967296", lims[s->surf], s->surf);
-		}
+		Ex lim = limit(p, s, lims);
 		L->nnodes = 0;
 		linear(p, L, s->root, seen);
 		Ex r0 = ev(p, L, &e, s->root);
@@ -660,8 +776,12 @@ void px_vloop_entry(Px *p, const Block *head)
 		/* span < 2^32, |d| <= 2^29 step, so the product fits */
 		Ex r1 = plus(p, &e, clamp(p, &e, r0, 1ull << 40),
 		             times(p, &e, clamp(p, &e, d, 1ull << 29), reg(span, UINT32_MAX)), false);
-		inside(p, &e, s, r0, lims[s->surf]);
-		inside(p, &e, s, r1, lims[s->surf]);
+		inside(p, &e, s, r0, lim);
+		inside(p, &e, s, r1, lim);
+		/* every iteration's first position aligned, not only both ends' */
+		if (s->align > 1)
+			multiple(p, &e, times(p, &e, clamp(p, &e, d, 1ull << 29), konst(s->scale)),
+			         s->align);
 	}
 	px_ins(p, "@%s bra.uni $L_%s_b%u_v", e.ok, p->f->name, head->id);
 }
