@@ -18,7 +18,9 @@
  *                and fp32 C (cm_dpas HF), checked by check_hgemm
  *   hgemm_bt     "cm-bt": the same with B given transposed (the host
  *                transposes it before timing) and A, B^T and C as 2D
- *                surfaces over the buffers, 32 x 32 of C per thread */
+ *                surfaces over the buffers, 32 x 32 of C per thread
+ *   hgemm_slm    "cm-slm": hgemm_bt's work with each group's tiles staged
+ *                in SLM (groups of 4 x 4 threads, n a multiple of 128) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,7 @@ static const Variant dgemm_variants[] = {
 static const Variant hgemm_variants[] = {
 	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0 },
 	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* 128 x 128 a group */
+	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* the same, staged in SLM */
 };
 
 typedef struct {

@@ -173,6 +173,7 @@ static const Cfg cfgs[] = {
 	{"tf32_pair", TF32, TF32, 8, 16, true, 128, true},
 	{"s8_pair", S8, S8, 8, 8, true, 64, true},
 	{"df_pair", DF, DF, 8, 16, true, 128, true},
+	{"hf_slm", HF, HF, 8, 8, true, 64},
 };
 
 #define DPAS_TEST(i, name) TEST(name) { run(h, &cfgs[i]); }
@@ -190,6 +191,7 @@ DPAS_TEST(10, hf_pair)
 DPAS_TEST(11, tf32_pair)
 DPAS_TEST(12, s8_pair)
 DPAS_TEST(13, df_pair)
+DPAS_TEST(14, hf_slm)
 
 /* bench/cm/hgemm.cm at n = 64: C += A B with half inputs (exact in half)
  * and float C, and the double form; tolerance as above with K = n. */
@@ -282,6 +284,39 @@ TEST(hgemm_bt)
 	check_hgemm_c(h, fa, fb, c0, c);
 }
 
+/* hgemm_slm: hgemm_bt's product with the tiles staged in SLM by a group
+ * of 4 x 4 threads (128 x 128 of C; n a multiple of 128). */
+TEST(hgemm_slm)
+{
+	enum { N = 128 };
+	static uint16_t a[N * N], bt[N * N];
+	static float fa[N * N], fb[N * N], c[N * N], c0[N * N];
+	for (int i = 0; i < N * N; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256;
+		c0[i] = c[i] = h_float(h, -4, 4);
+	}
+	for (int k = 0; k < N; k++)
+		for (int j = 0; j < N; j++)
+			bt[j * N + k] = half_bits(fb[k * N + j]);
+	HShape grid = {0, 0, {1, 1, 1}, {4, 4, 1}, true, CMETAL_DEP_NONE, NULL};
+	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm_slm", grid,
+	           SURF2D(a, N, N, CMETAL_FMT_R16_UINT), SURF2D(bt, N, N, CMETAL_FMT_R16_UINT),
+	           SURF2D(c, N, N, CMETAL_FMT_R32F), I32(N)))
+		return;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			double want = c0[i * N + j], mag = fabs(want);
+			for (int k = 0; k < N; k++)
+				want += (double)fa[i * N + k] * fb[k * N + j],
+					mag += fabs((double)fa[i * N + k] * fb[k * N + j]);
+			if (!(fabs(c[i * N + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * N + j], want);
+				return;
+			}
+		}
+}
+
 TEST(dgemm_dpas)
 {
 	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
@@ -307,6 +342,6 @@ TEST(dgemm_dpas)
 
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
-	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hgemm),
-	T(hf_media), T(hgemm_bt), T(dgemm_dpas), {0},
+	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
+	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(dgemm_dpas), {0},
 };

@@ -190,7 +190,48 @@ TEST(vloop_slm_extracts)
 		        sizeof sums);
 }
 
+static const uint32_t odd32[32] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+	1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31};
+
+TEST(vloop_gathers)
+{
+	enum { NT = 6, N = 1024 };
+	/* {start, end, -, shift}: inside; past a's end (1024 elements); from
+	 * below element 0 (i + shift + odd32[k] adds as a u32: -24 + 30 is
+	 * element 6); empty; one step; unaligned.  The SLM side adds each
+	 * step's values to elements 16 + odd32 (from byte 64), the same every
+	 * step: inside for certain */
+	static const int32_t prm[NT][4] = {
+		{0, 900, 0, 0}, {0, 1000, 0, 5}, {-40, 200, 0, 0}, {7, 7, 0, 0},
+		{100, 101, 0, 0}, {480, 980, 0, 2},
+	};
+	static uint32_t a[N], o[NT * N], w[NT * N], sums[NT * 32], ws[NT * 32];
+	for (int i = 0; i < N; i++)
+		a[i] = h_rand(h) % 1000000;
+	memset(ws, 0, sizeof ws);
+	for (int t = 0; t < NT; t++) {
+		uint32_t *slm = w + t * N;
+		memcpy(slm, a, sizeof a);
+		for (int32_t i = prm[t][0]; i < prm[t][1]; i += 16) {
+			uint32_t g = (uint32_t)(i + prm[t][3]), v[32], x[32];
+			for (int k = 0; k < 32; k++) {
+				uint64_t e = (uint64_t)(uint32_t)(g + odd32[k]);
+				v[k] = e < N ? a[e] : 0;
+				ws[t * 32 + k] += v[k];
+				x[k] = slm[16 + odd32[k]];   /* SLM from byte 64 */
+			}
+			for (int k = 0; k < 32; k++)
+				slm[16 + odd32[k]] = x[k] + v[k];
+		}
+	}
+	HShape sh = GROUPS(NT, 1);
+	sh.options = "-fno-bounds-check"; /* outside on purpose */
+	if (H_RUN(h, F, "gathers", sh, IN(prm), IN(a), OUT(o), OUT(sums)) &&
+	    h_eq_u32(h, "sums", sums, ws, NT * 32))
+		h_eq_u32(h, "slm", o, w, NT * N);
+}
+
 const HTest exec_vloop[] = {
 	T(vloop_rows), T(vloop_cols), T(vloop_tail), T(vloop_ahead), T(vloop_slm_rows),
-	T(vloop_slm_extracts), {0},
+	T(vloop_slm_extracts), T(vloop_gathers), {0},
 };

@@ -85,9 +85,14 @@ static void lane_addr(CGen *g, const Inst *i, uint32_t esize)
 {
 	const Inst *goff = i->ops[1], *offs = i->ops[2];
 	uint32_t scale = i->bytes ? 1 : esize;
-	buf_puts(g->out, "\t\t\tuint64_t a = ((uint64_t)(int64_t)");
+	/* 32-bit offsets add as u32, wrapping as the GPU's (and a message's
+	 * address) do: global offset 0xfffffff8 plus element offset 10 is
+	 * element 2; 64-bit ones add exactly */
+	bool narrow = ir_elem_bytes[goff->ty.elem] <= 4 && ir_elem_bytes[offs->ty.elem] <= 4;
+	const char *cast = narrow ? "(uint32_t)" : "(uint64_t)(int64_t)";
+	buf_printf(g->out, "\t\t\tuint64_t a = (uint64_t)%s(%s", narrow ? "(uint32_t)" : "", cast);
 	c_lv(g, goff, "0");
-	buf_puts(g->out, " + (uint64_t)(int64_t)");
+	buf_printf(g->out, " + %s", cast);
 	c_lv(g, offs, "k");
 	buf_printf(g->out, ") * %u;\n", scale);
 }

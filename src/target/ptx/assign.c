@@ -117,6 +117,8 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 		return own(p, u);
 	if (u->op == Odpas && px_dpas_layout(p, u, k))
 		return px_dpas_layout(p, u, k);
+	if (u->op == Ogather && k == 2 && own(p, u) && !own(p, u)->canon)
+		return own(p, u);   /* assign_gather: offsets where the elements go */
 	if (media_rows(p, u, k, own(p, v)))
 		return NULL;
 	return canon_of(p, v->ty.n);
@@ -280,6 +282,34 @@ static bool assign_mload(Px *p, Inst *i, const Use *uses)
 		want = l;
 	}
 	if (want->n != i->ty.n || want->nregs != SLOTS(i->ty.n))
+		return false;
+	p->val[i->id].lay = (Layout *)want;
+	return true;
+}
+
+/* A gather whose users all want one layout of at most twice its
+ * canonical registers (a cm_dpas fragment, or a part of one, of a tile
+ * read from SLM) is read straight into it: lane l's register s loads the
+ * element the layout puts there, if any, at the offset the same register
+ * of the offset vector's copy in that layout holds (use_layout; a constant
+ * vector's copy is made once, where it is defined), so no user moves it.
+ * Unmasked, 32-bit offsets of a checked buffer (mem.c's index form). */
+static bool assign_gather(Px *p, Inst *i, const Use *uses)
+{
+	if (i->op != Ogather || !uses || ir_mask(i) || i->ty.elem == E_I1 ||
+	    (i->space != SP_SLM && i->space != SP_SURF) ||
+	    px_class(i->ops[1]->ty.elem) != RC_B32 || px_class(i->ops[2]->ty.elem) != RC_B32)
+		return false;
+	const Layout *want = p->val[i->id].want;
+	if (!want) {
+		for (const Use *s = uses; s; s = s->next) {
+			const Layout *l = use_layout(p, s->u, s->k);
+			if (!l || l->canon || (want && !lay_equal(want, l)))
+				return false;
+			want = l;
+		}
+	}
+	if (!want || want->canon || want->n != i->ty.n || want->nregs > 2 * SLOTS(i->ty.n))
 		return false;
 	p->val[i->id].lay = (Layout *)want;
 	return true;
@@ -694,7 +724,8 @@ void px_assign(Px *p)
 				p->val[i->id].lay = own(p, i->ops[0]);
 			else if (elementwise(i))
 				assign_ew(p, i, uses[i->id]);
-			else if (assign_load(p, i, uses[i->id]) || assign_mload(p, i, uses[i->id]))
+			else if (assign_load(p, i, uses[i->id]) || assign_mload(p, i, uses[i->id]) ||
+			         assign_gather(p, i, uses[i->id]))
 				;
 			else if (i->op == Odpas && px_dpas_layout(p, i, 0))
 				p->val[i->id].lay = (Layout *)px_dpas_layout(p, i, 0);

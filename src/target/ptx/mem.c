@@ -242,9 +242,10 @@ static const char *narrow(Px *p, const Inst *v, uint32_t s)
 /* The index goff + offs slot s (b32), NULL when either is 64-bit or the
  * access is SVM (raw 64-bit addresses). */
 static const char *index32(Px *p, const Where *w, const Inst *goff, const Inst *offs,
-                           uint32_t s)
+                           uint32_t s, const Layout *l)
 {
-	const char *g = narrow(p, goff, 0), *o = narrow(p, offs, s);
+	const char *g = narrow(p, goff, 0);
+	const char *o = l ? px_reg_in(p, offs, l, s) : narrow(p, offs, s);
 	if (!w->size || !g || !o)
 		return NULL;
 	const char *x = px_tmp(p, RC_B32);
@@ -349,12 +350,45 @@ static const char *wide(Px *p, const Inst *v, uint32_t s)
  * l of slot s reaches base + (goff + offs[32 s + l]) * scale.  The limit
  * and the 64-bit goff are computed once per instruction (kept in the
  * caller's *lim and *goff); *ok is the lane's in-bounds predicate. */
-static const char *lane_address(Px *p, const Where *w, const Inst *goff, const Inst *offs,
-                                uint32_t s, int eb, int scale, const char **lim,
-                                const char **goff64, const char **ok)
+/* lane_address's limit when no lane needs a check (slm_inside) */
+static const char NOCHECK[] = "";
+
+/* Whether every element of gather or scatter i lies inside its SLM buffer
+ * for certain: a constant buffer offset, global offset and offset vector,
+ * each index (goff + offs[k], u32) below limit32's limit (the kernel's SLM
+ * size is a constant).  Then no lane needs its check (a tile staged in
+ * SLM and read back at constant positions). */
+static bool slm_inside(const Px *p, const Inst *i, int eb, int scale)
 {
-	const char *x = index32(p, w, goff, offs, s);
+	const Inst *offs = i->ops[2];
+	int64_t b, g;
+	if (i->space != SP_SLM || px_cluster_on((Px *)p) || !ir_const_int32(i->ops[0], &b) ||
+	    !ir_const_int32(i->ops[1], &g) || offs->op != Oconst || ir_is_float(offs->ty.elem) ||
+	    ir_elem_bytes[offs->ty.elem] != 4)
+		return false;
+	uint64_t size = (uint64_t)b < p->f->slm_size ? p->f->slm_size - (uint64_t)b : 0;
+	int d = eb - scale, sh = 0;
+	while ((1 << sh) < scale)
+		sh++;
+	uint64_t lim = (size > (uint64_t)d ? size - (uint64_t)d : 0) >> sh;
+	for (uint32_t k = 0; k < offs->ty.n; k++) {
+		uint32_t x = (uint32_t)((uint64_t)g + ir_const_at(offs, k).u);
+		if (x >= lim)
+			return false;
+	}
+	return true;
+}
+
+static const char *lane_address(Px *p, const Where *w, const Inst *goff, const Inst *offs,
+                                uint32_t s, const Layout *l, int eb, int scale,
+                                const char **lim, const char **goff64, const char **ok)
+{
+	const char *x = index32(p, w, goff, offs, s, l);
+	if (!x && l)
+		die("a gather in a non-canonical layout needs 32-bit offsets of a checked buffer");
 	if (x) {
+		if (*lim == NOCHECK)
+			return address32(p, w, x, scale, NULL, ok);
 		if (!*lim)
 			*lim = limit32(p, w, eb, scale);
 		return address32(p, w, x, scale, *lim, ok);
@@ -798,6 +832,44 @@ static bool block(Px *p, Inst *i)
 	return block_alone(p, i);
 }
 
+/* A gather in a layout other than the canonical one (assign.c
+ * assign_gather): register r of lane l loads the element the layout puts
+ * there, at the offset register r of the offsets' copy in that layout
+ * holds; lanes the layout leaves empty in r load nothing. */
+static bool gather_in(Px *p, Inst *i, const Layout *l)
+{
+	Elem e = i->ty.elem;
+	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	Where w = where(p, i, i->ops[0]);
+	bool in = slm_inside(p, i, eb, scale) || px_unchecked(p, i);
+	const char *goff = NULL, *lim = in ? NOCHECK : NULL, *fails = NULL;
+	px_comment(p, "gather into its users' layout: no shuffle");
+	for (uint32_t r = 0; r < l->nregs; r++) {
+		uint32_t lanes = 0;
+		for (uint32_t k = 0; k < l->n; k++)
+			if (l->pos[k] / 32 == r)
+				lanes |= 1u << (l->pos[k] % 32);
+		if (!lanes)
+			continue;
+		const char *q = NULL, *ok, *act = NULL;
+		if (lanes != UINT32_MAX) {
+			const char *t = px_tmp(p, RC_B32), *in = px_tmp(p, RC_PRED);
+			px_ins(p, "shr.b32 %s, %u, %%lane", t, lanes);
+			px_ins(p, "and.b32 %s, %s, 1", t, t);
+			px_ins(p, "setp.ne.u32 %s, %s, 0", in, t);
+			and_pred(p, &q, in);
+			act_and(p, &act, in);
+		}
+		const char *a = lane_address(p, &w, i->ops[1], i->ops[2], r, l, eb, scale, &lim,
+		                             &goff, &ok);
+		and_pred(p, &q, ok);
+		access(p, &w, false, e, px_own(p, i, r), a, q);
+		px_fault_lane(p, &fails, ok, act);
+	}
+	px_fault_end(p, fails, CUDA_FAULT_GATHER, i);
+	return true;
+}
+
 /* gather / scatter: element k at base + (goff + offs[k]) * scale. */
 bool px_scattered(Px *p, Inst *i)
 {
@@ -805,11 +877,16 @@ bool px_scattered(Px *p, Inst *i)
 	Inst *val = st ? i->ops[3] : i, *offs = i->ops[2], *mask = ir_mask(i);
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e], scale = i->bytes ? 1 : eb;
+	if (!st && p->val && p->val[i->id].lay && !p->val[i->id].lay->canon)
+		return gather_in(p, i, p->val[i->id].lay);
 	Where w = where(p, i, i->ops[0]);
-	const char *goff = NULL, *lim = NULL, *fails = NULL;
+	/* all inside for certain, or in a versioned loop's copy (vloop.c) */
+	bool in = slm_inside(p, i, eb, scale) || (p->val && px_unchecked(p, i));
+	const char *goff = NULL, *lim = in ? NOCHECK : NULL, *fails = NULL;
 	for (uint32_t s = 0; s < SLOTS(val->ty.n); s++) {
 		const char *q = NULL, *ok, *act = NULL;
-		const char *a = lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, &ok);
+		const char *a = lane_address(p, &w, i->ops[1], offs, s, NULL, eb, scale, &lim, &goff,
+		                             &ok);
 		and_pred(p, &q, ok);
 		/* a one-element gather is a scalar (uniform offset and
 		 * result): every lane loads it */
@@ -1603,7 +1680,7 @@ const char *px_slm_atomic_lane(Px *p, Inst *i, uint32_t s, const char **ok)
 	int scale, eb = atomic_elem_bytes(i, &scale);
 	Where w = where(p, i, i->ops[0]);
 	const char *lim = NULL, *goff = NULL;
-	return lane_address(p, &w, i->ops[1], i->ops[2], s, eb, scale, &lim, &goff, ok);
+	return lane_address(p, &w, i->ops[1], i->ops[2], s, NULL, eb, scale, &lim, &goff, ok);
 }
 
 static bool atomic(Px *p, Inst *i)
@@ -1621,7 +1698,8 @@ static bool atomic(Px *p, Inst *i)
 	uint32_t n = offs->ty.n;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
 		const char *q = NULL, *src[2] = {0}, *ok, *act = NULL;
-		const char *a = lane_address(p, &w, i->ops[1], offs, s, eb, scale, &lim, &goff, &ok);
+		const char *a = lane_address(p, &w, i->ops[1], offs, s, NULL, eb, scale, &lim, &goff,
+		                             &ok);
 		and_pred(p, &q, ok);
 		if (n - s * 32 < 32) {
 			const char *lt = px_lane_lt(p, n - s * 32);

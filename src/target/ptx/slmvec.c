@@ -229,6 +229,8 @@ static bool candidate(Px *p, const Inst *i)
 {
 	if ((i->op != Ogather && i->op != Oscatter) || i->space != SP_SLM || ir_mask(i))
 		return false;
+	if (i->op == Ogather && p->val[i->id].lay && !p->val[i->id].lay->canon)
+		return false;   /* read in a fragment's layout (assign.c assign_gather) */
 	const Inst *v = data(i);
 	int eb = ir_elem_bytes[v->ty.elem];
 	return v->ty.n > 1 && v->ty.elem != E_I1 && eb == 4 &&

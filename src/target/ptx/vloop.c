@@ -1,11 +1,14 @@
 /* vloop.c — loop versioning of bounds checks: a loop whose block accesses
  * sit at offsets linear in its induction variable runs a second copy of
  * itself, without their checks, when one test before the loop finds every
- * access of every iteration inside its buffer.  The buffers: surface
- * parameters, the SLM (from a cm_slm_alloc offset fixed before the loop to
- * the end of the kernel's constant SLM size), and the SLM copies of
- * vectors read at runtime positions (slm.c's groups of extracts, whose
- * first position must also stay a multiple of its 16-byte loads).
+ * access of every iteration inside its buffer.  The accesses: block reads
+ * and writes, and gathers and scatters at constant element offsets (their
+ * span: the global offset's plus the offsets' range).  The buffers:
+ * surface parameters, the SLM (from a buffer offset the same in every
+ * iteration to the end of the kernel's constant SLM size), and the SLM
+ * copies of vectors read at runtime positions (slm.c's groups of
+ * extracts, whose first position must also stay a multiple of its 16-byte
+ * loads).
  *
  * requires: layouts assigned, block ids in layout order (ir_renumber),
  * predecessor lists (ir_preds); bgroup.c and bpair.c have run.
@@ -251,18 +254,34 @@ static bool linear(Px *p, PxLoop *L, const Inst *v, uint8_t *seen)
 	return true;
 }
 
-/* A block access at a 32-bit offset of a surface parameter, or of the SLM
- * from a buffer offset fixed before the loop (its size is the kernel's
- * constant SLM size; not in a cluster, whose SLM is another CTA's). */
-static bool checked_block(Px *p, const PxLoop *L, const Inst *i)
+/* The buffer of access i is one the test can bound: a surface parameter,
+ * or the SLM from a 32-bit buffer offset the same in every iteration (the
+ * kernel's SLM size is a constant; not in a cluster, whose SLM is another
+ * CTA's). */
+static bool checked_buffer(Px *p, PxLoop *L, const Inst *i, uint8_t *seen)
 {
-	if ((i->op != Obload && i->op != Obstore) || !is_int32(i->ops[1]))
-		return false;
 	const Inst *b = i->ops[0];
 	if (i->space == SP_SLM)
-		return p->f->slm_size && !px_cluster_on(p) && is_int32(b) && !in_loop(L, b->block);
+		return p->f->slm_size && !px_cluster_on(p) && is_int32(b) && linear(p, L, b, seen) &&
+		       seen[b->id] == FIXED;
 	return i->space == SP_SURF && b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
 	       p->f->params[b->imm].kind == CMK_ARG_SURFACE;
+}
+
+/* A block access at a 32-bit offset. */
+static bool checked_block(const Inst *i)
+{
+	return (i->op == Obload || i->op == Obstore) && is_int32(i->ops[1]);
+}
+
+/* A gather or scatter (unmasked) at constant element offsets from a
+ * 32-bit global offset. */
+static bool checked_gather(const Inst *i)
+{
+	if ((i->op != Ogather && i->op != Oscatter) || ir_mask(i) || !is_int32(i->ops[1]))
+		return false;
+	const Inst *offs = i->ops[2];
+	return offs->op == Oconst && !ir_is_float(offs->ty.elem) && ir_elem_bytes[offs->ty.elem] == 4;
 }
 
 /* Whether i leads a group of runtime-offset extracts (slm.c) whose
@@ -275,14 +294,15 @@ static bool extract_lead(Px *p, const Inst *i)
 /* Adds [lo, hi) around offset off (ir_affine: root * scale + c) to L's
  * spans of buffer (surf, buf); spans of extracts are never merged (each
  * group's first position must be aligned). */
-static uint32_t add_span(Px *p, PxLoop *L, const Inst *off, uint32_t surf, const Inst *buf,
-                         int64_t lo, int64_t hi, uint32_t align, uint32_t *cap)
+static uint32_t add_span(Px *p, PxLoop *L, const Inst *off, uint32_t unit, uint32_t surf,
+                         const Inst *buf, int64_t lo, int64_t hi, uint32_t align, uint32_t *cap)
 {
 	const Inst *root;
 	uint32_t scale;
 	int64_t c;
 	ir_affine(off, &root, &scale, &c);
-	lo += c, hi += c;
+	scale *= unit;   /* off counts units of that many bytes (a gather's elements) */
+	lo += c * unit, hi += c * unit;
 	for (uint32_t k = 0; k < L->nspans && surf != EXTRACTS; k++) {
 		Span *s = &L->spans[k];
 		if (s->root == root && s->scale == scale && s->surf == surf && s->buf == buf) {
@@ -307,11 +327,24 @@ static void add_access(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 	if (i->op == Ordregion) {
 		const PxVal *v = &p->val[i->id];
 		uint32_t w = px_slm_width(i->ty.elem), vec = w == 4 ? 4 : w == 8 ? 2 : 1;
-		k = add_span(p, L, ir_roff(i), EXTRACTS, i, v->rkmin, (int64_t)v->rkmax + 1, vec, cap);
+		k = add_span(p, L, ir_roff(i), 1, EXTRACTS, i, v->rkmin, (int64_t)v->rkmax + 1, vec,
+		             cap);
+	} else if (i->op == Ogather || i->op == Oscatter) {
+		/* element k at byte (goff + offs[k]) * es, offs constant */
+		const Inst *val = i->op == Oscatter ? i->ops[3] : i, *offs = i->ops[2];
+		int eb = ir_elem_bytes[val->ty.elem], es = i->bytes ? 1 : eb;
+		uint64_t lo = UINT32_MAX, hi = 0;
+		for (uint32_t e = 0; e < offs->ty.n; e++) {
+			uint64_t o = (uint32_t)ir_const_at(offs, e).u;
+			lo = o < lo ? o : lo, hi = o > hi ? o : hi;
+		}
+		bool slm = i->space == SP_SLM;
+		k = add_span(p, L, i->ops[1], (uint32_t)es, slm ? SLM_BUF : (uint32_t)i->ops[0]->imm,
+		             slm ? i->ops[0] : NULL, (int64_t)lo * es, (int64_t)hi * es + eb, 1, cap);
 	} else {
 		const Inst *val = i->op == Obstore ? i->ops[2] : i;
 		bool slm = i->space == SP_SLM;
-		k = add_span(p, L, i->ops[1], slm ? SLM_BUF : (uint32_t)i->ops[0]->imm,
+		k = add_span(p, L, i->ops[1], 1, slm ? SLM_BUF : (uint32_t)i->ops[0]->imm,
 		             slm ? i->ops[0] : NULL, 0,
 		             (int64_t)val->ty.n * ir_elem_bytes[val->ty.elem], 1, cap);
 	}
@@ -328,7 +361,8 @@ static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
 		if (!L->in[b] || (L->head_test && b == L->head))
 			continue;
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			bool blk = checked_block(p, L, i), ext = !blk && extract_lead(p, i);
+			bool blk = (checked_block(i) || checked_gather(i)) && checked_buffer(p, L, i, seen);
+			bool ext = !blk && extract_lead(p, i);
 			if ((!blk && !ext) || !linear(p, L, blk ? i->ops[1] : ir_roff(i), seen))
 				continue;
 			if (L->naccs == cap) {
@@ -448,7 +482,7 @@ bool px_unchecked(const Px *p, const Inst *i)
 const char *px_vloop_base(Px *p, const Inst *i, int64_t *imm)
 {
 	uint32_t k = p->val[i->id].vspan;
-	if (!px_unchecked(p, i) || !k || i->op == Ordregion)
+	if (!px_unchecked(p, i) || !k || (i->op != Obload && i->op != Obstore))
 		return NULL;
 	const Span *s = &p->vcopy->spans[k - 1];
 	const Inst *root;
@@ -722,7 +756,7 @@ static void inside(Px *p, Eval *e, const Span *sp, Ex r, Ex lim)
  * register per surface in lims), or the SLM's from the buffer's offset
  * (mem.c's limit: slm_size - min(offset, slm_size)); for extracts, the
  * elements of their vector. */
-static Ex limit(Px *p, const Span *sp, const char **lims)
+static Ex limit(Px *p, PxLoop *L, Eval *e, const Span *sp, const char **lims)
 {
 	uint32_t size = p->f->slm_size;
 	int64_t k;
@@ -737,11 +771,14 @@ static Ex limit(Px *p, const Span *sp, const char **lims)
 	}
 	if (ir_const_int32(sp->buf, &k))
 		return konst((uint32_t)k < size ? size - (uint32_t)k : 0);
-	const char *t = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B64);
-	px_ins(p, "min.u32 %s, %s, %u", t, px_reg(p, sp->buf, 0), size);
-	px_ins(p, "sub.u32 %s, %u, %s", t, size, t);
-	px_ins(p, "cvt.u64.u32 %s, %s", d, t);
-	return reg(d, 0);
+	/* the buffer offset's exact value (fixed: the same in every
+	 * iteration, perhaps computed in the loop), in [0, size] */
+	L->nnodes = 0;
+	linear(p, L, sp->buf, (uint8_t *)e->seen);
+	Ex b = clamp(p, e, ev(p, L, e, sp->buf), 1ull << 40);
+	require(p, e, "ge.s64", b, konst(0));
+	require(p, e, "le.s64", b, konst(size));
+	return plus(p, e, konst(size), b, true);
 }
 
 void px_vloop_entry(Px *p, const Block *head)
@@ -768,7 +805,7 @@ void px_vloop_entry(Px *p, const Block *head)
 	const char **lims = NEWN(p->arena, const char *, p->f->nparams + 1);
 	for (uint32_t a = 0; a < L->nspans; a++) {
 		const Span *s = &L->spans[a];
-		Ex lim = limit(p, s, lims);
+		Ex lim = limit(p, L, &e, s, lims);
 		L->nnodes = 0;
 		linear(p, L, s->root, seen);
 		Ex r0 = ev(p, L, &e, s->root);
