@@ -274,6 +274,23 @@ static bool checked_block(const Inst *i)
 	return (i->op == Obload || i->op == Obstore) && is_int32(i->ops[1]);
 }
 
+/* Whether L's test pays for its gathers: L is not nested in another loop,
+ * or its trip count is a constant (iv0 and bound).  An inner loop entered
+ * once per row with a few iterations (the paper spmv's 32-wide row loop:
+ * protein's rows have ~119 nonzeros) runs its test as often as its body:
+ * H200, protein 0.049 -> 0.055 ms with its gathers covered, nd24k even. */
+static bool gathers_pay(const Px *p, const PxLoop *L)
+{
+	if (p->depth[L->head] <= 1)
+		return true;
+	const Inst *iv = L->iv;
+	int64_t k;
+	for (uint32_t j = 0; j < iv->nops; j++)
+		if (iv->phiblk[j]->id != L->tail && !ir_const_int32(iv->ops[j], &k))
+			return false;
+	return ir_const_int32(L->bound, &k);
+}
+
 /* A gather or scatter (unmasked) at constant element offsets from a
  * 32-bit global offset. */
 static bool checked_gather(const Inst *i)
@@ -361,7 +378,8 @@ static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
 		if (!L->in[b] || (L->head_test && b == L->head))
 			continue;
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
-			bool blk = (checked_block(i) || checked_gather(i)) && checked_buffer(p, L, i, seen);
+			bool blk = (checked_block(i) || (checked_gather(i) && gathers_pay(p, L))) &&
+			           checked_buffer(p, L, i, seen);
 			bool ext = !blk && extract_lead(p, i);
 			if ((!blk && !ext) || !linear(p, L, blk ? i->ops[1] : ir_roff(i), seen))
 				continue;
