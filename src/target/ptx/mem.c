@@ -346,10 +346,6 @@ static const char *wide(Px *p, const Inst *v, uint32_t s)
 	return t;
 }
 
-/* Per-slot addresses of a scattered access (gather, scatter, atomic): lane
- * l of slot s reaches base + (goff + offs[32 s + l]) * scale.  The limit
- * and the 64-bit goff are computed once per instruction (kept in the
- * caller's *lim and *goff); *ok is the lane's in-bounds predicate. */
 /* lane_address's limit when no lane needs a check (slm_inside) */
 static const char NOCHECK[] = "";
 
@@ -358,11 +354,11 @@ static const char NOCHECK[] = "";
  * each index (goff + offs[k], u32) below limit32's limit (the kernel's SLM
  * size is a constant).  Then no lane needs its check (a tile staged in
  * SLM and read back at constant positions). */
-static bool slm_inside(const Px *p, const Inst *i, int eb, int scale)
+static bool slm_inside(Px *p, const Inst *i, int eb, int scale)
 {
 	const Inst *offs = i->ops[2];
 	int64_t b, g;
-	if (i->space != SP_SLM || px_cluster_on((Px *)p) || !ir_const_int32(i->ops[0], &b) ||
+	if (i->space != SP_SLM || px_cluster_on(p) || !ir_const_int32(i->ops[0], &b) ||
 	    !ir_const_int32(i->ops[1], &g) || offs->op != Oconst || ir_is_float(offs->ty.elem) ||
 	    ir_elem_bytes[offs->ty.elem] != 4)
 		return false;
@@ -379,6 +375,12 @@ static bool slm_inside(const Px *p, const Inst *i, int eb, int scale)
 	return true;
 }
 
+/* Per-slot addresses of a scattered access (gather, scatter, atomic): lane
+ * l of slot s reaches base + (goff + offs[32 s + l]) * scale, or with a
+ * layout l, base + (goff + register s of offs' copy in l) * scale.  The
+ * limit and the 64-bit goff are computed once per instruction (kept in
+ * the caller's *lim and *goff; *lim == NOCHECK: no lane is checked); *ok
+ * is the lane's in-bounds predicate. */
 static const char *lane_address(Px *p, const Where *w, const Inst *goff, const Inst *offs,
                                 uint32_t s, const Layout *l, int eb, int scale,
                                 const char **lim, const char **goff64, const char **ok)
@@ -852,13 +854,13 @@ static bool gather_in(Px *p, Inst *i, const Layout *l)
 		if (!lanes)
 			continue;
 		const char *q = NULL, *ok, *act = NULL;
-		if (lanes != UINT32_MAX) {
-			const char *t = px_tmp(p, RC_B32), *in = px_tmp(p, RC_PRED);
+		if (lanes != UINT32_MAX) {   /* this lane holds an element of r */
+			const char *t = px_tmp(p, RC_B32), *has = px_tmp(p, RC_PRED);
 			px_ins(p, "shr.b32 %s, %u, %%lane", t, lanes);
 			px_ins(p, "and.b32 %s, %s, 1", t, t);
-			px_ins(p, "setp.ne.u32 %s, %s, 0", in, t);
-			and_pred(p, &q, in);
-			act_and(p, &act, in);
+			px_ins(p, "setp.ne.u32 %s, %s, 0", has, t);
+			and_pred(p, &q, has);
+			act_and(p, &act, has);
 		}
 		const char *a = lane_address(p, &w, i->ops[1], i->ops[2], r, l, eb, scale, &lim,
 		                             &goff, &ok);

@@ -210,6 +210,28 @@ typedef struct PxRGroup {
 	struct PxRGroup *next;
 } PxRGroup;
 
+/* The out-of-line path of group g: each element checked, 0 outside. */
+static void extracts_checked(Px *p, PxRGroup *g, const char *t, const char *a,
+                             const char *slow, const char *done)
+{
+	const Inst *v = g->lead->ops[0];
+	const PxVal *pl = &p->val[g->lead->id];
+	uint32_t w = px_slm_width(v->ty.elem), span = (uint32_t)(pl->rkmax - pl->rkmin);
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, slow);
+	for (uint32_t k = 0; k <= span; k++) {
+		if (!g->regs[k])
+			continue;
+		const char *q = px_tmp(p, RC_PRED), *pos = px_tmp(p, RC_B32);
+		px_ins(p, "add.u32 %s, %s, %u", pos, t, k);
+		px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, v->ty.n);
+		px_ins(p, "mov.b%u %s, 0", w * 8, g->regs[k]);
+		px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, g->regs[k], a,
+		       p->val[v->id].slm + k * w);
+	}
+	px_cold_end(p, done);
+}
+
 /* Loads every element a group reads, at its lead: t = roff + rkmin and
  * element rkmin + k at t + k.  When all of them are inside the copy (one
  * unsigned compare of t) the loads need no check, and 16 bytes go at once
@@ -270,22 +292,8 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 		}
 		p->nlds++;
 	}
-	if (unchecked)
-		goto loaded;
-	buf_printf(&p->body, "%s:\n", done);
-	px_cold_begin(p, slow);
-	for (uint32_t k = 0; k <= span; k++) {
-		if (!g->regs[k])
-			continue;
-		const char *q = px_tmp(p, RC_PRED), *pos = px_tmp(p, RC_B32);
-		px_ins(p, "add.u32 %s, %s, %u", pos, t, k);
-		px_ins(p, "setp.lt.u32 %s, %s, %u", q, pos, n);
-		px_ins(p, "mov.b%u %s, 0", w * 8, g->regs[k]);
-		px_ins(p, "@%s ld.shared.b%u %s, [%s+%u]", q, w * 8, g->regs[k], a,
-		       p->val[v->id].slm + k * w);
-	}
-	px_cold_end(p, done);
-loaded:
+	if (!unchecked)
+		extracts_checked(p, g, t, a, slow, done);
 	px_comment(p, "layout: %u runtime-offset extracts of %%%u's SLM copy loaded together",
 	           span + 1, v->id);
 	g->next = p->rgroups;
