@@ -798,6 +798,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	Px *p = &px;
 	px_if_convert(p);
 	px_unroll(p);
+	px_merge_gathers(p);
 	ir_renumber(f);
 	ir_preds(f);
 	p->depth = px_loop_depths(p, f);

@@ -267,6 +267,8 @@ void px_if_convert(Px *p);
  * trip while that many remain, their reads first (runs before ir_renumber;
  * not in the checking mode or with -fno-unroll-loops) */
 void px_unroll(Px *p);
+/* gmerge.c: two gathers filling the halves of one vector, as one */
+void px_merge_gathers(Px *p);
 
 /* aggregate.c: float adds to shared memory whose old value is unused,
  * with the warp's lanes on one address summed first (NVIDIA has no shared
