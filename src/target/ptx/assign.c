@@ -253,6 +253,20 @@ static const Layout *phi_layout(Px *p, const Inst *i)
 	return NULL;
 }
 
+/* The one layout other than the canonical in which all of uses read
+ * their operand, else NULL. */
+static const Layout *users_layout(Px *p, const Use *uses)
+{
+	const Layout *want = NULL;
+	for (const Use *s = uses; s; s = s->next) {
+		const Layout *l = use_layout(p, s->u, s->k);
+		if (!l || l->canon || (want && !lay_equal(want, l)))
+			return NULL;
+		want = l;
+	}
+	return want;
+}
+
 /* A media read whose users all read it in one other layout (a cm_dpas
  * fragment: a B tile of doubles wants element t*8 + g in lane 4g + t) is
  * read straight into it: each lane computes the row and column of its
@@ -274,14 +288,8 @@ static bool assign_mload(Px *p, Inst *i, const Use *uses)
 		p->val[i->id].lay = (Layout *)want;
 		return true;
 	}
-	want = NULL;
-	for (const Use *s = uses; s; s = s->next) {
-		const Layout *l = use_layout(p, s->u, s->k);
-		if (!l || l->canon || (want && !lay_equal(want, l)))
-			return false;
-		want = l;
-	}
-	if (want->n != i->ty.n || want->nregs != SLOTS(i->ty.n))
+	want = users_layout(p, uses);
+	if (!want || want->n != i->ty.n || want->nregs != SLOTS(i->ty.n))
 		return false;
 	p->val[i->id].lay = (Layout *)want;
 	return true;
@@ -301,14 +309,8 @@ static bool assign_gather(Px *p, Inst *i, const Use *uses)
 	    px_class(i->ops[1]->ty.elem) != RC_B32 || px_class(i->ops[2]->ty.elem) != RC_B32)
 		return false;
 	const Layout *want = p->val[i->id].want;
-	if (!want) {
-		for (const Use *s = uses; s; s = s->next) {
-			const Layout *l = use_layout(p, s->u, s->k);
-			if (!l || l->canon || (want && !lay_equal(want, l)))
-				return false;
-			want = l;
-		}
-	}
+	if (!want)
+		want = users_layout(p, uses);
 	if (!want || want->canon || want->n != i->ty.n || want->nregs > 2 * SLOTS(i->ty.n))
 		return false;
 	p->val[i->id].lay = (Layout *)want;

@@ -41,6 +41,13 @@ bool px_surface_load(const Px *p, const Inst *l)
 	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1;
 }
 
+bool px_whole_write(const Inst *w)
+{
+	return w->op == Owrregion && !ir_roff(w) && !w->has_mask && w->ty.n > 1 &&
+	       w->rg.hstride == 1 && w->rg.width == (int32_t)w->ops[1]->ty.n &&
+	       w->ops[1]->ty.n > 1;
+}
+
 bool px_quiet_between(const Inst *l, const Inst *w2)
 {
 	if (l->block != w2->block)

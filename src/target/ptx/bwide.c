@@ -41,9 +41,7 @@
 
 static bool plain_write(const Inst *w)
 {
-	return w->op == Owrregion && !ir_roff(w) && !w->has_mask && w->ty.n > 1 &&
-	       w->rg.hstride == 1 && w->rg.width == (int32_t)w->ops[1]->ty.n &&
-	       w->ops[1]->op == Obload;
+	return px_whole_write(w) && w->ops[1]->op == Obload;
 }
 
 /* A surface load of 4- or 8-byte elements (bpair.c's kind). */

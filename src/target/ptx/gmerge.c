@@ -26,14 +26,6 @@
  */
 #include "target/ptx/ptx.h"
 
-/* w writes all of its written value, a 1D region without a runtime offset
- * or mask. */
-static bool plain_write(const Inst *w)
-{
-	return w->op == Owrregion && !ir_roff(w) && !w->has_mask && w->rg.hstride == 1 &&
-	       w->rg.width == (int32_t)w->ops[1]->ty.n && w->ops[1]->ty.n > 1;
-}
-
 static bool const_gather(const Inst *g)
 {
 	const Inst *offs = g->op == Ogather ? g->ops[2] : NULL;
@@ -87,7 +79,7 @@ static Inst *joined(Func *f, const Inst *a, const Inst *b, Loc loc)
 
 static bool try_merge(Px *p, Func *f, Inst *w2)
 {
-	if (!plain_write(w2) || !plain_write(w2->ops[0]))
+	if (!px_whole_write(w2) || !px_whole_write(w2->ops[0]))
 		return false;
 	Inst *w1 = w2->ops[0], *g1 = w1->ops[1], *g2 = w2->ops[1];
 	if (w1->nuse != 1 || !const_gather(g1) || !const_gather(g2) || !same_source(g1, g2) ||

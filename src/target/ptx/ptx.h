@@ -411,6 +411,7 @@ const struct Layout *px_read_layout(Px *p, Inst *u, uint32_t k);
 
 /* slm.c: vectors read at runtime positions, kept in the warp's SLM scratch */
 uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */
+uint32_t px_slm_vec(Elem e);        /* elements of its 16-byte loads (1: none) */
 void px_slm_store(Px *p, const Inst *v);  /* the copy, after v's definition */
 /* d = element pos (b32 register, per lane) of v, from its copy; 0 outside v */
 void px_slm_load(Px *p, const Inst *v, const char *d, const char *pos);
@@ -440,6 +441,9 @@ void px_block_pairs(Px *p);
 bool px_surface_load(const Px *p, const Inst *l);
 /* Whether l .. w (one block, in order) is free of memory writes */
 bool px_quiet_between(const Inst *l, const Inst *w);
+/* w writes the whole of its written vector as a 1D region, without a
+ * runtime offset or mask (bwide.c, gmerge.c) */
+bool px_whole_write(const Inst *w);
 /* bwide.c: vectors of contiguous block loads read by columns, loaded in
  * the run layout (PxVal.wide, .wpart, .skip); before assign.c's sweep */
 void px_wide_loads(Px *p, PxUse **uses);

@@ -45,6 +45,14 @@ uint32_t px_slm_width(Elem e)
 	}
 }
 
+/* Elements of e a 16-byte load of an SLM copy reads at once (groups of
+ * extracts, rgroup_load; vloop.c's alignment test must agree). */
+uint32_t px_slm_vec(Elem e)
+{
+	uint32_t w = px_slm_width(e);
+	return w == 4 ? 4 : w == 8 ? 2 : 1;
+}
+
 /* The scratch base of this warp, computed where a copy is stored (not at
  * the top of the kernel: a stencil's interior tiles may never store one).
  * The store dominates the copy's loads, which use the same register where
@@ -254,7 +262,7 @@ static PxRGroup *rgroup_load(Px *p, const Inst *lead)
 	const char *slow = px_label(p), *done = px_label(p);
 	px_ins(p, "add.s32 %s, %s, %d", t, px_reg(p, ir_roff(lead), 0), pl->rkmin);
 	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", a, t, w, read_base(p, v));
-	uint32_t vec = w == 4 ? 4 : w == 8 ? 2 : 1;
+	uint32_t vec = px_slm_vec(e);
 	bool aligned = vec > 1 && p->scratch % 16 == 0 && p->val[v->id].slm % 16 == 0;
 	/* in a versioned loop's copy its test found t inside and aligned
 	 * (vloop.c, which assumes the copy 16-byte aligned) */

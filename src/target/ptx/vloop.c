@@ -343,9 +343,8 @@ static void add_access(Px *p, PxLoop *L, const Inst *i, uint32_t *cap)
 	uint32_t k;
 	if (i->op == Ordregion) {
 		const PxVal *v = &p->val[i->id];
-		uint32_t w = px_slm_width(i->ty.elem), vec = w == 4 ? 4 : w == 8 ? 2 : 1;
-		k = add_span(p, L, ir_roff(i), 1, EXTRACTS, i, v->rkmin, (int64_t)v->rkmax + 1, vec,
-		             cap);
+		k = add_span(p, L, ir_roff(i), 1, EXTRACTS, i, v->rkmin, (int64_t)v->rkmax + 1,
+		             px_slm_vec(i->ty.elem), cap);
 	} else if (i->op == Ogather || i->op == Oscatter) {
 		/* element k at byte (goff + offs[k]) * es, offs constant */
 		const Inst *val = i->op == Oscatter ? i->ops[3] : i, *offs = i->ops[2];
