@@ -166,19 +166,22 @@ static bool fold_region(Func *f, Inst *i)
 }
 
 /* conv of a constant (no .sat): integers wrap to the destination, int to
- * float rounds, float to float rounds; float to int is left alone (its
- * clamping and NaN rules live in the back ends). */
+ * float rounds, float to float rounds, anything to i1 is x != 0 and i1 to
+ * an integer 0 or 1; float to int is left alone (its clamping and NaN
+ * rules live in the back ends). */
 static bool fold_conv(Func *f, Inst *i)
 {
 	Inst *a = i->ops[0];
 	Elem from = a->ty.elem, to = i->ty.elem;
-	if (i->sat || a->op != Oconst || to == E_I1 || from == E_I1 || to == E_F16 ||
-	    from == E_F16 || (ir_is_float(from) && !ir_is_float(to)))
+	if (i->sat || a->op != Oconst || (from == E_I1 && to != E_I1 && !ir_is_int(to)) ||
+	    to == E_F16 || from == E_F16 || (ir_is_float(from) && !ir_is_float(to) && to != E_I1))
 		return false;
 	IrScalar *v = NEWN(f->arena, IrScalar, i->ty.n);
 	for (uint32_t k = 0; k < i->ty.n; k++) {
 		IrScalar x = ir_const_at(a, a->ty.n == 1 ? 0 : k);
-		if (ir_is_float(to))
+		if (to == E_I1)   /* x != 0, as the back ends test it (NaN: true) */
+			v[k].i = ir_is_float(from) ? !(x.f == 0) : x.i != 0;
+		else if (ir_is_float(to))
 			v[k].f = fnorm(to, ir_is_float(from) ? x.f :
 			               ir_is_signed(from) ? (double)x.i : (double)x.u);
 		else

@@ -31,6 +31,8 @@ bool opt_run_func(Func *f, int level, uint32_t skip);
 
 /* fold.c — constant folding through element-wise ops and regions. */
 bool opt_fold(Func *f);
+/* branch.c — branches on constants taken, blocks left unreachable dropped. */
+bool opt_branch(Func *f);
 /* cse.c — common scalar subexpressions within a block. */
 bool opt_cse(Func *f);
 /* dce.c — dead instructions and dead vector elements. */

@@ -16,6 +16,7 @@ const Pass opt_passes[] = {
 	{"sr", opt_sr, 1, NULL},           /* x / 2^k, x % 2^k */
 	{"cse", opt_cse, 1, NULL},         /* one value per scalar expression */
 	{"fold2", opt_fold, 1, NULL},      /* what region and sr exposed */
+	{"branch", opt_branch, 1, NULL},   /* branches on constants taken */
 	{"licm", opt_licm, 2, "licm"},     /* loop invariants to preheaders */
 	{"cse2", opt_cse, 2, "licm"},      /* what licm brought together */
 	{"early", opt_early, 2, "early-loads"}, /* surface reads issued early */

@@ -1,0 +1,124 @@
+/* branch.c — branches on constants taken.
+ *
+ * requires: SSA.  changes: the CFG (a cbr on a constant becomes a br;
+ * blocks no longer reachable from the entry leave the layout, and so do
+ * their operands of the phis of the blocks they jumped to; a phi left
+ * with one operand gives way to it).
+ *
+ * Constant conditions come from unrolled loops and template arguments:
+ * in a `#pragma unroll` loop, `uint cur = p % 2 ? b1 : b0;` is a cbr on
+ * `conv 1` around a phi of b1 and b0 (the front end lowers ?: and if to
+ * branches), so `cur` is no constant offset from b0 for the passes after
+ * this one and for the back ends, though ptxas would fold the branch much
+ * later.  The PTX loop versioning (ptx/vloop.c) then saw an SLM buffer
+ * offset it could not evaluate and left hgemm_slm's k loop checked lane
+ * by lane.  With the dead arm gone, blocks.c closes the seams that are
+ * left. */
+#include <stdlib.h>
+
+#include "opt/opt.h"
+
+/* The value of a scalar i1 constant c. */
+static bool const_cond(const Inst *c, bool *v)
+{
+	if (c->op != Oconst || c->ty.n != 1)
+		return false;
+	*v = ir_const_at(c, 0).i != 0;
+	return true;
+}
+
+/* Drops from t's phis their operands that come from b. */
+static void drop_phi_operands(Block *t, const Block *b)
+{
+	for (Inst *i = t->first; i && i->op == Ophi; i = i->next) {
+		uint32_t j = 0;
+		for (uint32_t k = 0; k < i->nops; k++)
+			if (i->phiblk[k] != b) {
+				i->ops[j] = i->ops[k];
+				i->phiblk[j++] = i->phiblk[k];
+			}
+		i->nops = j;
+	}
+}
+
+/* b's successors: the number, in to. */
+static int succs(const Block *b, Block *to[2])
+{
+	if (b->jmp.kind == J_BR) {
+		to[0] = b->jmp.to[0];
+		return 1;
+	}
+	if (b->jmp.kind == J_CBR) {
+		to[0] = b->jmp.to[0], to[1] = b->jmp.to[1];
+		return to[0] == to[1] ? 1 : 2;
+	}
+	return 0;
+}
+
+/* Takes the blocks the entry no longer reaches out of the layout. */
+static void drop_unreachable(Func *f)
+{
+	bool *seen = xcalloc(f->nextblk + 1, sizeof *seen);
+	Block **work = xcalloc(f->nblocks + 1, sizeof *work);
+	uint32_t n = 0;
+	seen[f->blocks[0]->id] = true;
+	work[n++] = f->blocks[0];
+	while (n) {
+		Block *to[2], *b = work[--n];
+		for (int s = succs(b, to); s-- > 0;)
+			if (!seen[to[s]->id]) {
+				seen[to[s]->id] = true;
+				work[n++] = to[s];
+			}
+	}
+	for (uint32_t bi = f->nblocks; bi-- > 1;) {
+		Block *to[2], *b = f->blocks[bi];
+		if (seen[b->id])
+			continue;
+		for (int s = succs(b, to); s-- > 0;)
+			if (seen[to[s]->id])
+				drop_phi_operands(to[s], b);
+		ir_block_drop(f, b);
+	}
+	free(seen);
+	free(work);
+}
+
+/* Phis of one operand give way to it (its block is the one predecessor). */
+static void forward_single_phis(Func *f)
+{
+	for (uint32_t bi = 0; bi < f->nblocks; bi++)
+		for (Inst *i = f->blocks[bi]->first, *next; i && i->op == Ophi; i = next) {
+			next = i->next;
+			if (i->nops != 1)
+				continue;
+			ir_replace_uses(f, i, i->ops[0]);
+			ir_remove(i);
+		}
+}
+
+bool opt_branch(Func *f)
+{
+	bool any = false;
+	for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+		Block *b = f->blocks[bi];
+		bool v;
+		if (b->jmp.kind != J_CBR || !const_cond(b->jmp.cond, &v))
+			continue;
+		Block *live = b->jmp.to[v ? 0 : 1], *dead = b->jmp.to[v ? 1 : 0];
+		if (dead == live)   /* its phis name b twice: left as it is */
+			continue;
+		drop_phi_operands(dead, b);
+		b->jmp.kind = J_BR;
+		b->jmp.cond = NULL;
+		b->jmp.to[0] = live;
+		b->jmp.to[1] = NULL;
+		any = true;
+	}
+	if (!any)
+		return false;
+	drop_unreachable(f);
+	forward_single_phis(f);
+	ir_preds(f);
+	return true;
+}
