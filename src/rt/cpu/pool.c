@@ -30,7 +30,43 @@
  * with 20 us), so the default is not to spin.  The price shows in short
  * launches on a quiet machine: spmv webbase/16 (bench, 2 cores, about 0.2
  * ms of work) ran 0.37 ms with the caller alone (the pool thread woke too
- * late to take a group), 0.18 with $CMETAL_CPU_SPIN_US=50 (2026-11-27). */
+ * late to take a group), 0.18 with $CMETAL_CPU_SPIN_US=50 (2026-11-27).
+ *
+ * Why the pool thread takes nothing of a short launch (2026-11-28, a
+ * 2-vCPU Intel Xeon KVM guest, Linux 6.18 booted with sched_vcpu_pack=15,
+ * no cpuidle driver; traced with sched_getcpu at the wake-up and the
+ * chunks each worker took): it is mostly not woken late but woken on the
+ * caller's CPU while the other is idle (the kernel packs wakees onto busy
+ * vCPUs).  There it either preempts the caller and does the whole launch
+ * (the caller takes 0 of protein/16's 18 chunks) or waits behind it (wakes
+ * after 300-450 us, the launch done); the thread then sleeps on that CPU,
+ * so the next wake-up lands there again, for whole runs.  Per cmbench
+ * spmv run (67 launches): both workers 17-35, caller only 15-27, pool
+ * thread only 14-28 in such phases; 67/67 both in others.  Pinning (pool
+ * thread to CPU 1, caller to CPU 0, a test only) gave protein/16
+ * 0.165-0.172 ms in 3 runs against 0.31/0.20/0.16 unpinned, webbase/16
+ * 0.46-0.47 against 0.88/0.47/0.47.  Tried and not kept (A = this pool,
+ * medians, A and the change alternated in the same runs):
+ *   - keeping the pool threads off the caller's CPU (their affinity set
+ *     to the caller's less its CPU, again only when the caller moved: 16
+ *     of bitonic's 802 launches): no launch ran on the pool thread alone
+ *     any more, but 14-35 of 67 still on the caller alone in noisy phases
+ *     (the pool thread still woke too late; not traced further); quiet
+ *     spmv, 20 rounds: protein/16 0.304 (A) vs 0.325 ms, webbase/16 0.81
+ *     vs 0.90 (PoCL 0.37 and 0.96 in the same rounds: A already ahead on
+ *     this machine).  With two busy loops
+ *     beside it the pool thread now joined launches on a shared CPU:
+ *     scan-i32 2^20 one launch (cm-cpu) 0.91 -> 2.87 ms, scan-f32 1.05 ->
+ *     2.64, the multi-launch scans 3.2 -> 6.6 and 2.9 -> 6.9, bitonic 2^16
+ *     14.5 -> 15.3 (10 rounds), even with the threads let loose for 100
+ *     ms after one lost its CPU inside a job (wall minus thread CPU time):
+ *     such losses were seen in 1-2 of 72 launches, not enough to tell.
+ *   - the same, only while /proc/pressure/cpu showed threads waiting for
+ *     a CPU less than 5% of the last 10 ms: two busy loops, 6 rounds,
+ *     scan-f32 multi-launch still 2.79 -> 5.57 ms (up to 17), cm-cpu 1.02
+ *     -> 1.22; and /proc/loadavg's runnable count is no guide here (3-4
+ *     on the idle guest).
+ * So the policy stays: sleep at once, never wait for a late thread. */
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
