@@ -112,27 +112,21 @@ static const Layout *table_layout(Px *p, uint32_t n, uint32_t nregs, const int32
  * their fragments (px_dpas_kperm) the k dwords are permuted: the ISA's
  * slot (t, r) (dword t + 4r of A's row and B's column) holds dword 2t + r
  * of both, so a lane's two registers of A (or B) are neighbours in memory
- * and one 8-byte load fills them (mem.c: media reads; and an SLM gather of
- * B, gather_run); "read from memory": a media read, a phi (hgemm_bt's
- * loop-carried tiles), a gather, or a tile that wrregions build of those
- * (hgemm_slm's); the mma sums over its k slots,
+ * and one 8-byte load fills them (mem.c); the mma sums over its k slots,
  * so permuting both operands alike changes only the order of the sum.
  * Operands in CM's layout keep the ISA's order: their conversion into
  * the fragment then reads fewer registers (2 shuffles per B register
  * instead of 4 for hf_r8). */
-static bool loaded(const Inst *v, int depth)
+static bool loaded(const Inst *v)
 {
 	while ((v->op == Ordregion && !ir_roff(v)) || v->op == Obitcast)
 		v = v->ops[0];
-	if (v->op == Owrregion && !ir_roff(v) && depth < 8)   /* a tile built of reads */
-		return loaded(v->ops[1], depth + 1) &&
-		       (v->ops[0]->op == Oconst || loaded(v->ops[0], depth + 1));
-	return v->op == Omload || v->op == Ophi || v->op == Ogather;
+	return v->op == Omload || v->op == Ophi;
 }
 
 bool px_dpas_kperm(const Inst *i)
 {
-	return ir_dpas_p1(i) != PR_DF && loaded(i->ops[1], 0) && loaded(i->ops[2], 0);
+	return ir_dpas_p1(i) != PR_DF && loaded(i->ops[1]) && loaded(i->ops[2]);
 }
 
 static int32_t frag_elem(const Inst *i, uint32_t k, int tile, int r, int L)

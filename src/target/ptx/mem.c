@@ -838,83 +838,6 @@ static bool block(Px *p, Inst *i)
  * assign_gather): register r of lane l loads the element the layout puts
  * there, at the offset register r of the offsets' copy in that layout
  * holds; lanes the layout leaves empty in r load nothing. */
-/* The element of l in register r, lane L (-1: none), from l->pos. */
-static int32_t *lane_elems(Px *p, const Layout *l)
-{
-	int32_t *at = NEWN(p->arena, int32_t, (size_t)l->nregs * 32);
-	for (uint32_t k = 0; k < (uint32_t)l->nregs * 32; k++)
-		at[k] = -1;
-	for (uint32_t k = 0; k < l->n; k++)
-		at[l->pos[k]] = (int32_t)k;
-	return at;
-}
-
-/* How many registers from r on (4, 2 or 1) one vector load per lane fills
- * for a gather in layout l (at: lane_elems): SLM, no check, constant
- * offsets, 4-byte elements, every lane holding an element of each, a
- * lane's elements at consecutive offsets from a multiple of the vector's
- * bytes, and the buffer and global offset known to be such multiples
- * (the SLM is .align 16).  An mma operand's fragment gathered from SLM
- * has a lane's two registers as neighbours (dpas.c px_dpas_kperm): one
- * ld.shared.v2 instead of two loads (hgemm.cm's hgemm_slm). */
-/* Whether v, through regions and bitcasts and the tiles wrregions build,
- * is the value of gather g. */
-static bool from_gather(const Inst *v, const Inst *g, int depth)
-{
-	while ((v->op == Ordregion && !ir_roff(v)) || v->op == Obitcast)
-		v = v->ops[0];
-	if (v == g)
-		return true;
-	return v->op == Owrregion && !ir_roff(v) && depth < 8 &&
-	       (from_gather(v->ops[1], g, depth + 1) || from_gather(v->ops[0], g, depth + 1));
-}
-
-/* Whether gather g feeds an mma's B operand (cm_dpas src1), whose two
- * fragment registers are consecutive in the mma: a vector load fills them
- * in place.  A's (src2) are registers 0 and 2 of four, the others another
- * tile's rows (dpair.c): a pair loaded together would be moved apart,
- * measured as 42 more moves per 16 HMMA in hgemm_slm's loop. */
-static bool feeds_mma_b(const Px *p, const Inst *g)
-{
-	for (uint32_t bi = 0; bi < p->f->nblocks; bi++)
-		for (const Inst *i = p->f->blocks[bi]->first; i; i = i->next)
-			if (i->op == Odpas && from_gather(i->ops[1], g, 0))
-				return true;
-	return false;
-}
-
-static uint32_t gather_run(Px *p, const Inst *i, const Layout *l, const int32_t *at, uint32_t r,
-                           int eb, int scale, bool in)
-{
-	const Inst *offs = i->ops[2];
-	if (!in || i->space != SP_SLM || px_cluster_on(p) || eb != 4 || offs->op != Oconst ||
-	    ir_mask(i) || !feeds_mma_b(p, i))
-		return 1;
-	uint32_t base = px_known_align(i->ops[0]), g = px_known_align(i->ops[1]);
-	g = g > (1u << 26) ? 1u << 30 : g * (uint32_t)scale;
-	base = base < g ? base : g;
-	for (uint32_t v = 4; v >= 2; v /= 2) {
-		bool ok = r + v <= l->nregs && base >= v * (uint32_t)eb;
-		for (uint32_t L = 0; L < 32 && ok; L++) {
-			int64_t first = 0;
-			for (uint32_t j = 0; j < v && ok; j++) {
-				int32_t k = at[(r + j) * 32 + L];
-				if (k < 0) {
-					ok = false;
-					break;
-				}
-				int64_t b = ir_const_at(offs, offs->c.n == 1 ? 0 : (uint32_t)k).i * scale;
-				if (j == 0)
-					first = b;
-				ok = b == first + (int64_t)j * eb && (j || b % (v * eb) == 0);
-			}
-		}
-		if (ok)
-			return v;
-	}
-	return 1;
-}
-
 static bool gather_in(Px *p, Inst *i, const Layout *l)
 {
 	Elem e = i->ty.elem;
@@ -922,20 +845,8 @@ static bool gather_in(Px *p, Inst *i, const Layout *l)
 	Where w = where(p, i, i->ops[0]);
 	bool in = slm_inside(p, i, eb, scale) || px_unchecked(p, i);
 	const char *goff = NULL, *lim = in ? NOCHECK : NULL, *fails = NULL;
-	const int32_t *at = lane_elems(p, l);
 	px_comment(p, "gather into its users' layout: no shuffle");
-	for (uint32_t r = 0, v; r < l->nregs; r += v) {
-		v = gather_run(p, i, l, at, r, eb, scale, in);
-		if (v > 1) {
-			const char *a = lane_address(p, &w, i->ops[1], i->ops[2], r, l, eb, scale, &lim,
-			                             &goff, &(const char *){NULL});
-			Buf regs = {0};
-			for (uint32_t j = 0; j < v; j++)
-				buf_printf(&regs, "%s%s", j ? ", " : "", px_own(p, i, r + j));
-			px_ins(p, "ld.shared.v%u.%s {%s}, [%s]", v, px_mem_ty(e), buf_cstr(&regs), a);
-			buf_free(&regs);
-			continue;
-		}
+	for (uint32_t r = 0; r < l->nregs; r++) {
 		uint32_t lanes = 0;
 		for (uint32_t k = 0; k < l->n; k++)
 			if (l->pos[k] / 32 == r)

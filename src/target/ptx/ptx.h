@@ -464,9 +464,6 @@ void px_slm_vectorize(Px *p);
 /* Emits i's group (or nothing, for a member emitted with it) and true; or
  * notes why i's group was refused and false: i takes the plain path. */
 bool px_slm_vector(Px *p, Inst *i);
-/* The power of two known to divide the 32-bit value v (constants,
- * adds, multiplies, shifts; 2^31 for 0, 1 when nothing is known). */
-uint32_t px_known_align(const Inst *v);
 
 /* pack.c: narrow CM threads packed 32/W to a warp, each on W lanes */
 void px_pack_decide(Px *p);            /* sets lanes and pack_note */

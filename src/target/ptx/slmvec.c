@@ -107,9 +107,6 @@ static bool int32_value(const Inst *v)
 }
 
 /* The power of two known to divide the u32 value v (2^31 for 0). */
-static uint32_t known_align(const Inst *v, int depth);
-uint32_t px_known_align(const Inst *v) { return known_align(v, 0); }
-
 static uint32_t known_align(const Inst *v, int depth)
 {
 	int64_t k;
