@@ -10,10 +10,10 @@
  * `conv 1` around a phi of b1 and b0 (the front end lowers ?: and if to
  * branches), so `cur` is no constant offset from b0 for the passes after
  * this one and for the back ends, though ptxas would fold the branch much
- * later.  The PTX loop versioning (ptx/vloop.c) then saw an SLM buffer
- * offset it could not evaluate and left hgemm_slm's k loop checked lane
- * by lane.  With the dead arm gone, blocks.c closes the seams that are
- * left. */
+ * later: written that way, hgemm.cm's hgemm_slm lost its loop versioning
+ * (ptx/vloop.c could not evaluate the SLM buffer offset) and every SLM
+ * access of its k loop was checked lane by lane.  With the dead arm gone,
+ * blocks.c closes the seams that are left. */
 #include <stdlib.h>
 
 #include "opt/opt.h"
