@@ -410,7 +410,7 @@ IrScalar ir_const_at(const Inst *i, uint32_t k)
 
 /* ---- analyses ------------------------------------------------------------ */
 
-static int nsucc(const Block *b)
+int ir_nsucc(const Block *b)
 {
 	return b->jmp.kind == J_BR ? 1 : b->jmp.kind == J_CBR ? 2 : 0;
 }
@@ -424,7 +424,7 @@ static void rpo_visit(Arena *a, Block *b, uint32_t nblocks, Block **post, uint32
 	int n = 0;
 	b->rpo = 1;   /* visited */
 	st[n].b = b;
-	st[n++].s = nsucc(b) - 1;
+	st[n++].s = ir_nsucc(b) - 1;
 	while (n) {
 		Block *x = st[n - 1].b;
 		int s = st[n - 1].s--;
@@ -435,7 +435,7 @@ static void rpo_visit(Arena *a, Block *b, uint32_t nblocks, Block **post, uint32
 			Block *y = x->jmp.to[s];
 			y->rpo = 1;
 			st[n].b = y;
-			st[n++].s = nsucc(y) - 1;
+			st[n++].s = ir_nsucc(y) - 1;
 		}
 	}
 }
@@ -450,7 +450,7 @@ void ir_preds(Func *f)
 		f->blocks[i]->rpo = 0;
 	}
 	for (uint32_t i = 0; i < f->nblocks; i++)
-		for (int s = 0; s < nsucc(f->blocks[i]); s++)
+		for (int s = 0; s < ir_nsucc(f->blocks[i]); s++)
 			f->blocks[i]->jmp.to[s]->npreds++;
 	for (uint32_t i = 0; i < f->nblocks; i++) {
 		Block *b = f->blocks[i];
@@ -458,7 +458,7 @@ void ir_preds(Func *f)
 		b->npreds = 0;
 	}
 	for (uint32_t i = 0; i < f->nblocks; i++)
-		for (int s = 0; s < nsucc(f->blocks[i]); s++) {
+		for (int s = 0; s < ir_nsucc(f->blocks[i]); s++) {
 			Block *t = f->blocks[i]->jmp.to[s];
 			t->preds[t->npreds++] = f->blocks[i];
 		}

@@ -534,7 +534,9 @@ int ir_nsrc(const Inst *i);           /* Oatomic: sources of its op */
 bool ir_const_is_splat(const Inst *i);
 IrScalar ir_const_at(const Inst *i, uint32_t k); /* element k of a const */
 
-/* Analyses: predecessor lists and rpo numbers; immediate dominators. */
+/* Analyses: predecessor lists and rpo numbers (UINT32_MAX: a block the
+ * entry does not reach); immediate dominators. */
+int ir_nsucc(const Block *b);         /* successors: jmp.to[0 .. n-1] */
 void ir_preds(Func *f);
 void ir_dominators(Func *f);
 bool ir_dominates(const Block *a, const Block *b);

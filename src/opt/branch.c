@@ -14,8 +14,6 @@
  * (ptx/vloop.c could not evaluate the SLM buffer offset) and every SLM
  * access of its k loop was checked lane by lane.  With the dead arm gone,
  * blocks.c closes the seams that are left. */
-#include <stdlib.h>
-
 #include "opt/opt.h"
 
 /* The value of a scalar i1 constant c. */
@@ -41,47 +39,21 @@ static void drop_phi_operands(Block *t, const Block *b)
 	}
 }
 
-/* b's successors: the number, in to. */
-static int succs(const Block *b, Block *to[2])
-{
-	if (b->jmp.kind == J_BR) {
-		to[0] = b->jmp.to[0];
-		return 1;
-	}
-	if (b->jmp.kind == J_CBR) {
-		to[0] = b->jmp.to[0], to[1] = b->jmp.to[1];
-		return to[0] == to[1] ? 1 : 2;
-	}
-	return 0;
-}
-
-/* Takes the blocks the entry no longer reaches out of the layout. */
+/* Takes the blocks the entry no longer reaches (ir_preds numbers them
+ * UINT32_MAX) out of the layout, with their operands of the phis of the
+ * blocks they jumped to. */
 static void drop_unreachable(Func *f)
 {
-	bool *seen = xcalloc(f->nextblk + 1, sizeof *seen);
-	Block **work = xcalloc(f->nblocks + 1, sizeof *work);
-	uint32_t n = 0;
-	seen[f->blocks[0]->id] = true;
-	work[n++] = f->blocks[0];
-	while (n) {
-		Block *to[2], *b = work[--n];
-		for (int s = succs(b, to); s-- > 0;)
-			if (!seen[to[s]->id]) {
-				seen[to[s]->id] = true;
-				work[n++] = to[s];
-			}
-	}
+	ir_preds(f);
 	for (uint32_t bi = f->nblocks; bi-- > 1;) {
-		Block *to[2], *b = f->blocks[bi];
-		if (seen[b->id])
+		Block *b = f->blocks[bi];
+		if (b->rpo != UINT32_MAX)
 			continue;
-		for (int s = succs(b, to); s-- > 0;)
-			if (seen[to[s]->id])
-				drop_phi_operands(to[s], b);
+		for (int s = 0; s < ir_nsucc(b); s++)
+			if (b->jmp.to[s]->rpo != UINT32_MAX)
+				drop_phi_operands(b->jmp.to[s], b);
 		ir_block_drop(f, b);
 	}
-	free(seen);
-	free(work);
 }
 
 /* Phis of one operand give way to it (its block is the one predecessor). */
