@@ -18,7 +18,8 @@
  * i.e. of groups that started before it on some worker and that never
  * wait on a later tile: no thread ever waits on its own group or on a
  * group that cannot run.  CMB_RADIX_ROWS=4, 8 or 16 sets the rows of 32
- * keys per thread (tuning; 16 by default). */
+ * keys per thread (tuning; 16 by default); CMB_RADIX_HIST=T caps radix_hist
+ * at T threads (tuning; 4096 by default). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ enum {
 	WG = 8,			/* threads per tile; as in radix.cm */
 	ROWS = 16,		/* rows of 32 keys per thread; as in radix.cm */
 	S_FLAGS = 32 + 2048,	/* dwords before the flag words; as in radix.cm */
-	HIST_THREADS = 4096	/* radix_hist threads at most (one chunk each) */
+	HIST_THREADS = 4096	/* radix_hist threads at most (one chunk each); CMB_RADIX_HIST */
 };
 
 typedef struct {
@@ -62,12 +63,21 @@ static void rows_from_env(void)
 		fprintf(stderr, "# CMB_RADIX_ROWS=%s ignored (want 4, 8 or 16)\n", env);
 }
 
+/* radix_hist's threads at most: HIST_THREADS, or CMB_RADIX_HIST (tuning). */
+static uint32_t hist_threads(void)
+{
+	const char *env = getenv("CMB_RADIX_HIST");
+	int v = env ? atoi(env) : 0;
+	return v >= 64 && v <= 65536 ? (uint32_t)v : HIST_THREADS;
+}
+
 static size_t tiles_of(size_t n) { return (n + TILE - 1) / TILE; }
 
 /* The sort of the first m keys of r->a as one task; st: its state buffer. */
 static cmetal_task *sort_task(Radix *r, uint32_t m, cmetal_buffer *st)
 {
-	uint32_t chunk = (uint32_t)((m + HIST_THREADS - 1) / HIST_THREADS + 31) / 32 * 32;
+	uint32_t ht = hist_threads();
+	uint32_t chunk = (uint32_t)((m + ht - 1) / ht + 31) / 32 * 32;
 	uint32_t pass;
 	cmetal_task *t = NULL;
 	if (chunk < 2048)
@@ -77,7 +87,7 @@ static cmetal_task *sort_task(Radix *r, uint32_t m, cmetal_buffer *st)
 	    cmb_arg(r->hist, 2, 4, &m) || cmb_arg(r->hist, 3, 4, &chunk) ||
 	    cmb_add_1d(t, r->hist, (m + chunk - 1) / chunk, WG) ||
 	    cmb_check(cmetal_task_add_sync(t), "sync") ||
-	    cmb_arg_buf(r->scan, 0, st) || cmb_add_1d(t, r->scan, 1, 1) ||
+	    cmb_arg_buf(r->scan, 0, st) || cmb_add_1d(t, r->scan, 4, 1) ||
 	    cmb_check(cmetal_task_add_sync(t), "sync"))
 		return t;
 	for (pass = 0; pass < 4; pass++)
