@@ -184,7 +184,17 @@ static const char *address(Px *p, const Where *w, const char *o, int bytes, cons
 
 /* The number of indices idx with idx * unit + bytes <= size, clamped to
  * 2^32 - 1 (b32; unit is 1 or the element size, a power of two): the
- * bound that one unsigned compare of a 32-bit index checks. */
+ * bound that one unsigned compare of a 32-bit index checks.  Computed per
+ * instruction; ptxas keeps most of it in uniform registers but leaves it
+ * inside loops.  Tried (2026-11-28): the limits of surface parameters
+ * computed once at the kernel's entry (as blimit.c does for blocks).
+ * Static SASS fell (spmv's dot loop 1.078 -> 0.656 per nonzero, spmv_seg
+ * 0.984 -> 0.789, kmeans_update 0.333 -> 0.286, no register growth), but
+ * on an H200, two interleaved rounds against the same kernels, the
+ * paper's spmv on nd24k went 0.160 -> 0.205 ms with PTX identical except
+ * for where the limits are computed; spmv's own rows gained 3-7% and
+ * every other row stayed within 2%.  Not kept: the cause was not found
+ * (bench/runs/2026-11-28-session17/ab-ilim.txt). */
 static const char *limit32(Px *p, const Where *w, int bytes, int unit)
 {
 	int d = bytes - unit, sh = 0;
