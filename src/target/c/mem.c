@@ -86,27 +86,40 @@ static bool narrow_offsets(const Inst *i)
 	return ir_elem_bytes[i->ops[1]->ty.elem] <= 4 && ir_elem_bytes[i->ops[2]->ty.elem] <= 4;
 }
 
-/* `(goff + offs[k])`, each cast to its width (narrow_offsets). */
-static void lane_sum(CGen *g, const Inst *i)
+/* `(goff + offs[k])`, each cast to its width (narrow_offsets).  With
+ * `first`, the offsets are the constants first + k (consecutive) and are
+ * written so: their array is then not read, and cc drops the copy of the
+ * constant into it (two 32-byte stores a 16-wide access, in every loop
+ * trip). */
+static void lane_sum(CGen *g, const Inst *i, const int64_t *first)
 {
 	const char *cast = narrow_offsets(i) ? "(uint32_t)" : "(uint64_t)(int64_t)";
 	buf_printf(g->out, "(%s", cast);
 	c_lv(g, i->ops[1], "0");
 	buf_printf(g->out, " + %s", cast);
-	c_lv(g, i->ops[2], "k");
+	if (first)
+		buf_printf(g->out, "(%lldLL + k)", (long long)*first);
+	else
+		c_lv(g, i->ops[2], "k");
 	buf_putc(g->out, ')');
 }
 
-/* `uint64_t a = (goff + offs[k]) * scale;` inside a lane loop over offs. */
-static void lane_addr(CGen *g, const Inst *i, uint32_t esize)
+/* `uint64_t a = (goff + offs[k]) * scale;` inside a lane loop over offs;
+ * `first` as for lane_sum. */
+static void lane_addr_at(CGen *g, const Inst *i, uint32_t esize, const int64_t *first)
 {
 	/* 32-bit offsets add as u32, wrapping as the GPU's (and a message's
 	 * address) do: global offset 0xfffffff8 plus element offset 10 is
 	 * element 2; 64-bit ones add exactly */
 	bool narrow = narrow_offsets(i);
 	buf_printf(g->out, "\t\t\tuint64_t a = (uint64_t)%s", narrow ? "(uint32_t)" : "");
-	lane_sum(g, i);
+	lane_sum(g, i, first);
 	buf_printf(g->out, " * %u;\n", i->bytes ? 1 : esize);
+}
+
+static void lane_addr(CGen *g, const Inst *i, uint32_t esize)
+{
+	lane_addr_at(g, i, esize, NULL);
 }
 
 static void lane_loop(CGen *g, const Inst *i, uint32_t n)
@@ -138,7 +151,7 @@ static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize, bool al
 	buf_printf(g->out, "\t\tfor (int k = 0; k < %u; k++) {\n", n);
 	if (narrow) {
 		buf_puts(g->out, "\t\t\tuint32_t a = (uint32_t)");
-		lane_sum(g, i);
+		lane_sum(g, i, NULL);
 		buf_puts(g->out, ";\n");
 	} else {
 		lane_addr(g, i, esize);
@@ -220,7 +233,8 @@ static bool gather_op(CGen *g, const Inst *i)
 	}
 	mem_base(g, i, i->ops[0]);
 	int64_t first;
-	if (consecutive(i, &first)) {
+	bool cons = consecutive(i, &first);
+	if (cons) {
 		buf_puts(g->out, "\t\tuint64_t a0 = ((uint64_t)(int64_t)");
 		c_lv(g, i->ops[1], "0");
 		buf_printf(g->out, " + (uint64_t)%lldLL) * %u;\n\t\tif (cmk_in(m, a0, %u)) {\n",
@@ -248,7 +262,7 @@ static bool gather_op(CGen *g, const Inst *i)
 	}
 	buf_puts(g->out, "\t\t} else {\n");
 	lane_loop(g, i, n);
-	lane_addr(g, i, sz);
+	lane_addr_at(g, i, sz, cons ? &first : NULL);
 	gather_lane(g, i, v, sz, true);
 	buf_puts(g->out, "\t\t}\n\t\t}\n\t}\n");
 	return true;
