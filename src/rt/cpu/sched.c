@@ -534,7 +534,9 @@ static bool ensure_targs(CpuWorker *w, uint32_t n)
 }
 
 /* Runs threads i0 .. i1-1 of group gi one after another on the worker's
- * stack. */
+ * stack.  They share one CpuThread, set up once: a kernel does not write
+ * its CmkThread, and of the runtime's fields only the ids and svc_poll's
+ * state change from thread to thread. */
 static void run_threads(CpuRun *r, CpuWorker *w, uint64_t gi, uint32_t i0, uint32_t i1)
 {
 	const CmkKernelInfo *ki = r->ki;
@@ -542,9 +544,11 @@ static void run_threads(CpuRun *r, CpuWorker *w, uint64_t gi, uint32_t i0, uint3
 	unflatten(gi, r->l->groups, g);
 	unflatten(i0, r->l->threads, lid);
 	CpuThread ct;
+	init_thread(r, w, &ct);
 	for (uint32_t i = i0; i < i1; i++, next_local(lid, r->l->threads)) {
-		init_thread(r, w, &ct);
 		set_ids(&ct, g, lid, gi * r->T + i);
+		ct.poll_seen = 0;
+		ct.polls = 0;
 		if (r->l->per_thread)
 			thread_args(r, w, &ct);
 		if (ki->globals_size) {
