@@ -534,35 +534,35 @@ static bool ensure_targs(CpuWorker *w, uint32_t n)
 }
 
 /* Runs threads i0 .. i1-1 of group gi one after another on the worker's
- * stack.  They share one CpuThread, set up once: a kernel does not write
- * its CmkThread, and of the runtime's fields only the ids and svc_poll's
- * state change from thread to thread. */
-static void run_threads(CpuRun *r, CpuWorker *w, uint64_t gi, uint32_t i0, uint32_t i1)
+ * stack, as ct: the worker's threads share one CpuThread, set up once per
+ * launch (worker_job), as a kernel does not write its CmkThread and of
+ * the runtime's fields only the ids and svc_poll's state change from
+ * thread to thread. */
+static void run_threads(CpuRun *r, CpuWorker *w, CpuThread *ct, uint64_t gi, uint32_t i0,
+                        uint32_t i1)
 {
 	const CmkKernelInfo *ki = r->ki;
 	uint32_t g[3], lid[3];
 	unflatten(gi, r->l->groups, g);
 	unflatten(i0, r->l->threads, lid);
-	CpuThread ct;
-	init_thread(r, w, &ct);
 	for (uint32_t i = i0; i < i1; i++, next_local(lid, r->l->threads)) {
-		set_ids(&ct, g, lid, gi * r->T + i);
-		ct.poll_seen = 0;
-		ct.polls = 0;
+		set_ids(ct, g, lid, gi * r->T + i);
+		ct->poll_seen = 0;
+		ct->polls = 0;
 		if (r->l->per_thread)
-			thread_args(r, w, &ct);
+			thread_args(r, w, ct);
 		if (ki->globals_size) {
 			memset(w->globals, 0, ki->globals_size);
-			ct.t.globals = w->globals;
+			ct->t.globals = w->globals;
 		}
-		ki->entry(&ct.t);
+		ki->entry(&ct->t);
 		if (r->done)
-			atomic_store_explicit(&r->done[ct.tid], 1, memory_order_release);
+			atomic_store_explicit(&r->done[ct->tid], 1, memory_order_release);
 	}
 }
 
 /* Runs work item it (a group, or one walker thread). */
-static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
+static void run_item(CpuRun *r, CpuWorker *w, CpuThread *ct, uint64_t it)
 {
 	const CmkKernelInfo *ki = r->ki;
 	uint64_t gi = r->order ? r->order[it] : it;
@@ -574,23 +574,23 @@ static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
 		run_group_fibers(r, w, gi);
 		return;
 	}
-	run_threads(r, w, gi, 0, r->T);
+	run_threads(r, w, ct, gi, 0, r->T);
 }
 
 /* Runs items [b, e).  Split items are single threads: each group's share
  * of the chunk runs in one run_threads. */
-static void run_chunk(CpuRun *r, CpuWorker *w, uint64_t b, uint64_t e)
+static void run_chunk(CpuRun *r, CpuWorker *w, CpuThread *ct, uint64_t b, uint64_t e)
 {
 	if (!r->split) {
 		for (uint64_t it = b; it < e; it++)
-			run_item(r, w, it);
+			run_item(r, w, ct, it);
 		return;
 	}
 	while (b < e) {
 		uint64_t gi = b / r->T;
 		uint32_t i0 = (uint32_t)(b - gi * r->T);
 		uint64_t n = r->T - i0 < e - b ? r->T - i0 : e - b;
-		run_threads(r, w, gi, i0, i0 + (uint32_t)n);
+		run_threads(r, w, ct, gi, i0, i0 + (uint32_t)n);
 		b += n;
 	}
 }
@@ -610,11 +610,13 @@ static void worker_job(void *ctx, int id)
 		record_fault(r, 0, "out of memory for thread stacks, SLM or globals");
 		return;
 	}
+	CpuThread ct;
+	init_thread(r, w, &ct);
 	for (;;) {
 		uint64_t b = atomic_fetch_add(&r->next, r->chunk);
 		if (b >= r->nitems)
 			break;
-		run_chunk(r, w, b, b + r->chunk < r->nitems ? b + r->chunk : r->nitems);
+		run_chunk(r, w, &ct, b, b + r->chunk < r->nitems ? b + r->chunk : r->nitems);
 	}
 }
 
