@@ -139,8 +139,9 @@ static void lane_loop(CGen *g, const Inst *i, uint32_t n)
  * pointer or'ed with every lane address (an alignment test).  Without,
  * 32-bit offsets take the highest u32 offset sum, scaled once: one 32-bit
  * max a lane where the 64-bit addresses took a widening, a multiply and a
- * 64-bit max (protein/16's 16-wide x gather: 0.54 -> 0.47 ms on one CPU
- * thread, 2026-11-28). */
+ * 64-bit max (spmv_rows protein/16, 16-wide x gathers, one CPU thread:
+ * 0.296 -> 0.288 ms on a quiet host, 0.55 -> 0.475 on a busy one,
+ * 2026-11-28). */
 static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize, bool al)
 {
 	const Inst *m = ir_mask(i);
