@@ -58,11 +58,13 @@
 #include "rt/rt.h"
 #include "target/target.h"
 
-#define RT_CACHE_VERSION "cmetal-rt-cache 7"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap,
+#define RT_CACHE_VERSION "cmetal-rt-cache 8"   /* 3: -ffp-contract=off, 4: -fvect-cost-model=cheap,
                                                   5: block accesses in whole elements,
                                                   6: one-compare bounds test, cm_dpas
                                                      operands converted once,
-                                                  7: optimisation flags per unit */
+                                                  7: optimisation flags per unit,
+                                                  8: gathers test the highest u32
+                                                     offset sum */
 #define TRAILER_MAGIC "\n#cmetal-cache-entry key "
 
 extern char **environ;

@@ -376,22 +376,46 @@ static void init_thread(CpuRun *r, CpuWorker *w, CpuThread *ct)
 	}
 }
 
-/* Fills the ids of local thread lt of group item gi. */
-static void set_ids(CpuRun *r, CpuThread *ct, uint64_t gi, uint32_t lt)
+/* c = the coordinates of linear index i in an n[0] x n[1] x n[2] box.
+ * The first row takes no division: a 1-D launch never divides (a 64-bit
+ * division per id cost about 10% of spmv webbase/16's 2000 short threads,
+ * 2026-11-28). */
+static void unflatten(uint64_t i, const uint32_t n[3], uint32_t c[3])
 {
-	RtLaunch *l = r->l;
-	uint32_t *g = ct->t.group_id, *lid = ct->t.local_id;
-	g[0] = (uint32_t)(gi % l->groups[0]);
-	g[1] = (uint32_t)(gi / l->groups[0] % l->groups[1]);
-	g[2] = (uint32_t)(gi / ((uint64_t)l->groups[0] * l->groups[1]));
-	lid[0] = lt % l->threads[0];
-	lid[1] = lt / l->threads[0] % l->threads[1];
-	lid[2] = lt / (l->threads[0] * l->threads[1]);
+	if (i < n[0]) {
+		c[0] = (uint32_t)i, c[1] = c[2] = 0;
+		return;
+	}
+	uint64_t q = i / n[0];
+	c[0] = (uint32_t)(i - q * n[0]);
+	c[1] = (uint32_t)(q % n[1]);
+	c[2] = (uint32_t)(q / n[1]);
+}
+
+/* Steps local ids c to the group's next thread (x fastest). */
+static void next_local(uint32_t c[3], const uint32_t n[3])
+{
+	if (++c[0] < n[0])
+		return;
+	c[0] = 0;
+	if (++c[1] < n[1])
+		return;
+	c[1] = 0;
+	c[2]++;
+}
+
+/* Gives the thread group ids g, local ids lid and linear id tid. */
+static void set_ids(CpuThread *ct, const uint32_t g[3], const uint32_t lid[3], uint64_t tid)
+{
+	for (int d = 0; d < 3; d++) {
+		ct->t.group_id[d] = g[d];
+		ct->t.local_id[d] = lid[d];
+	}
 	/* a walker thread's coordinates; in group launches the group's, as the
 	 * CUDA device gives (rt/cuda_abi.h), never a previous launch's */
 	ct->t.origin[0] = g[0];
 	ct->t.origin[1] = g[1];
-	ct->tid = gi * r->T + lt;
+	ct->tid = tid;
 }
 
 /* The body of every fiber, for ever: run the CM thread set up in its
@@ -452,12 +476,13 @@ static void thread_args(CpuRun *r, CpuWorker *w, CpuThread *ct);
  * the single thread's. */
 static void run_group_fibers(CpuRun *r, CpuWorker *w, uint64_t gi)
 {
-	uint32_t T = r->T;
+	uint32_t T = r->T, g[3], lid[3] = {0, 0, 0};
 	size_t gsz = r->ki->globals_size;
-	for (uint32_t i = 0; i < T; i++) {
+	unflatten(gi, r->l->groups, g);
+	for (uint32_t i = 0; i < T; i++, next_local(lid, r->l->threads)) {
 		CpuFiber *f = &w->fibers[i];
 		init_thread(r, w, &f->th);
-		set_ids(r, &f->th, gi, i);
+		set_ids(&f->th, g, lid, gi * T + i);
 		if (r->l->per_thread)
 			thread_args(r, w, &f->th);
 		f->th.fiber = i;
@@ -508,8 +533,36 @@ static bool ensure_targs(CpuWorker *w, uint32_t n)
 	return true;
 }
 
+/* Runs threads i0 .. i1-1 of group gi one after another on the worker's
+ * stack, as ct: the worker's threads share one CpuThread, set up once per
+ * launch (worker_job), as a kernel does not write its CmkThread and of
+ * the runtime's fields only the ids and svc_poll's state change from
+ * thread to thread. */
+static void run_threads(CpuRun *r, CpuWorker *w, CpuThread *ct, uint64_t gi, uint32_t i0,
+                        uint32_t i1)
+{
+	const CmkKernelInfo *ki = r->ki;
+	uint32_t g[3], lid[3];
+	unflatten(gi, r->l->groups, g);
+	unflatten(i0, r->l->threads, lid);
+	for (uint32_t i = i0; i < i1; i++, next_local(lid, r->l->threads)) {
+		set_ids(ct, g, lid, gi * r->T + i);
+		ct->poll_seen = 0;
+		ct->polls = 0;
+		if (r->l->per_thread)
+			thread_args(r, w, ct);
+		if (ki->globals_size) {
+			memset(w->globals, 0, ki->globals_size);
+			ct->t.globals = w->globals;
+		}
+		ki->entry(&ct->t);
+		if (r->done)
+			atomic_store_explicit(&r->done[ct->tid], 1, memory_order_release);
+	}
+}
+
 /* Runs work item it (a group, or one walker thread). */
-static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
+static void run_item(CpuRun *r, CpuWorker *w, CpuThread *ct, uint64_t it)
 {
 	const CmkKernelInfo *ki = r->ki;
 	uint64_t gi = r->order ? r->order[it] : it;
@@ -521,22 +574,24 @@ static void run_item(CpuRun *r, CpuWorker *w, uint64_t it)
 		run_group_fibers(r, w, gi);
 		return;
 	}
-	CpuThread ct;
-	uint32_t i0 = 0, i1 = r->T;
-	if (r->split)
-		i0 = (uint32_t)(gi % r->T), i1 = i0 + 1, gi /= r->T;
-	for (uint32_t i = i0; i < i1; i++) {
-		init_thread(r, w, &ct);
-		set_ids(r, &ct, gi, i);
-		if (r->l->per_thread)
-			thread_args(r, w, &ct);
-		if (ki->globals_size) {
-			memset(w->globals, 0, ki->globals_size);
-			ct.t.globals = w->globals;
-		}
-		ki->entry(&ct.t);
-		if (r->done)
-			atomic_store_explicit(&r->done[ct.tid], 1, memory_order_release);
+	run_threads(r, w, ct, gi, 0, r->T);
+}
+
+/* Runs items [b, e).  Split items are single threads: each group's share
+ * of the chunk runs in one run_threads. */
+static void run_chunk(CpuRun *r, CpuWorker *w, CpuThread *ct, uint64_t b, uint64_t e)
+{
+	if (!r->split) {
+		for (uint64_t it = b; it < e; it++)
+			run_item(r, w, ct, it);
+		return;
+	}
+	while (b < e) {
+		uint64_t gi = b / r->T;
+		uint32_t i0 = (uint32_t)(b - gi * r->T);
+		uint64_t n = r->T - i0 < e - b ? r->T - i0 : e - b;
+		run_threads(r, w, ct, gi, i0, i0 + (uint32_t)n);
+		b += n;
 	}
 }
 
@@ -555,13 +610,13 @@ static void worker_job(void *ctx, int id)
 		record_fault(r, 0, "out of memory for thread stacks, SLM or globals");
 		return;
 	}
+	CpuThread ct;
+	init_thread(r, w, &ct);
 	for (;;) {
 		uint64_t b = atomic_fetch_add(&r->next, r->chunk);
 		if (b >= r->nitems)
 			break;
-		uint64_t e = b + r->chunk < r->nitems ? b + r->chunk : r->nitems;
-		for (uint64_t it = b; it < e; it++)
-			run_item(r, w, it);
+		run_chunk(r, w, &ct, b, b + r->chunk < r->nitems ? b + r->chunk : r->nitems);
 	}
 }
 
