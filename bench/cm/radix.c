@@ -65,15 +65,17 @@ static void rows_from_env(void)
 
 /* radix_hist's threads at most: HIST_THREADS, or CMB_RADIX_HIST (tuning;
  * 16384 measured the same as 4096 at 2^26 keys, H200, 2026-11-28). */
-static uint32_t hist_threads(void)
+static uint32_t hist_threads = HIST_THREADS;
+
+static void hist_threads_from_env(void)
 {
 	const char *env = getenv("CMB_RADIX_HIST");
 	int v = env ? atoi(env) : 0;
+	hist_threads = HIST_THREADS;
 	if (v >= 64 && v <= 65536)
-		return (uint32_t)v;
-	if (env)
+		hist_threads = (uint32_t)v;
+	else if (env)
 		fprintf(stderr, "# CMB_RADIX_HIST=%s ignored (want 64 .. 65536)\n", env);
-	return HIST_THREADS;
 }
 
 static size_t tiles_of(size_t n) { return (n + TILE - 1) / TILE; }
@@ -81,8 +83,7 @@ static size_t tiles_of(size_t n) { return (n + TILE - 1) / TILE; }
 /* The sort of the first m keys of r->a as one task; st: its state buffer. */
 static cmetal_task *sort_task(Radix *r, uint32_t m, cmetal_buffer *st)
 {
-	uint32_t ht = hist_threads();
-	uint32_t chunk = (uint32_t)((m + ht - 1) / ht + 31) / 32 * 32;
+	uint32_t chunk = (uint32_t)((m + hist_threads - 1) / hist_threads + 31) / 32 * 32;
 	uint32_t pass;
 	cmetal_task *t = NULL;
 	if (chunk < 2048)
@@ -181,6 +182,7 @@ void cm_bench_radix(cmetal_device *dev, const BenchCase *c, const char *device)
 		return;
 	}
 	rows_from_env();
+	hist_threads_from_env();
 	snprintf(defs, sizeof defs, "-DROWS=%d", rows);
 	p = cmb_build(dev, "radix", defs);
 	r.in = xmalloc(tiles_of(r.n) * TILE * 4);

@@ -104,6 +104,12 @@ static void lane_sum(CGen *g, const Inst *i, const int64_t *first)
 	buf_putc(g->out, ')');
 }
 
+/* The bytes one offset unit stands for: 1 for byte offsets, else esize. */
+static uint32_t offset_scale(const Inst *i, uint32_t esize)
+{
+	return i->bytes ? 1 : esize;
+}
+
 /* `uint64_t a = (goff + offs[k]) * scale;` inside a lane loop over offs;
  * `first` as for lane_sum. */
 static void lane_addr_at(CGen *g, const Inst *i, uint32_t esize, const int64_t *first)
@@ -114,7 +120,7 @@ static void lane_addr_at(CGen *g, const Inst *i, uint32_t esize, const int64_t *
 	bool narrow = narrow_offsets(i);
 	buf_printf(g->out, "\t\t\tuint64_t a = (uint64_t)%s", narrow ? "(uint32_t)" : "");
 	lane_sum(g, i, first);
-	buf_printf(g->out, " * %u;\n", i->bytes ? 1 : esize);
+	buf_printf(g->out, " * %u;\n", offset_scale(i, esize));
 }
 
 static void lane_addr(CGen *g, const Inst *i, uint32_t esize)
@@ -146,7 +152,8 @@ static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize, bool al
 {
 	const Inst *m = ir_mask(i);
 	bool narrow = narrow_offsets(i) && !al;
-	buf_printf(g->out, "\t\t%s = 0;\n", narrow ? "uint32_t hi32" : "uint64_t hi");
+	const char *h = narrow ? "hi32" : "hi";
+	buf_printf(g->out, "\t\t%s %s = 0;\n", narrow ? "uint32_t" : "uint64_t", h);
 	if (al)
 		buf_puts(g->out, "\t\tuint64_t al = (uintptr_t)m.p;\n");
 	buf_printf(g->out, "\t\tfor (int k = 0; k < %u; k++) {\n", n);
@@ -164,9 +171,9 @@ static void lanes_hi(CGen *g, const Inst *i, uint32_t n, uint32_t esize, bool al
 		c_lv(g, m, "k");
 		buf_puts(g->out, " && ");
 	}
-	buf_printf(g->out, "a > %s) %s = a;\n\t\t}\n", narrow ? "hi32" : "hi", narrow ? "hi32" : "hi");
+	buf_printf(g->out, "a > %s) %s = a;\n\t\t}\n", h, h);
 	if (narrow)
-		buf_printf(g->out, "\t\tuint64_t hi = (uint64_t)hi32 * %u;\n", i->bytes ? 1 : esize);
+		buf_printf(g->out, "\t\tuint64_t hi = (uint64_t)hi32 * %u;\n", offset_scale(i, esize));
 }
 
 /* One lane of a gather or scatter; `checked` tests its address. */
