@@ -87,6 +87,9 @@ static void usage(FILE *f)
 	      "                     contiguous, aligned, non-overlapping bytes stay one\n"
 	      "                     ld/st.shared per element (by default they merge\n"
 	      "                     into ld/st.shared.v2/v4; -S notes each decision)\n"
+	      "  -fno-ldmatrix      PTX: tiles read from SLM into cm_dpas operands stay\n"
+	      "                     one ld.shared per fragment register (by default\n"
+	      "                     aligned 8 x 16-byte blocks are read by ldmatrix)\n"
 	      "  -D NAME[=VALUE]    define a macro\n"
 	      "  -U NAME            undefine a macro\n"
 	      "  -I DIR             add DIR to the include search path\n"
@@ -215,6 +218,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))
 		o->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal (docs/analyzer.md) */
+	else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix"))
+		o->no_ldmatrix = a[2] == 'n';   /* PTX: SLM tiles into mma fragments (ptx/ldsm.c) */
 	else if (!strcmp(a, "-fno-atomic-aggregation") || !strcmp(a, "-fatomic-aggregation"))
 		o->no_atomic_aggregation = a[2] == 'n';   /* PTX: SLM float adds (ptx/aggregate.c) */
 	else if (!strcmp(a, "-fno-speculate-reads") || !strcmp(a, "-fspeculate-reads"))

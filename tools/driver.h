@@ -24,6 +24,7 @@ typedef struct {
 	bool ptx_canonical;       /* -fptx-layout=canonical */
 	bool no_pack;             /* -fno-warp-packing */
 	bool no_slm_vec;          /* -fno-slm-vectorize */
+	bool no_ldmatrix;         /* -fno-ldmatrix */
 	bool no_slm_regions;      /* -fno-slm-regions */
 	bool no_loop_versions;    /* -fno-loop-versions */
 	bool run_layouts;         /* -frun-layouts */

@@ -123,6 +123,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||
 		           !strcmp(a, "-fslm-vectorize-overlap")) {
 			co->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal */
+		} else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix")) {
+			co->no_ldmatrix = a[2] == 'n';   /* PTX: ptx/ldsm.c */
 		} else if (!strcmp(a, "-fno-atomic-aggregation") ||
 		           !strcmp(a, "-fatomic-aggregation")) {
 			co->no_atomic_aggregation = a[2] == 'n';   /* PTX: ptx/aggregate.c */

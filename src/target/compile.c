@@ -68,6 +68,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .bounds_check = o->bounds_check, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
 	                     .no_slm_vec = o->no_slm_vec, .slm_vec_no_overlap = o->slm_vec_no_overlap,
+	                     .no_ldmatrix = o->no_ldmatrix,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
 	                     .run_layouts = o->run_layouts,

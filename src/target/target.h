@@ -50,6 +50,9 @@ typedef struct {
 	                         ptx/slmvec.c) */
 	bool slm_vec_no_overlap; /* PTX: refuse overlapping SLM reads as seed
 	                         001 does (-fno-slm-vectorize-overlap) */
+	bool no_ldmatrix;     /* PTX: SLM gathers into mma fragments one
+	                         ld.shared a register, not ldmatrix
+	                         (-fno-ldmatrix, for A/B runs; ptx/ldsm.c) */
 	bool no_atomic_aggregation; /* PTX: SLM float adds one lane at a time
 	                         (-fno-atomic-aggregation, for A/B runs;
 	                         ptx/aggregate.c) */
@@ -125,6 +128,7 @@ typedef struct {
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
+	bool no_ldmatrix;     /* -fno-ldmatrix */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	bool no_unroll;       /* -fno-unroll-loops */
 	bool speculate_reads; /* -fspeculate-reads */

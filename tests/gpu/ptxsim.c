@@ -14,7 +14,7 @@
  * for all the lanes at that PC together.  Lanes that took different sides
  * of a branch so run apart and meet again where their paths join.  A
  * warp-collective instruction (shfl.sync, vote.sync, redux.sync,
- * bar.warp.sync, mma.sync) waits until every lane named by the
+ * bar.warp.sync, mma.sync, ldmatrix) waits until every lane named by the
  * membermasks of the lanes at it has arrived; a membermask that names a
  * lane that can never arrive (guarded off; exited, except for shfl, vote
  * and redux, which wait for "all non-exited threads" of their membermask:
@@ -465,14 +465,15 @@ static bool do_alu(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
 static bool is_collective(const PsIns *in)
 {
 	return in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ||
-	       in->op == OP_match || in->op == OP_mma ||
+	       in->op == OP_match || in->op == OP_mma || in->op == OP_ldmatrix ||
 	       (in->op == OP_bar && in->mode == MODE_WARP);
 }
 
-/* The membermask operand of a collective (last; mma: every lane). */
+/* The membermask operand of a collective (last; mma, ldmatrix: every
+ * lane). */
 static const PsOpnd *member_opnd(const PsIns *in)
 {
-	return in->op == OP_mma ? NULL : &in->o[in->n - 1];
+	return in->op == OP_mma || in->op == OP_ldmatrix ? NULL : &in->o[in->n - 1];
 }
 
 /* Per-lane membermasks of the lanes in group. */
@@ -646,6 +647,34 @@ static bool do_mma(Sim *s, Warp *w, const PsIns *in, uint32_t act)
 	return true;
 }
 
+/* ldmatrix.sync.aligned.m8n8.xN.shared.b16: N 8 x 8 matrices of 16-bit
+ * elements, row i of matrix j at the 16-byte aligned address lane 8j + i
+ * gives; lane l receives, in register j, the two elements of row l / 4 at
+ * bytes 4 (l % 4) .. +3.  (.trans is not simulated.) */
+static bool do_ldmatrix(Sim *s, Warp *w, const PsIns *in, uint32_t act)
+{
+	int r[4], n = elems(&in->o[0], r);
+	if (act != ALL_LANES)
+		return fail(s, in, "ldmatrix without all 32 lanes (0x%08x)", act);
+	if (in->shape[0] != 8 || in->shape[1] != 8 || n != in->vec || in->n != 2 ||
+	    in->space != SP_SHARED || in->ty[0].bits != 16 || r[0] == -2)
+		return fail(s, in, "an ldmatrix of an unsupported form");
+	uint64_t d[4][PS_NLANES];
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < 8; i++) {
+			uint8_t *row = address(s, w, in, &in->o[1], 8 * j + i, 16);
+			if (!row)
+				return false;
+			for (int t = 0; t < 4; t++)
+				d[j][4 * i + t] = load_bits(row + 4 * t, 4);
+		}
+	for (int j = 0; j < n; j++)
+		for (int l = 0; l < PS_NLANES; l++)
+			if (r[j] >= 0)
+				put(s, w, r[j], l, d[j][l]);
+	return true;
+}
+
 /* A collective over the lanes of group; act: those whose guard holds. */
 static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_t act)
 {
@@ -673,6 +702,7 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	case OP_redux: return do_redux(s, w, in, act, mm);
 	case OP_match: return do_match(s, w, in, act, mm);
 	case OP_bar: return true;   /* bar.warp.sync: the convergence is all */
+	case OP_ldmatrix: return do_ldmatrix(s, w, in, act);
 	}
 	return do_mma(s, w, in, act);
 }
@@ -795,6 +825,7 @@ static bool step(Sim *s, Warp *w, uint32_t group, int pc)
 				put(s, w, in->o[0].reg, l, group);
 		return true;
 	case OP_shfl: case OP_vote: case OP_redux: case OP_match: case OP_mma: case OP_bar:
+	case OP_ldmatrix:
 		return collective(s, w, in, group, act);
 	case OP_testp:
 		return fail(s, in, "testp is not simulated");

@@ -84,7 +84,7 @@ typedef struct {
 	X(cvt) X(sqrt) X(rsqrt) X(rcp) X(ex2) X(lg2) X(sin) X(cos) X(copysign) \
 	X(ld) X(st) X(atom) X(red) X(shfl) X(vote) X(redux) X(match) X(bar) X(barrier) \
 	X(fence) X(membar) X(nanosleep) X(bra) X(ret) X(exit) X(activemask) \
-	X(mma) X(testp)
+	X(mma) X(ldmatrix) X(testp)
 #define PS_OP_ENUM_(n) OP_##n,
 enum { PS_OPS(PS_OP_ENUM_) OP_COUNT_, OP_BAD };
 #undef PS_OP_ENUM_
@@ -111,7 +111,7 @@ typedef struct {
 	uint16_t flags;           /* F_* */
 	uint8_t nty;
 	PsType ty[4];             /* the types in the order written */
-	int8_t shape[3];          /* mma: m, n, k */
+	int8_t shape[3];          /* mma: m, n, k; ldmatrix: m, n */
 	int guard;                /* predicate register or -1 */
 	bool gneg;                /* @!%p */
 	uint8_t n;                /* operands */

@@ -178,6 +178,7 @@ static const struct { const char *name; uint8_t field; uint16_t val; } mods[] = 
 	{"param", MF_SPACE, SP_PARAM}, {"local", MF_SPACE, SP_LOCAL},
 	{"const", MF_SPACE, SP_CONST},
 	{"v2", MF_VEC, 2}, {"v4", MF_VEC, 4},
+	{"x1", MF_VEC, 1}, {"x2", MF_VEC, 2}, {"x4", MF_VEC, 4},   /* ldmatrix: matrices */
 	{"sat", MF_FLAG, F_SAT}, {"ftz", MF_FLAG, F_FTZ}, {"wide", MF_FLAG, F_WIDE},
 	{"approx", MF_FLAG, F_APPROX}, {"wrap", MF_FLAG, F_WRAP}, {"clamp", MF_FLAG, F_CLAMP},
 	{"l", MF_FLAG, F_LEFT}, {"r", MF_FLAG, F_RIGHT}, {"shiftamt", MF_FLAG, F_SHIFTAMT},
@@ -201,6 +202,12 @@ static bool modifier(PsIns *in, const char *s, size_t n)
 	int m, nn, k;
 	if (n > 1 && s[0] == 'm' && sscanf(s, "m%dn%dk%d", &m, &nn, &k) == 3) {
 		in->shape[0] = (int8_t)m, in->shape[1] = (int8_t)nn, in->shape[2] = (int8_t)k;
+		return true;
+	}
+	int used = 0;
+	if (in->op == OP_ldmatrix && sscanf(s, "m%dn%d%n", &m, &nn, &used) == 2 &&
+	    (size_t)used == n) {
+		in->shape[0] = (int8_t)m, in->shape[1] = (int8_t)nn;
 		return true;
 	}
 	if (n == 2 && !memcmp(s, "lo", 2) && in->op != OP_setp) {

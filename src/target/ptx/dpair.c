@@ -35,12 +35,14 @@ static bool is_vector(const Inst *v)
 
 /* Register r of v's own layout as register *rr of a value *dv defined
  * before instruction at (another block: one that dominates at's, as v
- * dominates its user in at's block). */
+ * dominates its user in at's block); with at NULL, of the value that
+ * computes it (neither a rename nor an in-place write). */
 static bool ready_reg(Px *p, const Inst *at, const Inst *v, uint32_t r, const Inst **dv,
                       uint32_t *rr)
 {
 	for (int step = 0; step < 256; step++) {
-		if (v->block != at->block || v->id < at->id) {
+		if (at ? v->block != at->block || v->id < at->id :
+		    v->op != Ordregion && v->op != Owrregion) {
 			*dv = v, *rr = r;
 			return true;
 		}
@@ -155,6 +157,11 @@ void px_dpas_pairs(Px *p)
 					break;
 				}
 		}
+}
+
+bool px_origin_reg(Px *p, const Inst *v, uint32_t r, const Inst **dv, uint32_t *rr)
+{
+	return ready_reg(p, NULL, v, r, dv, rr);
 }
 
 const char *px_dpair_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32_t r)

@@ -844,6 +844,12 @@ static bool block(Px *p, Inst *i)
 	return block_alone(p, i);
 }
 
+bool px_gather_unchecked(Px *p, const Inst *i)
+{
+	int eb = ir_elem_bytes[i->ty.elem];
+	return slm_inside(p, i, eb, i->bytes ? 1 : eb) || px_unchecked(p, i);
+}
+
 /* A gather in a layout other than the canonical one (assign.c
  * assign_gather): register r of lane l loads the element the layout puts
  * there, at the offset register r of the offsets' copy in that layout
@@ -856,7 +862,12 @@ static bool gather_in(Px *p, Inst *i, const Layout *l)
 	bool in = slm_inside(p, i, eb, scale) || px_unchecked(p, i);
 	const char *goff = NULL, *lim = in ? NOCHECK : NULL, *fails = NULL;
 	px_comment(p, "gather into its users' layout: no shuffle");
+	bool *done = NEWN(p->tmp, bool, l->nregs);
+	if (px_ldsm_ok(p, i, in))
+		px_ldsm_gather(p, i, l, w.base, done);
 	for (uint32_t r = 0; r < l->nregs; r++) {
+		if (done[r])
+			continue;
 		uint32_t lanes = 0;
 		for (uint32_t k = 0; k < l->n; k++)
 			if (l->pos[k] / 32 == r)

@@ -130,6 +130,8 @@ typedef struct {
 	uint32_t vspan;       /* (inb) 1 + the index of the span of the loop's
 	                         test that covers it (vloop.c) */
 	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
+	struct PxLdsm *ldsm;  /* (an SLM gather) the pair of gathers one
+	                         ldmatrix.x4 may load (ldsm.c) */
 } PxVal;
 
 /* dpas.c's fragment layouts of one cm_dpas, made on first use. */
@@ -433,6 +435,9 @@ void px_entry_swap(Px *p);
  * .skip), and register r of partner j's operand k where it is ready at i */
 void px_dpas_pairs(Px *p);
 const char *px_dpair_reg(Px *p, const Inst *i, const Inst *j, uint32_t k, uint32_t r);
+/* Register r of v's own layout as register *rr of the value that computes
+ * it, through renames and in-place writes (dpair.c) */
+bool px_origin_reg(Px *p, const Inst *v, uint32_t r, const Inst **dv, uint32_t *rr);
 /* bpair.c: two half-register block loads into one register as one load
  * (PxVal.pair, .skip) */
 void px_block_pairs(Px *p);
@@ -458,6 +463,21 @@ bool px_scattered(Px *p, Inst *i);
  * none, NULL) */
 const char *px_slm_limit(Px *p, Inst *i, int bytes, int unit, const char **base);
 
+/* ldsm.c: an SLM gather into an mma fragment as ldmatrix.  Whether
+ * gather i may use it (unchecked: no lane of it is checked); then the
+ * registers of layout l that ldmatrix fills from the buffer's SLM address
+ * buf (b32), marked in done[] (their count). */
+bool px_ldsm_ok(Px *p, const Inst *i, bool unchecked);
+uint32_t px_ldsm_gather(Px *p, const Inst *i, const struct Layout *l, const char *buf,
+                        bool *done);
+/* ldsm.c: PxVal.ldsm of the two gathers whose tiles are the A operand of
+ * one paired 16-row mma (dpair.c has run) */
+void px_ldsm_pairs(Px *p);
+/* mem.c: whether no lane of gather i is checked where it is emitted */
+bool px_gather_unchecked(Px *p, const Inst *i);
+/* slmvec.c: the power of two known to divide the 32-bit integer v (2^31
+ * for 0; 1 when nothing is known) */
+uint32_t px_known_align(const Inst *v);
 /* slmvec.c: SLM gathers/scatters of contiguous per-lane bytes as
  * ld/st.shared.v2/v4 (PxVal.svlead, .sv) */
 void px_slm_vectorize(Px *p);

@@ -130,6 +130,11 @@ static uint32_t known_align(const Inst *v, int depth)
 	}
 }
 
+uint32_t px_known_align(const Inst *v)
+{
+	return known_align(v, 0);
+}
+
 /* Element k of v (n elements) is t[k] + U, U the same in every element, a
  * multiple of *ualign.  False when v's per-element part is not known. */
 static bool lane_terms(const Inst *v, uint32_t n, int64_t *t, uint32_t *ualign, int depth)
