@@ -1,10 +1,11 @@
 /* transpose.c — host side of transpose.cm: n x n fp32 in buffers (rotated
- * input copies when small), one launch of 32x32-tile threads, checked bit
- * for bit against ref_transpose.  Rows: cm (transpose, through SLM, groups
- * of 4 x 2 threads: transpose.cm's TPG; CMB_TRANSPOSE_GROUP=X:Y others,
- * for tuning) and cm-paper (transpose_paper, in
- * registers, groups of 8 x 4).  Small cases (n <= 2048) also check both
- * kernels once at n - 17, so make test covers the edge tiles. */
+ * input copies when small), one launch of a thread per tile, checked bit
+ * for bit against ref_transpose.  Rows: cm (transpose, through SLM, tiles
+ * of 16 rows of 32, groups of 4 x 2 threads: transpose.cm's ROWS and TPG;
+ * CMB_TRANSPOSE_GROUP=X:Y[:ROWS] others, for tuning) and cm-paper
+ * (transpose_paper, in registers, 32x32 tiles, groups of 8 x 4).  Small
+ * cases (n <= 2048) also check both kernels once at n - 17 and n - 7, so
+ * make test covers edge tiles of either half of a 16-row tile's out rows. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,29 +14,34 @@
 typedef struct {
 	const char *kernel, *impl;
 	uint32_t tx, ty;	/* threads per group */
+	uint32_t rows;		/* rows of a thread's tile (32 columns) */
 } Variant;
 
 static Variant variants[] = {
-	{ "transpose", "cm", 4, 2 },
-	{ "transpose_paper", "cm-paper", 8, 4 },
+	{ "transpose", "cm", 4, 2, 16 },
+	{ "transpose_paper", "cm-paper", 8, 4, 32 },
 };
 
-/* CMB_TRANSPOSE_GROUP=X:Y sets transpose's group shape (for tuning; the
- * kernel's SLM is sized by -DTPG=X*Y); the options to build with. */
+/* CMB_TRANSPOSE_GROUP=X:Y[:ROWS] sets transpose's group shape and tile
+ * rows, 8, 16 or 32 (for tuning; the kernel is built with -DTPG=X*Y
+ * -DROWS=ROWS); the options to build with. */
 static const char *group_shape(char *opts, size_t size)
 {
 	const char *env = getenv("CMB_TRANSPOSE_GROUP");
-	int x, y;
+	int x, y, rows = (int)variants[0].rows, got;
 	if (!env)
 		return NULL;
-	if (sscanf(env, "%d:%d", &x, &y) != 2 || x < 1 || y < 1 || x * y > 15) {
-		fprintf(stderr, "# CMB_TRANSPOSE_GROUP=%s ignored (want X:Y, at most 15 threads: "
-			"64 KB of SLM)\n",
+	got = sscanf(env, "%d:%d:%d", &x, &y, &rows);
+	if (got < 2 || x < 1 || y < 1 || x * y > 32 || (rows != 8 && rows != 16 && rows != 32) ||
+	    x * y * rows * 33 * 4 > 65536) {
+		fprintf(stderr, "# CMB_TRANSPOSE_GROUP=%s ignored (want X:Y[:ROWS], ROWS 8, 16 "
+			"or 32, at most 32 threads and 64 KB of SLM: X*Y*ROWS*132 bytes)\n",
 			env);
 		return NULL;
 	}
 	variants[0].tx = (uint32_t)x, variants[0].ty = (uint32_t)y;
-	snprintf(opts, size, "-DTPG=%d", x * y);
+	variants[0].rows = (uint32_t)rows;
+	snprintf(opts, size, "-DTPG=%d -DROWS=%d", x * y, rows);
 	return opts;
 }
 
@@ -45,7 +51,8 @@ static double run(cmetal_device *dev, cmetal_kernel *k, const Variant *v,
 		  const float *in, int n, int nrot, int timed, const char **err)
 {
 	size_t nn = (size_t)n * n;
-	uint32_t un = (uint32_t)n, tiles = (uint32_t)(n + 31) / 32;
+	uint32_t un = (uint32_t)n, xtiles = (uint32_t)(n + 31) / 32;
+	uint32_t ytiles = ((uint32_t)n + v->rows - 1) / v->rows;
 	float *got = xmalloc(nn * 4), *want = xmalloc(nn * 4);
 	cmetal_buffer *src[8] = { 0 }, *dst = cmb_buffer(dev, nn * 4, NULL);
 	cmetal_task *task[8] = { 0 };
@@ -57,7 +64,7 @@ static double run(cmetal_device *dev, cmetal_kernel *k, const Variant *v,
 		    cmb_arg_buf(k, 0, src[i]) || cmb_arg_buf(k, 1, dst) ||
 		    cmb_arg(k, 2, sizeof un, &un) ||
 		    cmb_check(cmetal_task_create(dev, &task[i]), "task") ||
-		    cmb_add_2d(task[i], k, tiles, tiles, v->tx, v->ty))
+		    cmb_add_2d(task[i], k, xtiles, ytiles, v->tx, v->ty))
 			break;
 	if (!cmb_error() && cmb_run(task[0]) >= 0 &&
 	    !cmb_check(cmetal_buffer_read(dst, 0, nn * 4, got), "buffer read")) {
@@ -84,7 +91,7 @@ void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 	int n = (int)c->p[0], nrot, i, vi;
 	size_t nn = (size_t)n * n;
 	float *in;
-	char opts[32];
+	char opts[48];
 	cmetal_program *p = cmb_build(dev, "transpose", group_shape(opts, sizeof opts));
 	const char *unit;
 	double work = case_work(c, &unit);
@@ -98,10 +105,12 @@ void cm_bench_transpose(cmetal_device *dev, const BenchCase *c,
 		cmetal_kernel *k = cmb_kernel(p, v->kernel);
 		const char *err = NULL, *edge = NULL;
 		double ms = k ? run(dev, k, v, in, n, nrot, 1, &err) : -1;
-		if (k && !err && n <= 2048 && n > 17) {
-			run(dev, k, v, in, n - 17, 1, 0, &edge);
-			err = edge;	/* the edge tiles, checked untimed */
-		}
+		/* the edge tiles, checked untimed (n a multiple of 32: last
+		 * tiles of 15 and 25 columns, 15 and 9 rows) */
+		if (k && !err && n <= 2048 && n > 17)
+			run(dev, k, v, in, n - 17, 1, 0, &edge), err = edge;
+		if (k && !err && n <= 2048 && n > 17)
+			run(dev, k, v, in, n - 7, 1, 0, &edge), err = edge;
 		if (cmb_error())
 			cmb_fail(c, device, cmb_error());
 		else
