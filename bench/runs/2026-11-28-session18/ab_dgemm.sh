@@ -10,7 +10,8 @@
 # CMBENCH_OPTS replaces bench/cm/common.c's default options, which are
 # kept ("-O2 -fno-bounds-check -ffp-contract=fast"); it applies to every
 # row, so the other rows are the same in all runs.  -s full runs 4096^3
-# and 8192^3; two interleaved rounds.
+# and 8192^3 (a few seconds a run, each capped at 45 s); two interleaved
+# rounds.
 set -u
 O=$1
 make -j16 >/dev/null 2>&1 || { echo "make failed"; exit 1; }
@@ -23,7 +24,7 @@ for round in 1 2; do
 	for s in default "k4pf2 -DDKS=1 -DDPF=2" "k4pf1 -DDKS=1 -DDPF=1"; do
 		name=${s%% *}
 		defs=$(echo "$s" | sed -n 's/^[a-z0-9]* //p')
-		CMBENCH_OPTS="$D $defs" timeout 100 build/cmbench -d cuda -s full -w dgemm 2>&1 |
+		CMBENCH_OPTS="$D $defs" timeout 45 build/cmbench -d cuda -s full -w dgemm 2>&1 |
 			grep -v "^#" | sed "s/^/$name /" >> $O/ab.txt
 	done
 	echo "round $round done $(date -u +%H:%M:%S)" >> $O/info.txt
