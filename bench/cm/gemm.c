@@ -14,6 +14,8 @@
  *                the FP64 cm_dpas (DMMA on NVIDIA), C += A B (checked
  *                with alpha = beta = 1); A, B and C as 2D surfaces over
  *                the buffers (media reads and writes)
+ *   dgemm_slm    "cm-slm": dgemm_dpas's work with each group's tiles
+ *                staged in SLM (groups of 4 x 4 threads, hgemm.cm's DSG)
  *   hgemm        "cm" (workload hgemm): hgemm.cm, C += A B with fp16 A, B
  *                and fp32 C (cm_dpas HF), checked by check_hgemm
  *   hgemm_bt     "cm-bt": the same with B given transposed (the host
@@ -45,6 +47,7 @@ static const Variant sgemm_variants[] = {
 static const Variant dgemm_variants[] = {
 	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0 },	/* no SLM: regroupable */
 	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* 128 x 128 a group */
+	{ "dgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* the same, staged in SLM */
 };
 static const Variant hgemm_variants[] = {
 	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0 },

@@ -840,10 +840,42 @@ TEST(wide_loads)
 	}
 }
 
+TEST(slm_pairs)
+{
+	enum { N = 8 };
+	static uint8_t a[1024];
+	static uint64_t o[N * 64], w[N * 64];
+	for (int i = 0; i < 1024; i++)
+		a[i] = (uint8_t)h_rand(h);
+	/* inside, across the end, past 2^32 (the second half wrapping) */
+	static const uint32_t offs[][2] = {
+		{0, 512}, {640, 768}, {896, 0}, {0xffffff80u, 0xfffffff0u}, {0xfffffe80u, 400},
+	};
+	for (size_t c = 0; c < sizeof offs / sizeof offs[0] && !h->failed; c++) {
+		uint32_t o1 = offs[c][0] + 16 * (uint32_t)h_range(h, 0, 2), o2 = offs[c][1];
+		for (uint32_t t = 0; t < N; t++) {
+			uint32_t b = t * 48;
+			uint64_t *x = w + t * 64;
+			for (int k = 0; k < 16; k++) {
+				x[k] = r_elem(a, 1024, o1 + b, k, 8);
+				x[16 + k] = r_elem(a, 1024, o1 + b + 128, k, 8);
+				x[32 + k] = r_elem(a, 1024, o2 + b, k, 8);
+				x[48 + k] = r_elem(a, 1024, o1 + b, k, 8);
+			}
+		}
+		HShape sh = GROUPS(1, N);
+		sh.options = "-fno-bounds-check"; /* reads outside on purpose */
+		if (!H_RUN(h, F, "slm_pairs", sh, IN(a), OUT(o), U32(o1), U32(o2), I32(1)))
+			return;
+		if (!h_eq_u32(h, "out", (const uint32_t *)o, (const uint32_t *)w, N * 128))
+			h_fail(h, "offsets 0x%x 0x%x", o1, o2);
+	}
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
 	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
-	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), {0},
+	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), {0},
 };

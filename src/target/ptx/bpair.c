@@ -20,6 +20,11 @@
  * assumption on o2 - o1; lane l reads at its offset + (l % 16) * eb,
  * checked against blimit.c's limit).  In loops only, as blimit.c's
  * checks are (outside, the two loads are cheap enough).
+ * SLM block loads pair too (bench/cm/hgemm.cm dgemm_slm reads each mma
+ * fragment of 32 doubles as two block reads of 16, CM's widest): when the
+ * halves are contiguous lane l reads o1 + 8 lane, one ld.shared.f64
+ * (mem.c slm_pair), against two half-warp loads, a select per 32-bit half
+ * and a zeroed register each.
  * The two loads move down to W2: nothing between L1 and W2 may write
  * memory, and W1 and the loads must have no other user.
  */
@@ -58,6 +63,31 @@ bool px_quiet_between(const Inst *l, const Inst *w2)
 	return true;
 }
 
+/* A block load of SLM at a 32-bit offset (not a cluster's: mem.c's
+ * pair reaches the CTA's own SLM). */
+static bool slm_load(const Px *p, const Inst *l)
+{
+	return l->op == Obload && l->space == SP_SLM && l->nuse == 1 && l->ty.n > 1 &&
+	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1 &&
+	       !px_cluster_on(p);
+}
+
+/* The register of layout l (NULL: canonical) whose lanes 0..31 hold
+ * elements off .. off + 31 in order, else -1: the canonical one, or one
+ * that orders a matrix's rows in other registers (a k loop's operand
+ * tiles, as want.c may leave them). */
+int px_pair_reg(const Layout *l, uint32_t off)
+{
+	if (!l || l->canon)
+		return (int)(off / 32);
+	if (off + 32 > l->n || l->pos[off] % 32)
+		return -1;
+	for (uint32_t j = 1; j < 32; j++)
+		if (l->pos[off + j] != l->pos[off] + j)
+			return -1;
+	return (int)(l->pos[off] / 32);
+}
+
 static void try_pair(Px *p, Inst *w2)
 {
 	uint32_t n = 16;
@@ -67,12 +97,14 @@ static void try_pair(Px *p, Inst *w2)
 	if (!plain_half(w1, n) || w1->nuse != 1 || w1->rg.offset != w2->rg.offset - 16)
 		return;
 	Inst *l1 = w1->ops[1];
-	if (!px_surface_load(p, l1) || !px_surface_load(p, l2) || l1->ops[0] != l2->ops[0] ||
+	bool slm = slm_load(p, l1) && slm_load(p, l2);
+	if (!(slm || (px_surface_load(p, l1) && px_surface_load(p, l2))) || l1->ops[0] != l2->ops[0] ||
 	    l1->ty.elem != l2->ty.elem || l1->align != l2->align)
 		return;
 	const PxVal *v1 = &p->val[l1->id], *v2 = &p->val[l2->id];
 	const Layout *lw = p->val[w2->id].lay, *ld = px_read_layout(p, w1, 0);
-	if (v1->blead || v2->blead || (lw && !lw->canon) || (ld && !ld->canon))
+	if (v1->blead || v2->blead || px_pair_reg(lw, (uint32_t)w1->rg.offset) < 0 ||
+	    (lw && ld && !lay_equal(lw, ld)) || (!lw && ld && !ld->canon) || (lw && !ld && !lw->canon))
 		return;
 	/* both loads move down to w2 (either may come first) */
 	if (!p->depth[w2->block->id] || !px_quiet_between(l1, w2) || !px_quiet_between(l2, w2))

@@ -662,19 +662,83 @@ bool px_wide_load(Px *p, Inst *v)
 	return true;
 }
 
+/* Whether l2 reads the 16 elements right after l1's (the same root and
+ * scale, its constant 16 elements further). */
+static bool pair_contiguous(const Inst *l1, const Inst *l2, int eb)
+{
+	const Inst *r1, *r2;
+	uint32_t s1, s2;
+	int64_t c1, c2, k;
+	ir_affine(l1->ops[1], &r1, &s1, &c1);
+	ir_affine(l2->ops[1], &r2, &s2, &c2);
+	if (ir_const_int32(r1, &k) && ir_const_int32(r2, &k))
+		return ir_const_int32(r1, &k) && (c1 += k * s1, ir_const_int32(r2, &k)) &&
+		       c2 + k * s2 == c1 + 16 * eb;
+	return r1 == r2 && s1 == s2 && c2 == c1 + 16 * eb;
+}
+
+/* An SLM pair (bpair.c): lanes 0..15 read o1 + (lane % 16) * eb and lanes
+ * 16..31 o2 + ..., each checked as block_alone checks its load (a half
+ * whose offset is within a slot's span of 2^32 reads 0).  Halves that are
+ * contiguous (o2 = o1 + 16 eb) are one run, lane l at o1 + l * eb; in a
+ * versioned loop's unchecked copy from its span's base at an immediate
+ * offset, as block_alone's loads there. */
+static void slm_pair(Px *p, const Inst *l1, const Inst *l2, const Where *w, const char *r)
+{
+	Elem e = l1->ty.elem;
+	int eb = ir_elem_bytes[e];
+	bool unchecked = px_unchecked(p, l1) && px_unchecked(p, l2);
+	int64_t imm = 0;
+	const char *off = NULL, *x = px_tmp(p, RC_B32), *ok = NULL;
+	if (pair_contiguous(l1, l2, eb)) {
+		off = unchecked ? px_vloop_base(p, l1, &imm) : NULL;
+		if (!off)
+			off = px_reg(p, l1->ops[1], 0), imm = 0;
+		px_ins(p, "mad.lo.u32 %s, %%lane, %d, %s", x, eb, off);
+		const char *a = address32(p, w, x, 1, NULL, &ok);
+		if (!unchecked) {
+			/* o2 + (lane - 16) eb is x mod 2^32: only the wrap test
+			 * is the half's own */
+			const char *oh = px_tmp(p, RC_B32);
+			px_ins(p, "and.b32 %s, %%lane, 16", oh);
+			px_ins(p, "mad.lo.u32 %s, %s, %d, %s", oh, oh, eb, off);
+			ok = below(p, x, no_wrap_limit(p, oh, SLOTS(l1->ty.n) * 32 * (uint32_t)eb,
+			                               limit32(p, w, eb, 1)));
+		}
+		block_access(p, w, false, e, r, a, imm, ok, block_align(l1));
+		return;
+	}
+	off = px_tmp(p, RC_B32);
+	px_ins(p, "selp.b32 %s, %s, %s, %s", off, px_reg(p, l1->ops[1], 0),
+	       px_reg(p, l2->ops[1], 0), px_lane_lt(p, 16));
+	px_ins(p, "and.b32 %s, %%lane, 15", x);
+	px_ins(p, "mad.lo.u32 %s, %s, %d, %s", x, x, eb, off);
+	const char *a = address32(p, w, x, 1, NULL, &ok);
+	if (!unchecked)
+		ok = below(p, x, no_wrap_limit(p, off, SLOTS(l1->ty.n) * 32 * (uint32_t)eb,
+		                               limit32(p, w, eb, 1)));
+	block_access(p, w, false, e, r, a, 0, ok, block_align(l1));
+}
+
 bool px_pair_load(Px *p, Inst *w2)
 {
 	Inst *w1 = w2->ops[0], *l2 = w2->ops[1], *d = w1->ops[0];
 	const Inst *l1 = p->val[w2->id].pair;
 	Elem e = l1->ty.elem;
 	int eb = ir_elem_bytes[e];
-	uint32_t slot = (uint32_t)w1->rg.offset / 32;
+	const Layout *lw = p->val[w2->id].lay;
+	uint32_t slot = (uint32_t)px_pair_reg(lw, (uint32_t)w1->rg.offset);
 	Where w = where(p, l2, l2->ops[0]);
 	px_comment(p, "wrregion <0;16,1>,%d and <0;16,1>,%d of two block loads: one load",
 	           w1->rg.offset, w2->rg.offset);
-	for (uint32_t s = 0; s < SLOTS(w2->ty.n); s++)
+	for (uint32_t s = 0; s < (lw ? lw->nregs : SLOTS(w2->ty.n)); s++)
 		if (s != slot)
-			px_ins(p, "mov.%s %s, %s", px_bits(e), px_own(p, w2, s), px_reg(p, d, s));
+			px_ins(p, "mov.%s %s, %s", px_bits(e), px_own(p, w2, s),
+			       lw ? px_reg_in(p, d, lw, s) : px_reg(p, d, s));
+	if (w.sp == SP_SLM) {
+		slm_pair(p, l1, l2, &w, px_own(p, w2, slot));
+		return true;
+	}
 	/* lanes 0..15 at o1, 16..31 at o2, each at its lane % 16 */
 	const char *off = px_tmp(p, RC_B32), *x = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
 	px_ins(p, "selp.b32 %s, %s, %s, %s", off, px_reg(p, l1->ops[1], 0),

@@ -444,6 +444,9 @@ void px_block_pairs(Px *p);
 /* A block load of a surface parameter at a 32-bit offset, of several
  * elements, read once (bpair.c, bwide.c) */
 bool px_surface_load(const Px *p, const Inst *l);
+/* The register of l whose lanes hold elements off .. off + 31 in order,
+ * else -1 (bpair.c) */
+int px_pair_reg(const struct Layout *l, uint32_t off);
 /* Whether l .. w (one block, in order) is free of memory writes */
 bool px_quiet_between(const Inst *l, const Inst *w);
 /* w writes the whole of its written vector as a 1D region, without a
