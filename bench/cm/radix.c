@@ -4,7 +4,7 @@
  * the whole sort: radix_hist, radix_scan, then radix_pass for digits 0..3
  * ping-ponging between the key buffer and a second one (the sorted keys
  * end in the first), syncs between.  The keys are restored (untimed)
- * before each run; the result is compared with the input sorted by qsort,
+ * before each run; the result is compared with the input sorted on the host,
  * after two runs (the second checks that a sort leaves the state buffer
  * ready for the next: radix_scan zeroes counts and tile counters, the
  * passes' flag words are told apart by a tag).  At small sizes a tail of
@@ -107,20 +107,32 @@ static cmetal_task *sort_task(Radix *r, uint32_t m, cmetal_buffer *st)
 	return t;
 }
 
-static int cmp_u32(const void *x, const void *y)
+/* Sorts a[0 .. m) on the host, the reference: an LSD radix sort, 8 bits a
+ * pass (at 2^26 keys on the 2-vCPU guest: qsort 15 s, this 1.8 s). */
+static void host_sort(uint32_t *a, size_t m)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return (a > b) - (a < b);
+	uint32_t *tmp = xmalloc(m * 4), *from = a, *to = tmp, *swap;
+	for (int shift = 0; shift < 32; shift += 8) {
+		size_t at[257] = { 0 };
+		for (size_t i = 0; i < m; i++)
+			at[(from[i] >> shift & 255) + 1]++;
+		for (int d = 0; d < 256; d++)
+			at[d + 1] += at[d];
+		for (size_t i = 0; i < m; i++)
+			to[at[from[i] >> shift & 255]++] = from[i];
+		swap = from, from = to, to = swap;
+	}
+	free(tmp);	/* 4 passes: the keys end in a */
 }
 
 /* Restores the first m keys, runs t twice and compares the first m keys
- * of r->a with the input sorted by qsort after each run; NULL if equal. */
+ * of r->a with the input sorted by host_sort after each run; NULL if equal. */
 static const char *check(Radix *r, cmetal_task *t, size_t m)
 {
 	uint32_t *got = xmalloc(m * 4), *want = xmalloc(m * 4);
 	const char *err = NULL;
 	memcpy(want, r->in, m * 4);
-	qsort(want, m, 4, cmp_u32);
+	host_sort(want, m);
 	for (int k = 0; k < 2 && !err; k++) {
 		if (cmb_check(cmetal_buffer_write(r->a, 0, m * 4, r->in), "buffer write") ||
 		    cmb_run(t) < 0 ||
