@@ -1,7 +1,7 @@
 /* transpose.c — host side of transpose.cm: n x n fp32 in buffers (rotated
  * input copies when small), one launch of a thread per tile, checked bit
  * for bit against ref_transpose.  Rows: cm (transpose, through SLM, tiles
- * of 16 rows of 32, groups of 4 x 2 threads: transpose.cm's ROWS and TPG;
+ * of 16 rows of 32, groups of 4 x 4 threads: transpose.cm's ROWS and TPG;
  * CMB_TRANSPOSE_GROUP=X:Y[:ROWS] others, for tuning) and cm-paper
  * (transpose_paper, in registers, 32x32 tiles, groups of 8 x 4).  Small
  * cases (n <= 2048) also check both kernels once at n - 17 and n - 7, so
@@ -18,7 +18,7 @@ typedef struct {
 } Variant;
 
 static Variant variants[] = {
-	{ "transpose", "cm", 4, 2, 16 },
+	{ "transpose", "cm", 4, 4, 16 },
 	{ "transpose_paper", "cm-paper", 8, 4, 32 },
 };
 
