@@ -22,7 +22,10 @@
  *                transposes it before timing) and A, B^T and C as 2D
  *                surfaces over the buffers, 32 x 32 of C per thread
  *   hgemm_slm    "cm-slm": hgemm_bt's work with each group's tiles staged
- *                in SLM (groups of 4 x 4 threads, n a multiple of 128) */
+ *                in SLM (groups of 4 x 4 threads, n a multiple of 128)
+ *   hgemm_slm64  "cm-slm64": hgemm_slm with 64 x 64 of C per thread, in
+ *                groups of 4 x 2 threads (hgemm.cm's GX x GY: 256 x 128
+ *                of C, n a multiple of 256) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +56,7 @@ static const Variant hgemm_variants[] = {
 	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0 },
 	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* 128 x 128 a group */
 	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* the same, staged in SLM */
+	{ "hgemm_slm64", "cm-slm64", 4, 2, 64, 64, "hgemm", 1, 1, 1 },	/* 256 x 128 a group */
 };
 
 typedef struct {

@@ -317,6 +317,39 @@ TEST(hgemm_slm)
 		}
 }
 
+/* hgemm_slm64: the same with 64 x 64 of C per thread, groups of 4 x 2
+ * threads (256 x 128 of C): two groups. */
+TEST(hgemm_slm64)
+{
+	enum { N = 256 };
+	static uint16_t a[N * N], bt[N * N];
+	static float fa[N * N], fb[N * N], c[N * N], c0[N * N];
+	for (int i = 0; i < N * N; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256;
+		c0[i] = c[i] = h_float(h, -4, 4);
+	}
+	for (int k = 0; k < N; k++)
+		for (int j = 0; j < N; j++)
+			bt[j * N + k] = half_bits(fb[k * N + j]);
+	HShape grid = {0, 0, {1, 2, 1}, {4, 2, 1}, true, CMETAL_DEP_NONE, NULL};
+	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm_slm64", grid,
+	           SURF2D(a, N, N, CMETAL_FMT_R16_UINT), SURF2D(bt, N, N, CMETAL_FMT_R16_UINT),
+	           SURF2D(c, N, N, CMETAL_FMT_R32F), I32(N)))
+		return;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			double want = c0[i * N + j], mag = fabs(want);
+			for (int k = 0; k < N; k++)
+				want += (double)fa[i * N + k] * fb[k * N + j],
+					mag += fabs((double)fa[i * N + k] * fb[k * N + j]);
+			if (!(fabs(c[i * N + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * N + j], want);
+				return;
+			}
+		}
+}
+
 TEST(dgemm_dpas)
 {
 	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
@@ -343,5 +376,6 @@ TEST(dgemm_dpas)
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
-	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(dgemm_dpas), {0},
+	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
+	{0},
 };
