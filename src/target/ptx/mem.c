@@ -668,12 +668,11 @@ static bool pair_contiguous(const Inst *l1, const Inst *l2, int eb)
 {
 	const Inst *r1, *r2;
 	uint32_t s1, s2;
-	int64_t c1, c2, k;
+	int64_t c1, c2, k1, k2;
 	ir_affine(l1->ops[1], &r1, &s1, &c1);
 	ir_affine(l2->ops[1], &r2, &s2, &c2);
-	if (ir_const_int32(r1, &k) && ir_const_int32(r2, &k))
-		return ir_const_int32(r1, &k) && (c1 += k * s1, ir_const_int32(r2, &k)) &&
-		       c2 + k * s2 == c1 + 16 * eb;
+	if (ir_const_int32(r1, &k1) && ir_const_int32(r2, &k2))   /* two constants */
+		return c2 + k2 * s2 == c1 + k1 * s1 + 16 * eb;
 	return r1 == r2 && s1 == s2 && c2 == c1 + 16 * eb;
 }
 
