@@ -199,17 +199,17 @@ enum { GN = 64 };
 
 /* c = c0 + fa fb (GN x GN, row-major) within 1e-5 of the sum of the
  * magnitudes, as fp16 products summed in fp32 give. */
-static void check_hgemm_c(H *h, const float *fa, const float *fb, const float *c0,
+static void check_hgemm_c(H *h, int n, const float *fa, const float *fb, const float *c0,
                           const float *c)
 {
-	for (int i = 0; i < GN; i++)
-		for (int j = 0; j < GN; j++) {
-			double want = c0[i * GN + j], mag = fabs(want);
-			for (int k = 0; k < GN; k++)
-				want += (double)fa[i * GN + k] * fb[k * GN + j],
-					mag += fabs((double)fa[i * GN + k] * fb[k * GN + j]);
-			if (!(fabs(c[i * GN + j] - want) <= 1e-5 * mag)) {
-				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * GN + j], want);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			double want = c0[i * n + j], mag = fabs(want);
+			for (int k = 0; k < n; k++)
+				want += (double)fa[i * n + k] * fb[k * n + j],
+					mag += fabs((double)fa[i * n + k] * fb[k * n + j]);
+			if (!(fabs(c[i * n + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * n + j], want);
 				return;
 			}
 		}
@@ -227,7 +227,7 @@ TEST(hgemm)
 	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm", WALK(GN / 8, GN / 8), IN(a), IN(b),
 	           INOUT(c), I32(GN)))
 		return;
-	check_hgemm_c(h, fa, fb, c0, c);
+	check_hgemm_c(h, GN, fa, fb, c0, c);
 }
 
 /* hf_media: D = A B from 8 x 16 tiles of halves read at byte x of 2D
@@ -281,73 +281,49 @@ TEST(hgemm_bt)
 	           SURF2D(a, GN, GN, CMETAL_FMT_R16_UINT), SURF2D(bt, GN, GN, CMETAL_FMT_R16_UINT),
 	           SURF2D(c, GN, GN, CMETAL_FMT_R32F), I32(GN)))
 		return;
-	check_hgemm_c(h, fa, fb, c0, c);
+	check_hgemm_c(h, GN, fa, fb, c0, c);
+}
+
+/* An SLM-staged hgemm kernel of hgemm.cm (A, Bt half, C float, n x n
+ * 2D surfaces) on grid, checked against the product in doubles. */
+enum { SN = 256 };	/* the largest n of these tests */
+
+static void staged_hgemm(H *h, const char *kernel, int n, HShape grid)
+{
+	static uint16_t a[SN * SN], bt[SN * SN];
+	static float fa[SN * SN], fb[SN * SN], c[SN * SN], c0[SN * SN];
+	for (int i = 0; i < n * n; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256;
+		c0[i] = c[i] = h_float(h, -4, 4);
+	}
+	for (int k = 0; k < n; k++)
+		for (int j = 0; j < n; j++)
+			bt[j * n + k] = half_bits(fb[k * n + j]);
+	/* SURF2D's size would be the arrays', not the n x n used */
+	size_t nn = (size_t)n * n;
+	if (!H_RUN(h, "../../bench/cm/hgemm", kernel, grid,
+	           ((HArg){HA_SURF2D, a, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
+	           ((HArg){HA_SURF2D, bt, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
+	           ((HArg){HA_SURF2D, c, nn * 4, n, n, CMETAL_FMT_R32F}), I32(n)))
+		return;
+	check_hgemm_c(h, n, fa, fb, c0, c);
 }
 
 /* hgemm_slm: hgemm_bt's product with the tiles staged in SLM by a group
  * of 4 x 4 threads (128 x 128 of C; n a multiple of 128). */
 TEST(hgemm_slm)
 {
-	enum { N = 128 };
-	static uint16_t a[N * N], bt[N * N];
-	static float fa[N * N], fb[N * N], c[N * N], c0[N * N];
-	for (int i = 0; i < N * N; i++) {
-		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
-		fb[i] = (float)h_range(h, -512, 512) / 256;
-		c0[i] = c[i] = h_float(h, -4, 4);
-	}
-	for (int k = 0; k < N; k++)
-		for (int j = 0; j < N; j++)
-			bt[j * N + k] = half_bits(fb[k * N + j]);
-	HShape grid = {0, 0, {1, 1, 1}, {4, 4, 1}, true, CMETAL_DEP_NONE, NULL};
-	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm_slm", grid,
-	           SURF2D(a, N, N, CMETAL_FMT_R16_UINT), SURF2D(bt, N, N, CMETAL_FMT_R16_UINT),
-	           SURF2D(c, N, N, CMETAL_FMT_R32F), I32(N)))
-		return;
-	for (int i = 0; i < N; i++)
-		for (int j = 0; j < N; j++) {
-			double want = c0[i * N + j], mag = fabs(want);
-			for (int k = 0; k < N; k++)
-				want += (double)fa[i * N + k] * fb[k * N + j],
-					mag += fabs((double)fa[i * N + k] * fb[k * N + j]);
-			if (!(fabs(c[i * N + j] - want) <= 1e-5 * mag)) {
-				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * N + j], want);
-				return;
-			}
-		}
+	staged_hgemm(h, "hgemm_slm", 128,
+	             (HShape){0, 0, {1, 1, 1}, {4, 4, 1}, true, CMETAL_DEP_NONE, NULL});
 }
 
 /* hgemm_slm64: the same with 64 x 64 of C per thread, groups of 4 x 2
  * threads (256 x 128 of C): two groups. */
 TEST(hgemm_slm64)
 {
-	enum { N = 256 };
-	static uint16_t a[N * N], bt[N * N];
-	static float fa[N * N], fb[N * N], c[N * N], c0[N * N];
-	for (int i = 0; i < N * N; i++) {
-		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
-		fb[i] = (float)h_range(h, -512, 512) / 256;
-		c0[i] = c[i] = h_float(h, -4, 4);
-	}
-	for (int k = 0; k < N; k++)
-		for (int j = 0; j < N; j++)
-			bt[j * N + k] = half_bits(fb[k * N + j]);
-	HShape grid = {0, 0, {1, 2, 1}, {4, 2, 1}, true, CMETAL_DEP_NONE, NULL};
-	if (!H_RUN(h, "../../bench/cm/hgemm", "hgemm_slm64", grid,
-	           SURF2D(a, N, N, CMETAL_FMT_R16_UINT), SURF2D(bt, N, N, CMETAL_FMT_R16_UINT),
-	           SURF2D(c, N, N, CMETAL_FMT_R32F), I32(N)))
-		return;
-	for (int i = 0; i < N; i++)
-		for (int j = 0; j < N; j++) {
-			double want = c0[i * N + j], mag = fabs(want);
-			for (int k = 0; k < N; k++)
-				want += (double)fa[i * N + k] * fb[k * N + j],
-					mag += fabs((double)fa[i * N + k] * fb[k * N + j]);
-			if (!(fabs(c[i * N + j] - want) <= 1e-5 * mag)) {
-				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * N + j], want);
-				return;
-			}
-		}
+	staged_hgemm(h, "hgemm_slm64", SN,
+	             (HShape){0, 0, {1, 2, 1}, {4, 2, 1}, true, CMETAL_DEP_NONE, NULL});
 }
 
 TEST(dgemm_dpas)
