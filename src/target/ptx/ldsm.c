@@ -265,7 +265,7 @@ static bool emit_pair(Px *p, const Inst *i, PxLdsm *x, const char *base, bool *d
 	return true;
 }
 
-uint32_t px_ldsm_gather(Px *p, const Inst *i, const Layout *l, const char *buf, bool *done)
+void px_ldsm_gather(Px *p, const Inst *i, const Layout *l, const char *buf, bool *done)
 {
 	const Inst *offs = i->ops[2];
 	int scale = i->bytes ? 1 : ir_elem_bytes[i->ty.elem];
@@ -286,14 +286,13 @@ uint32_t px_ldsm_gather(Px *p, const Inst *i, const Layout *l, const char *buf, 
 		nblk += ok[r];
 	}
 	if (!nblk)
-		return 0;
+		return;
 	/* the uniform base: the buffer's SLM address + goff * scale */
 	const char *base = px_tmp(p, RC_B32);
 	px_ins(p, "mad.lo.u32 %s, %s, %d, %s", base, px_reg(p, i->ops[1], 0), scale, buf);
 	if (x && x->first == i && emit_pair(p, i, x, base, done))
 		for (uint32_t r = 0; r < l->nregs; r++)
 			ok[r] = ok[r] && !done[r];
-	uint32_t made = 0;
 	const Inst *gi[2] = { i, i };
 	for (uint32_t r = 0; r < l->nregs; ) {
 		uint32_t n = 0, regs[4];
@@ -312,8 +311,6 @@ uint32_t px_ldsm_gather(Px *p, const Inst *i, const Layout *l, const char *buf, 
 		emit_ldsm(p, base, reg_list(p, gi, regs, n), n, &f);
 		for (uint32_t k = 0; k < n; k++)
 			done[r + k] = true;
-		made += n;
 		r += n;
 	}
-	return made;
 }

@@ -469,10 +469,9 @@ const char *px_slm_limit(Px *p, Inst *i, int bytes, int unit, const char **base)
 /* ldsm.c: an SLM gather into an mma fragment as ldmatrix.  Whether
  * gather i may use it (unchecked: no lane of it is checked); then the
  * registers of layout l that ldmatrix fills from the buffer's SLM address
- * buf (b32), marked in done[] (their count). */
+ * buf (b32), marked in done[]. */
 bool px_ldsm_ok(Px *p, const Inst *i, bool unchecked);
-uint32_t px_ldsm_gather(Px *p, const Inst *i, const struct Layout *l, const char *buf,
-                        bool *done);
+void px_ldsm_gather(Px *p, const Inst *i, const struct Layout *l, const char *buf, bool *done);
 /* ldsm.c: PxVal.ldsm of the two gathers whose tiles are the A operand of
  * one paired 16-row mma (dpair.c has run) */
 void px_ldsm_pairs(Px *p);
