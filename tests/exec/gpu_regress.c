@@ -872,10 +872,51 @@ TEST(slm_pairs)
 	}
 }
 
+TEST(slm_wide)
+{
+	enum { N = 8 };
+	static uint8_t a[4096];
+	static uint64_t o[N * 64], w[N * 64];
+	for (int i = 0; i < 4096; i++)
+		a[i] = (uint8_t)h_rand(h);
+	/* inside, aligned to 16 only, across the end (threads 6 and 7 partly,
+	 * thread 7 wholly), past 2^32 (later reads of a thread wrapping to
+	 * the start) */
+	static const uint32_t offs[] = {0, 16, 2304, 3072, 0xfffffe00u, 0xffffff80u};
+	for (int dbl = 0; dbl < 2 && !h->failed; dbl++)
+		for (size_t c = 0; c < sizeof offs / sizeof offs[0] && !h->failed; c++) {
+			int eb = dbl ? 8 : 4, n = 512 / eb, k = n / 32;
+			int reps = 1 + (int)h_range(h, 0, 2);
+			for (uint32_t t = 0; t < N; t++)
+				for (int q = 0; q < k; q++)
+					for (int l = 0; l < 32; l++) {
+						/* column q, lane l: element e = k l + q,
+						 * element j of block read r, whose 32-bit
+						 * offset may wrap to the start */
+						int e = k * l + q, r = e / (n / 4), j = e % (n / 4);
+						uint32_t at0 = offs[c] + t * 256 + (uint32_t)r * 128;
+						uint64_t x = r_elem(a, 4096, at0, j, eb);
+						int at = (int)t * n + 32 * q + l;
+						if (dbl) {
+							w[at] = x * (uint64_t)(reps + 2);
+						} else {
+							((uint32_t *)w)[at] = (uint32_t)x * (uint32_t)(reps + 2);
+						}
+					}
+			HShape sh = GROUPS(1, N);
+			sh.options = "-fno-bounds-check"; /* reads outside on purpose */
+			if (!H_RUN(h, F, dbl ? "slm_wide_d" : "slm_wide_u", sh, IN(a), OUT(o),
+			           U32(offs[c]), I32(reps)))
+				return;
+			if (!h_eq_u32(h, "out", (const uint32_t *)o, (const uint32_t *)w, N * 128))
+				h_fail(h, "%s offset 0x%x reps %d", dbl ? "uint64" : "uint", offs[c], reps);
+		}
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
 	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
-	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), {0},
+	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), T(slm_wide), {0},
 };

@@ -64,8 +64,8 @@ bool px_quiet_between(const Inst *l, const Inst *w2)
 }
 
 /* A block load of SLM at a 32-bit offset (not a cluster's: mem.c's
- * pair reaches the CTA's own SLM). */
-static bool slm_load(const Px *p, const Inst *l)
+ * pair and wide load reach the CTA's own SLM). */
+bool px_slm_block_load(const Px *p, const Inst *l)
 {
 	return l->op == Obload && l->space == SP_SLM && l->nuse == 1 && l->ty.n > 1 &&
 	       px_class(l->ops[1]->ty.elem) == RC_B32 && l->ty.elem != E_I1 &&
@@ -97,7 +97,7 @@ static void try_pair(Px *p, Inst *w2)
 	if (!plain_half(w1, n) || w1->nuse != 1 || w1->rg.offset != w2->rg.offset - 16)
 		return;
 	Inst *l1 = w1->ops[1];
-	bool slm = slm_load(p, l1) && slm_load(p, l2);
+	bool slm = px_slm_block_load(p, l1) && px_slm_block_load(p, l2);
 	if (!(slm || (px_surface_load(p, l1) && px_surface_load(p, l2))) || l1->ops[0] != l2->ops[0] ||
 	    l1->ty.elem != l2->ty.elem || l1->align != l2->align)
 		return;

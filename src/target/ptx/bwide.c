@@ -44,11 +44,11 @@ static bool plain_write(const Inst *w)
 	return px_whole_write(w) && w->ops[1]->op == Obload;
 }
 
-/* A surface load of 4- or 8-byte elements (bpair.c's kind). */
+/* A surface or SLM load of 4- or 8-byte elements (bpair.c's kinds). */
 static bool surface_load(const Px *p, const Inst *l)
 {
 	int eb = ir_elem_bytes[l->ty.elem];
-	return (eb == 4 || eb == 8) && px_surface_load(p, l);
+	return (eb == 4 || eb == 8) && (px_surface_load(p, l) || px_slm_block_load(p, l));
 }
 
 /* The chain of wrregions below v, top first, into w (false: not one). */
@@ -100,21 +100,52 @@ static bool contiguous(const Inst *const *w, uint32_t n, uint32_t total)
 	return true;
 }
 
+/* The phis that carry the vector around loops only to be overwritten
+ * (a matrix declared in a loop's body, around that loop and the loops
+ * outside it): base, the chain's base, and the phis that reach it, each
+ * read by nothing but the chain's first wrregion w0 and phis of the web
+ * (at most MAX_WEB; web[0] is base).  Their number, 0: none such. */
+#define MAX_WEB 8
+static uint32_t carry_web(PxUse **uses, const Inst *base, const Inst *w0, const Inst **web)
+{
+	if (base->op != Ophi)
+		return 0;
+	uint32_t n = 0;
+	web[n++] = base;
+	for (uint32_t m = 0; m < n; m++)
+		for (const PxUse *s = uses[web[m]->id]; s; s = s->next) {
+			const Inst *u = s->u;
+			if (u == w0 && s->k == 0)
+				continue;
+			if (u->op != Ophi)
+				return 0;
+			uint32_t j = 0;
+			while (j < n && web[j] != u)
+				j++;
+			if (j == n && n == MAX_WEB)
+				return 0;
+			if (j == n)
+				web[n++] = u;
+		}
+	return n;
+}
+
 /* Whether every user of the vector (uses) reads a column of it, a
  * constant vector region whose pullback in the run layout l is canonical,
- * but for the phi that carries it around a loop only to be overwritten:
- * base, the chain's base, read by nothing else (a matrix declared in the
- * loop's body; *carry: it, which then lives in l too). */
-static bool columns_only(Px *p, const PxUse *uses, const Layout *l, const Inst *base,
-                         const Inst **carry)
+ * but for the phi that carries it around a loop only to be overwritten
+ * (carry_web: *nweb phis in web, which then live in l too). */
+static bool columns_only(Px *p, PxUse **uses, const Inst *v, const Layout *l, const Inst *w0,
+                         const Inst **web, uint32_t *nweb)
 {
-	*carry = NULL;
-	if (!uses)
+	*nweb = 0;
+	if (!uses[v->id])
 		return false;
-	for (const PxUse *s = uses; s; s = s->next) {
+	for (const PxUse *s = uses[v->id]; s; s = s->next) {
 		const Inst *u = s->u;
-		if (u == base && u->op == Ophi && u->nuse == 1) {
-			*carry = u;
+		if (u == w0->ops[0] && u->op == Ophi && !*nweb) {
+			*nweb = carry_web(uses, u, w0, web);
+			if (!*nweb)
+				return false;
 			continue;
 		}
 		if (u->op != Ordregion || ir_roff(u) || s->k != 0 || u->ty.n < 2)
@@ -149,12 +180,13 @@ static void try_wide(Px *p, Inst *v, PxUse **uses)
 	    ne % k || (ne & (ne - 1)))
 		return;
 	Layout *l = lay_runs(p->arena, total, total, k);
-	const Inst *carry;
-	if (!columns_only(p, uses[v->id], l, w[n - 1]->ops[0], &carry))
+	const Inst *web[MAX_WEB];
+	uint32_t nweb;
+	if (!columns_only(p, uses, v, l, w[n - 1], web, &nweb))
 		return;
-	if (carry) {
-		p->val[carry->id].lay = l;
-		p->val[carry->id].wpart = true;
+	for (uint32_t m = 0; m < nweb; m++) {
+		p->val[web[m]->id].lay = l;
+		p->val[web[m]->id].wpart = true;
 	}
 	PxWide *g = NEW(p->arena, PxWide);
 	g->n = n;

@@ -576,17 +576,98 @@ static void block_limits(Px *p, Inst *i, const Where *w, const char *off)
 /* Lane's k elements of a wide load as vector loads of per elements each
  * (one piece of 16 bytes or fewer) into registers 0 .. k-1, under q. */
 static void wide_vectors(Px *p, const Inst *v, const Where *w, Elem e, const char *a,
-                         uint32_t k, uint32_t per, const char *q)
+                         int64_t d, uint32_t k, uint32_t per, const char *q)
 {
 	int eb = ir_elem_bytes[e];
 	for (uint32_t r = 0; r < k; r += per) {
 		Buf regs = {0};
 		for (uint32_t j = 0; j < per; j++)
 			buf_printf(&regs, "%s%s", j ? ", " : "", px_own(p, v, r + j));
-		px_ins(p, "%s%s ld.%s.v%u.%s {%s}, [%s+%u]", q ? "@" : "", q ? q : "",
-		       space_name(w), per, px_mem_ty(e), regs.data, a, r * eb);
+		px_ins(p, "%s%s ld.%s.v%u.%s {%s}, [%s+%lld]", q ? "@" : "", q ? q : "",
+		       space_name(w), per, px_mem_ty(e), regs.data, a,
+		       (long long)(d + (int64_t)r * eb));
 		buf_free(&regs);
 	}
+}
+
+/* A wide load of SLM (px_wide_load): lane l's k elements at x = o + l *
+ * k * eb, in 16-byte (or k * eb) vector loads when the address is
+ * aligned to them (known, or tested once).  In a versioned loop's
+ * unchecked copy, from its span's first byte at an immediate offset
+ * (px_vloop_base), the unaligned case out of line; elsewhere a lane
+ * whose elements are not all inside, or wrap past its own load's offset,
+ * loads element by element under a block load's checks (0 outside). */
+static void slm_wide(Px *p, Inst *v, const PxWide *g, const Where *w)
+{
+	const Inst *l0 = g->at0;
+	Elem e = l0->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
+	bool unchecked = true;
+	for (uint32_t m = 0; m < g->n; m++)
+		unchecked = unchecked && px_unchecked(p, g->ld[m]);
+	int64_t imm = 0;
+	const char *off = unchecked ? px_vloop_base(p, l0, &imm) : NULL;
+	if (!off)
+		off = px_reg(p, l0->ops[1], 0), imm = 0;
+	const char *x = px_tmp(p, RC_B32), *ok;
+	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", x, chunk, off);
+	const char *a = address32(p, w, x, 1, NULL, &ok);
+	/* lane 0's address, so every lane's (chunk is a multiple of piece),
+	 * aligned: known (the SLM window is, px_known_align) or tested */
+	const char *al = NULL;
+	if (px_known_align(l0->ops[0]) < piece || px_known_align(l0->ops[1]) < piece) {
+		const char *t = px_tmp(p, RC_B32);
+		al = px_tmp(p, RC_PRED);
+		px_ins(p, "add.u32 %s, %s, %s", t, w->base, off);
+		if (imm)
+			px_ins(p, "add.u32 %s, %s, %lld", t, t, (long long)imm);
+		px_ins(p, "and.b32 %s, %s, %u", t, t, piece - 1);
+		px_ins(p, "setp.eq.u32 %s, %s, 0", al, t);
+	}
+	if (unchecked && !al) {
+		wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
+		return;
+	}
+	if (unchecked) {
+		const char *cold = px_label(p), *done = px_label(p);
+		px_ins(p, "@!%s bra.uni %s", al, cold);
+		wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
+		buf_printf(&p->body, "%s:\n", done);
+		px_cold_begin(p, cold);
+		for (uint32_t q = 0; q < k; q++)
+			block_access(p, w, false, e, px_own(p, v, q), a, imm + (int64_t)q * eb, NULL,
+			             block_align(l0));
+		px_cold_end(p, done);
+		return;
+	}
+	/* the lane's load (of ne elements) starts at om = o + (lane / (ne /
+	 * k)) ne eb, mod 2^32 as the load's own offset is; its elements up
+	 * to the last (x + chunk - eb) did not wrap past 2^32 when the last
+	 * is at or above om */
+	const char *lim = limit32(p, w, eb, 1), *om = px_tmp(p, RC_B32);
+	uint32_t sh = 0;
+	while ((1u << sh) < g->ne / k)
+		sh++;
+	px_ins(p, "shr.u32 %s, %%lane, %u", om, sh);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", om, om, g->ne * (uint32_t)eb, off);
+	const char *last = px_tmp(p, RC_B32), *fast = px_tmp(p, RC_PRED);
+	const char *slow = px_tmp(p, RC_PRED);
+	px_ins(p, "add.u32 %s, %s, %u", last, x, chunk - (uint32_t)eb);
+	px_ins(p, "setp.ge.u32 %s, %s, %s", fast, last, om);
+	px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", fast, last, lim, fast);
+	if (al)
+		px_ins(p, "and.pred %s, %s, %s", fast, fast, al);
+	px_ins(p, "not.pred %s, %s", slow, fast);
+	for (uint32_t q = 0; q < k; q++) {
+		const char *tq = px_tmp(p, RC_B32), *in = px_tmp(p, RC_PRED);
+		px_ins(p, "add.u32 %s, %s, %u", tq, x, q * (uint32_t)eb);
+		px_ins(p, "setp.ge.and.u32 %s, %s, %s, %s", in, tq, om, slow);
+		px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", in, tq, lim, in);
+		block_access(p, w, false, e, px_own(p, v, q), a, (int64_t)q * eb, in,
+		             block_align(l0));
+	}
+	wide_vectors(p, v, w, e, a, 0, k, piece / (uint32_t)eb, fast);
 }
 
 /* The loads of a wide load (bwide.c), at its last wrregion v: lane l
@@ -609,9 +690,13 @@ bool px_wide_load(Px *p, Inst *v)
 	if (p->lanes != 32)
 		die("wide load in a packed kernel");
 	Where w = where(p, (Inst *)l0, l0->ops[0]);
-	const char *off = px_reg(p, l0->ops[1], 0);
 	px_comment(p, "wrregion of %u block loads: %u elements a lane (run layout), ld.v%u",
 	           g->n, k, piece / (uint32_t)eb);
+	if (w.sp == SP_SLM) {
+		slm_wide(p, v, g, &w);
+		return true;
+	}
+	const char *off = px_reg(p, l0->ops[1], 0);
 	const char *x = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
 	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", x, chunk, off);
 	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, x, w.base);
@@ -626,7 +711,7 @@ bool px_wide_load(Px *p, Inst *v)
 	if (unchecked) {
 		const char *cold = px_label(p), *done = px_label(p);
 		px_ins(p, "@!%s bra.uni %s", al, cold);
-		wide_vectors(p, v, &w, e, a, k, piece / (uint32_t)eb, NULL);
+		wide_vectors(p, v, &w, e, a, 0, k, piece / (uint32_t)eb, NULL);
 		buf_printf(&p->body, "%s:\n", done);
 		px_cold_begin(p, cold);
 		for (uint32_t q = 0; q < k; q++)
@@ -658,7 +743,7 @@ bool px_wide_load(Px *p, Inst *v)
 		block_access(p, &w, false, e, px_own(p, v, q), a, (int64_t)q * eb, ok,
 		             block_align(l0));
 	}
-	wide_vectors(p, v, &w, e, a, k, piece / (uint32_t)eb, fast);
+	wide_vectors(p, v, &w, e, a, 0, k, piece / (uint32_t)eb, fast);
 	return true;
 }
 

@@ -444,6 +444,8 @@ void px_block_pairs(Px *p);
 /* A block load of a surface parameter at a 32-bit offset, of several
  * elements, read once (bpair.c, bwide.c) */
 bool px_surface_load(const Px *p, const Inst *l);
+/* The same of the CTA's own SLM (bpair.c, bwide.c) */
+bool px_slm_block_load(const Px *p, const Inst *l);
 /* The register of l whose lanes hold elements off .. off + 31 in order,
  * else -1 (bpair.c) */
 int px_pair_reg(const struct Layout *l, uint32_t off);
