@@ -26,6 +26,7 @@
  *   hgemm_slm64  "cm-slm64": hgemm_slm with 64 x 64 of C per thread, in
  *                groups of 4 x 2 threads (hgemm.cm's GX x GY: 256 x 128
  *                of C, n a multiple of 256) */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,10 +99,27 @@ static int arg_matrix(cmetal_device *dev, cmetal_kernel *k, uint32_t i, cmetal_b
 	return cmb_check(cmetal_kernel_set_arg_surface2d(k, i, *s), "surface argument");
 }
 
+/* sgemm's group shape for A/B runs of gemm.cm's NW and RT (compiled
+ * with the same -DNW=.. -DRT=.. -DRTSH=..): CMB_SGEMM_SHAPE=NW:RT, a
+ * group of NW threads each owning RT rows x 128 columns of C. */
+static const Variant *sgemm_shape(const Variant *v, Variant *o)
+{
+	const char *env = getenv("CMB_SGEMM_SHAPE");
+	int nw, rt;
+	if (strcmp(v->kernel, "sgemm") || !env || sscanf(env, "%d:%d", &nw, &rt) != 2 ||
+	    nw < 1 || nw > 32 || 128 % nw || rt < 1 || rt > 128)
+		return v;
+	*o = *v;
+	o->tx = nw, o->cols = 128 / nw, o->rows = nw * rt;
+	return o;
+}
+
 /* v's threads for n x n, as groups or (v->plain, one thread a group) a
  * walker. */
-static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v, int n)
+static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v0, int n)
 {
+	Variant shaped;
+	const Variant *v = sgemm_shape(v0, &shaped);
 	if (v->plain && v->tx * v->ty == 1)
 		return cmb_check(cmetal_task_add_walker(t, k, (uint32_t)(n / v->cols),
 							(uint32_t)(n / v->rows), CMETAL_DEP_NONE),
