@@ -2,7 +2,7 @@
 
 int main(void)
 {
-	int32_t out[32] = {0}, in[16];
+	int32_t out[36] = {0}, in[16];
 	for (int k = 0; k < 16; k++)
 		in[k] = 100 + k;
 	void *args[] = {&(uint32_t){0}, &(uint32_t){1}};
@@ -15,5 +15,7 @@ int main(void)
 		CHECK_EQ(out[24 + k], 108 + k);             /* stored as read */
 		CHECK_EQ(in[k], 7);
 	}
+	for (int k = 0; k < 4; k++)   /* bytes 34 + 4 k: in[8 + k]'s high half, in[9 + k]'s low */
+		CHECK_EQ(out[32 + k], ((109 + k) << 16) + 1);
 	return done();
 }

@@ -39,7 +39,7 @@ static const char *const ctypes[E_COUNT_] = {
  * (direct.c) become straight runs of vector loads and stores, and a
  * memory-bound kernel issues its loads at the rate C's -O3 loop does:
  * bench-cpu saxpy, 2 cores, CM / C 1.11x with direct reads alone, 1.06x
- * with both (2026-11-29; see the commit). */
+ * with both (2026-11-28; see the commit). */
 #define C_LONG_LINES 4000
 #define C_LONG_KERNEL 3000
 
