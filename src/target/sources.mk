@@ -1,7 +1,8 @@
 # source list of src/target (explicit)
 TARGET_SRC += src/target/compile.c src/target/ir/ir.c \
               src/target/c/emit.c src/target/c/ops.c src/target/c/mem.c \
-              src/target/c/prelude.c src/target/c/storage.c src/target/c/bale.c
+              src/target/c/prelude.c src/target/c/storage.c src/target/c/bale.c \
+              src/target/c/direct.c
 
 # cmk_abi.h as a C string for the C back end (pasted into generated code).
 # This fragment is included before `all:`, so keep `all` the default goal.

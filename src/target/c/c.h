@@ -18,6 +18,8 @@ typedef struct {
 	uint32_t *store;      /* by value id: id of the C variable holding it */
 	bool *inl;            /* by value id: computed inside its user's element
 	                         loop (bale.c), no variable of its own */
+	bool *direct;         /* by value id: a block read its users read in
+	                         place, through a pointer (direct.c) */
 	int line;             /* source line of the instruction being emitted */
 	const char **names;   /* -g: by C variable id, the CM variable it
 	                         holds (v12_acc), or NULL */
@@ -62,6 +64,9 @@ uint32_t *c_assign_storage(Func *f, bool keep_names);
 /* bale.c — by value id, whether the value is computed inside the element
  * loop of its only user (g->store must be set). */
 bool *c_bale(CGen *g, Func *f);
+/* direct.c — by value id, whether the block read is read in place
+ * (g->store and g->inl must be set). */
+bool *c_direct(CGen *g, Func *f);
 /* ops.c — arithmetic, conversions, regions, reductions, math. */
 bool c_emit_op(CGen *g, const Inst *i);
 /* Element kx of an element-wise op or constant-offset rdregion v, as a C

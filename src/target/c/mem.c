@@ -48,10 +48,19 @@ static bool block_op(CGen *g, const Inst *i)
 	bool load = i->op == Obload;
 	const Inst *v = load ? i : i->ops[2];
 	mem_base(g, i, i->ops[0]);
-	buf_printf(g->out, "\t\tcmk_b%s(t, m, (uint64_t)(int64_t)", load ? "load" : "store");
-	c_name(g, i->ops[1]);
-	buf_puts(g->out, ", ");
-	addr_of(g, v);
+	if (load && g->direct[i->id]) {   /* direct.c: the bytes, or d<id> */
+		buf_puts(g->out, "\t\t");
+		c_name(g, i);
+		buf_printf(g->out, " = (%s *)cmk_bload_at(t, m, (uint64_t)(int64_t)",
+		           c_type(i->ty.elem));
+		c_name(g, i->ops[1]);
+		buf_printf(g->out, ", d%u", i->id);
+	} else {
+		buf_printf(g->out, "\t\tcmk_b%s(t, m, (uint64_t)(int64_t)", load ? "load" : "store");
+		c_name(g, i->ops[1]);
+		buf_puts(g->out, ", ");
+		addr_of(g, v);
+	}
 	buf_printf(g->out, ", %u, %d, %d, %d);\n\t}\n", ir_elem_bytes[v->ty.elem] * v->ty.n,
 	           ir_elem_bytes[v->ty.elem], chk(g), g->line);
 	return true;

@@ -160,6 +160,16 @@ const char c_prelude_text[] =
 "	cmk_fault(t, chk, \"block read out of bounds\", line);\n"
 "	for (uint64_t i = 0; i < n; i += es) { if (a + i >= a && cmk_in(m, a + i, es)) memcpy((unsigned char *)d + i, CMK_AT(m, a + i), es); else memset((unsigned char *)d + i, 0, es); }\n"
 "}\n"
+/* a block read in place (direct.c): the bytes themselves when the whole
+ * block is in range and they are aligned to their elements (the users
+ * read them through a pointer to the element type, and the C compiler may
+ * vectorize those reads assuming that alignment), else d filled as
+ * cmk_bload fills it */
+"CMK_INL void *cmk_bload_at(CmkThread *t, CmkMem m, uint64_t a, void *d, uint64_t n, uint32_t es, int chk, int line) {\n"
+"	if (cmk_in(m, a, n) && !((uintptr_t)CMK_AT(m, a) & (es - 1))) return CMK_AT(m, a);\n"
+"	cmk_bload(t, m, a, d, n, es, chk, line);\n"
+"	return d;\n"
+"}\n"
 "CMK_INL void cmk_bstore(CmkThread *t, CmkMem m, uint64_t a, const void *s, uint64_t n, uint32_t es, int chk, int line) {\n"
 "	if (cmk_in(m, a, n)) { memcpy(CMK_AT(m, a), s, n); return; }\n"
 "	cmk_fault(t, chk, \"block write out of bounds\", line);\n"
