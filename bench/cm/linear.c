@@ -39,10 +39,19 @@ static void group_shape(int g[2])
 	}
 }
 
+/* Output rows a thread (linear.cm's ROWS): 8, or CMB_LINEAR_ROWS's (for
+ * a build with the same -DROWS=.. in CMBENCH_OPTS). */
+static int tile_rows(void)
+{
+	const char *env = getenv("CMB_LINEAR_ROWS");
+	int r = env ? atoi(env) : 8;
+	return r == 8 || r == 16 ? r : 8;
+}
+
 void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 {
-	int w = (int)c->p[0], h = (int)c->p[1], i;
-	int tiles[2] = { (w + 15) / 16, (h + 7) / 8 }, g[2];
+	int w = (int)c->p[0], h = (int)c->p[1], i, rows = tile_rows();
+	int tiles[2] = { (w + 15) / 16, (h + rows - 1) / rows }, g[2];
 	size_t bytes = (size_t)w * h * 3;
 	int nrot = bench_nrot(bytes);
 	uint8_t *in = xmalloc(bytes * nrot), *got = xmalloc(bytes), *want = xmalloc(bytes);
