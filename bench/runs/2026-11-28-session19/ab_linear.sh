@@ -1,8 +1,10 @@
 #!/bin/sh
 # Session 19: linear (bench/cm/linear.cm) with 8 or 16 output rows a
-# thread (ROWS; the host's CMB_LINEAR_ROWS) and a few group shapes
-# (CMB_LINEAR_GROUP), two interleaved rounds at 1920x1080 and 7680x4320,
-# then NPP and the SIMT port on the same card.
+# thread (ROWS; the host's CMB_LINEAR_ROWS), the right edge by a region
+# at a runtime offset or by a shift and a merge (RMERGE), and a few group
+# shapes (CMB_LINEAR_GROUP), two interleaved rounds at 1920x1080 and
+# 7680x4320, then NPP and the SIMT port on the same card.  LIST=2 (the
+# second call) runs the RMERGE variants.
 set -u
 O=$1
 make -j16 >/dev/null 2>&1 || { echo "make failed"; exit 1; }
@@ -12,16 +14,26 @@ nvidia-smi --query-gpu=name,driver_version --format=csv > $O/info.txt 2>&1; date
 D="-O2 -fno-bounds-check -ffp-contract=fast"
 cd bench
 for round in 1 2; do
-	while read -r name rows group; do
-		CMB_LINEAR_ROWS=$rows CMB_LINEAR_GROUP=$group CMBENCH_OPTS="$D -DROWS=$rows" \
+	while read -r name rows group defs; do
+		CMB_LINEAR_ROWS=$rows CMB_LINEAR_GROUP=$group CMBENCH_OPTS="$D -DROWS=$rows $defs" \
 			timeout 60 build/cmbench -d cuda -s full -w linear 2>&1 |
 			grep ",cm," | sed "s/^/$name /" >> $O/ab.txt
-	done <<'LIST'
+	done <<LIST
+$(if [ "${LIST:-1}" = 1 ]; then cat <<'L1'
 r8g8x4 8 8:4
 r16g8x4 16 8:4
 r16g8x2 16 8:2
 r16g4x4 16 4:4
 r16g16x2 16 16:2
+L1
+else cat <<'L2'
+r8g8x4 8 8:4
+r8m 8 8:4 -DRMERGE=1
+r16mg8x4 16 8:4 -DRMERGE=1
+r16mg8x2 16 8:2 -DRMERGE=1
+r16mg16x2 16 16:2 -DRMERGE=1
+L2
+fi)
 LIST
 	echo "round $round done $(date -u +%H:%M:%S)" >> $O/info.txt
 done
