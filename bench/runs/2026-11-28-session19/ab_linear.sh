@@ -4,7 +4,8 @@
 # at a runtime offset or by a shift and a merge (RMERGE), and a few group
 # shapes (CMB_LINEAR_GROUP), two interleaved rounds at 1920x1080 and
 # 7680x4320, then NPP and the SIMT port on the same card.  LIST=2 (the
-# second call) runs the RMERGE variants.
+# second call) runs the RMERGE variants (RMERGE's code was not kept:
+# slower; its figures are in linear.cm's comment).
 set -u
 O=$1
 make -j16 >/dev/null 2>&1 || { echo "make failed"; exit 1; }
