@@ -574,7 +574,8 @@ static void block_limits(Px *p, Inst *i, const Where *w, const char *off)
 }
 
 /* Lane's k elements of a wide load as vector loads of per elements each
- * (one piece of 16 bytes or fewer) into registers 0 .. k-1, under q. */
+ * (one piece of 16 bytes or fewer) at a + d into registers 0 .. k-1,
+ * under q. */
 static void wide_vectors(Px *p, const Inst *v, const Where *w, Elem e, const char *a,
                          int64_t d, uint32_t k, uint32_t per, const char *q)
 {
@@ -590,63 +591,39 @@ static void wide_vectors(Px *p, const Inst *v, const Where *w, Elem e, const cha
 	}
 }
 
-/* A wide load of SLM (px_wide_load): lane l's k elements at x = o + l *
- * k * eb, in 16-byte (or k * eb) vector loads when the address is
- * aligned to them (known, or tested once).  In a versioned loop's
- * unchecked copy, from its span's first byte at an immediate offset
- * (px_vloop_base), the unaligned case out of line; elsewhere a lane
+/* Whether an SLM wide load's lane addresses are aligned to its vector
+ * loads' piece: NULL when known (the SLM window is aligned, and so are the
+ * buffer and the offset: px_known_align), else a predicate testing lane
+ * 0's address (every lane's is that plus a multiple of the piece). */
+static const char *slm_aligned(Px *p, const Inst *l0, const Where *w, const char *off,
+                               int64_t imm, uint32_t piece)
+{
+	if (px_known_align(l0->ops[0]) >= piece && px_known_align(l0->ops[1]) >= piece)
+		return NULL;
+	const char *t = px_tmp(p, RC_B32), *al = px_tmp(p, RC_PRED);
+	px_ins(p, "add.u32 %s, %s, %s", t, w->base, off);
+	if (imm)
+		px_ins(p, "add.u32 %s, %s, %lld", t, t, (long long)imm);
+	px_ins(p, "and.b32 %s, %s, %u", t, t, piece - 1);
+	px_ins(p, "setp.eq.u32 %s, %s, 0", al, t);
+	return al;
+}
+
+/* An SLM wide load outside a versioned loop's unchecked copy: a lane
  * whose elements are not all inside, or wrap past its own load's offset,
- * loads element by element under a block load's checks (0 outside). */
-static void slm_wide(Px *p, Inst *v, const PxWide *g, const Where *w)
+ * loads element by element under a block load's checks (0 outside); the
+ * others (aligned: al, NULL when known) by vector loads.  Lane l's
+ * load (of ne elements) starts at om = o + (lane / (ne / k)) ne eb, mod
+ * 2^32 as the load's own offset is: its elements up to the last (x +
+ * chunk - eb) did not wrap past 2^32 when the last is at or above om. */
+static void slm_wide_checked(Px *p, Inst *v, const PxWide *g, const Where *w, const char *off,
+                             const char *x, const char *a, const char *al)
 {
 	const Inst *l0 = g->at0;
 	Elem e = l0->ty.elem;
 	int eb = ir_elem_bytes[e];
-	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
-	bool unchecked = true;
-	for (uint32_t m = 0; m < g->n; m++)
-		unchecked = unchecked && px_unchecked(p, g->ld[m]);
-	int64_t imm = 0;
-	const char *off = unchecked ? px_vloop_base(p, l0, &imm) : NULL;
-	if (!off)
-		off = px_reg(p, l0->ops[1], 0), imm = 0;
-	const char *x = px_tmp(p, RC_B32), *ok;
-	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", x, chunk, off);
-	const char *a = address32(p, w, x, 1, NULL, &ok);
-	/* lane 0's address, so every lane's (chunk is a multiple of piece),
-	 * aligned: known (the SLM window is, px_known_align) or tested */
-	const char *al = NULL;
-	if (px_known_align(l0->ops[0]) < piece || px_known_align(l0->ops[1]) < piece) {
-		const char *t = px_tmp(p, RC_B32);
-		al = px_tmp(p, RC_PRED);
-		px_ins(p, "add.u32 %s, %s, %s", t, w->base, off);
-		if (imm)
-			px_ins(p, "add.u32 %s, %s, %lld", t, t, (long long)imm);
-		px_ins(p, "and.b32 %s, %s, %u", t, t, piece - 1);
-		px_ins(p, "setp.eq.u32 %s, %s, 0", al, t);
-	}
-	if (unchecked && !al) {
-		wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
-		return;
-	}
-	if (unchecked) {
-		const char *cold = px_label(p), *done = px_label(p);
-		px_ins(p, "@!%s bra.uni %s", al, cold);
-		wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
-		buf_printf(&p->body, "%s:\n", done);
-		px_cold_begin(p, cold);
-		for (uint32_t q = 0; q < k; q++)
-			block_access(p, w, false, e, px_own(p, v, q), a, imm + (int64_t)q * eb, NULL,
-			             block_align(l0));
-		px_cold_end(p, done);
-		return;
-	}
-	/* the lane's load (of ne elements) starts at om = o + (lane / (ne /
-	 * k)) ne eb, mod 2^32 as the load's own offset is; its elements up
-	 * to the last (x + chunk - eb) did not wrap past 2^32 when the last
-	 * is at or above om */
+	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16, sh = 0;
 	const char *lim = limit32(p, w, eb, 1), *om = px_tmp(p, RC_B32);
-	uint32_t sh = 0;
 	while ((1u << sh) < g->ne / k)
 		sh++;
 	px_ins(p, "shr.u32 %s, %%lane, %u", om, sh);
@@ -668,6 +645,46 @@ static void slm_wide(Px *p, Inst *v, const PxWide *g, const Where *w)
 		             block_align(l0));
 	}
 	wide_vectors(p, v, w, e, a, 0, k, piece / (uint32_t)eb, fast);
+}
+
+/* A wide load of SLM (px_wide_load): lane l's k elements at x = o + l *
+ * k * eb, in 16-byte (or k * eb) vector loads when the address is
+ * aligned to them.  In a versioned loop's unchecked copy, from its
+ * span's first byte at an immediate offset (px_vloop_base), an unaligned
+ * address element by element out of line; elsewhere slm_wide_checked. */
+static void slm_wide(Px *p, Inst *v, const PxWide *g, const Where *w)
+{
+	const Inst *l0 = g->at0;
+	Elem e = l0->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
+	bool unchecked = true;
+	for (uint32_t m = 0; m < g->n; m++)
+		unchecked = unchecked && px_unchecked(p, g->ld[m]);
+	int64_t imm = 0;
+	const char *off = unchecked ? px_vloop_base(p, l0, &imm) : NULL;
+	if (!off)
+		off = px_reg(p, l0->ops[1], 0), imm = 0;
+	const char *x = px_tmp(p, RC_B32), *ok;
+	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", x, chunk, off);
+	const char *a = address32(p, w, x, 1, NULL, &ok);
+	const char *al = slm_aligned(p, l0, w, off, imm, piece);
+	if (!unchecked) {
+		slm_wide_checked(p, v, g, w, off, x, a, al);
+		return;
+	}
+	const char *cold = al ? px_label(p) : NULL, *done = al ? px_label(p) : NULL;
+	if (al)
+		px_ins(p, "@!%s bra.uni %s", al, cold);
+	wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
+	if (!al)
+		return;
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, cold);
+	for (uint32_t q = 0; q < k; q++)
+		block_access(p, w, false, e, px_own(p, v, q), a, imm + (int64_t)q * eb, NULL,
+		             block_align(l0));
+	px_cold_end(p, done);
 }
 
 /* The loads of a wide load (bwide.c), at its last wrregion v: lane l
