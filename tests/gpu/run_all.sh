@@ -9,8 +9,11 @@
 # per PTX layout mode (-fptx-layout=auto, canonical) and with warp
 # packing off (-fno-warp-packing) with one seed and compares the bytes of
 # every output with the default run's.  Everything goes under $OUT (default
-# build-gpu/out): build.log, test.log, exec-MODE.log, digest-MODE.txt,
-# bench.txt, strided.ptx, strided.sass, summary.txt.  Needs gcc, make and the driver; ptxas/cuobjdump optional.
+# build-gpu/out): summary.txt, and run_all.tar.gz holding build.log,
+# test.log, exec-MODE.log, digest-MODE.txt, bench.txt, strided.ptx,
+# strided.sass (two files: the device machine returns at most 8 from its
+# $OUT, and a run that left 15 lost its test.log and summary).  Needs gcc,
+# make and the driver; ptxas/cuobjdump optional.
 # Usage: tests/gpu/run_all.sh     (from anywhere)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
@@ -87,3 +90,9 @@ if [ -f "$OUT/strided.ptx" ] && command -v ptxas >/dev/null && command -v cuobjd
 	fi
 fi
 say "== done: $(date -u '+%H:%M:%S UTC')"
+
+# 5. everything but the summary into one archive beside it
+if (cd "$OUT" && tar czf run_all.tar.gz --exclude=./summary.txt --exclude=./run_all.tar.gz .); then
+	find "$OUT" -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name run_all.tar.gz \
+		-exec rm -rf {} +
+fi
