@@ -591,6 +591,53 @@ static void wide_vectors(Px *p, const Inst *v, const Where *w, Elem e, const cha
 	}
 }
 
+/* Whether no load of wide load g needs its checks (a versioned loop's
+ * unchecked copy). */
+static bool wide_unchecked(const Px *p, const PxWide *g)
+{
+	for (uint32_t m = 0; m < g->n; m++)
+		if (!px_unchecked(p, g->ld[m]))
+			return false;
+	return true;
+}
+
+/* Wide load g unchecked, from lane address a at the immediate imm: vector
+ * loads, and when al (the alignment test; NULL: known aligned) fails,
+ * element by element out of line. */
+static void wide_plain(Px *p, Inst *v, const PxWide *g, const Where *w, const char *a,
+                       int64_t imm, const char *al)
+{
+	const Inst *l0 = g->at0;
+	Elem e = l0->ty.elem;
+	int eb = ir_elem_bytes[e];
+	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
+	const char *cold = al ? px_label(p) : NULL, *done = al ? px_label(p) : NULL;
+	if (al)
+		px_ins(p, "@!%s bra.uni %s", al, cold);
+	wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
+	if (!al)
+		return;
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, cold);
+	for (uint32_t q = 0; q < k; q++)
+		block_access(p, w, false, e, px_own(p, v, q), a, imm + (int64_t)q * eb, NULL,
+		             block_align(l0));
+	px_cold_end(p, done);
+}
+
+/* The offset of the block load holding lane l's elements of wide load g:
+ * om = o + (lane / (ne / k)) ne eb (mod 2^32, as that load's own). */
+static const char *lane_load_start(Px *p, const PxWide *g, const char *off)
+{
+	uint32_t eb = (uint32_t)ir_elem_bytes[g->at0->ty.elem], sh = 0;
+	const char *om = px_tmp(p, RC_B32);
+	while ((1u << sh) < g->ne / g->k)
+		sh++;
+	px_ins(p, "shr.u32 %s, %%lane, %u", om, sh);
+	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", om, om, g->ne * eb, off);
+	return om;
+}
+
 /* Whether an SLM wide load's lane addresses are aligned to its vector
  * loads' piece: NULL when known (the SLM window is aligned, and so are the
  * buffer and the offset: px_known_align), else a predicate testing lane
@@ -613,21 +660,16 @@ static const char *slm_aligned(Px *p, const Inst *l0, const Where *w, const char
  * whose elements are not all inside, or wrap past its own load's offset,
  * loads element by element under a block load's checks (0 outside); the
  * others (aligned: al, NULL when known) by vector loads.  Lane l's
- * load (of ne elements) starts at om = o + (lane / (ne / k)) ne eb, mod
- * 2^32 as the load's own offset is: its elements up to the last (x +
- * chunk - eb) did not wrap past 2^32 when the last is at or above om. */
+ * elements up to the last (x + chunk - eb) did not wrap past 2^32 when
+ * the last is at or above its load's offset (lane_load_start). */
 static void slm_wide_checked(Px *p, Inst *v, const PxWide *g, const Where *w, const char *off,
                              const char *x, const char *a, const char *al)
 {
 	const Inst *l0 = g->at0;
 	Elem e = l0->ty.elem;
 	int eb = ir_elem_bytes[e];
-	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16, sh = 0;
-	const char *lim = limit32(p, w, eb, 1), *om = px_tmp(p, RC_B32);
-	while ((1u << sh) < g->ne / k)
-		sh++;
-	px_ins(p, "shr.u32 %s, %%lane, %u", om, sh);
-	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", om, om, g->ne * (uint32_t)eb, off);
+	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
+	const char *lim = limit32(p, w, eb, 1), *om = lane_load_start(p, g, off);
 	const char *last = px_tmp(p, RC_B32), *fast = px_tmp(p, RC_PRED);
 	const char *slow = px_tmp(p, RC_PRED);
 	px_ins(p, "add.u32 %s, %s, %u", last, x, chunk - (uint32_t)eb);
@@ -655,12 +697,9 @@ static void slm_wide_checked(Px *p, Inst *v, const PxWide *g, const Where *w, co
 static void slm_wide(Px *p, Inst *v, const PxWide *g, const Where *w)
 {
 	const Inst *l0 = g->at0;
-	Elem e = l0->ty.elem;
-	int eb = ir_elem_bytes[e];
-	uint32_t k = g->k, chunk = k * (uint32_t)eb, piece = chunk < 16 ? chunk : 16;
-	bool unchecked = true;
-	for (uint32_t m = 0; m < g->n; m++)
-		unchecked = unchecked && px_unchecked(p, g->ld[m]);
+	uint32_t chunk = g->k * (uint32_t)ir_elem_bytes[l0->ty.elem];
+	uint32_t piece = chunk < 16 ? chunk : 16;
+	bool unchecked = wide_unchecked(p, g);
 	int64_t imm = 0;
 	const char *off = unchecked ? px_vloop_base(p, l0, &imm) : NULL;
 	if (!off)
@@ -669,22 +708,10 @@ static void slm_wide(Px *p, Inst *v, const PxWide *g, const Where *w)
 	px_ins(p, "mad.lo.u32 %s, %%lane, %u, %s", x, chunk, off);
 	const char *a = address32(p, w, x, 1, NULL, &ok);
 	const char *al = slm_aligned(p, l0, w, off, imm, piece);
-	if (!unchecked) {
+	if (unchecked)
+		wide_plain(p, v, g, w, a, imm, al);
+	else
 		slm_wide_checked(p, v, g, w, off, x, a, al);
-		return;
-	}
-	const char *cold = al ? px_label(p) : NULL, *done = al ? px_label(p) : NULL;
-	if (al)
-		px_ins(p, "@!%s bra.uni %s", al, cold);
-	wide_vectors(p, v, w, e, a, imm, k, piece / (uint32_t)eb, NULL);
-	if (!al)
-		return;
-	buf_printf(&p->body, "%s:\n", done);
-	px_cold_begin(p, cold);
-	for (uint32_t q = 0; q < k; q++)
-		block_access(p, w, false, e, px_own(p, v, q), a, imm + (int64_t)q * eb, NULL,
-		             block_align(l0));
-	px_cold_end(p, done);
 }
 
 /* The loads of a wide load (bwide.c), at its last wrregion v: lane l
@@ -722,30 +749,12 @@ bool px_wide_load(Px *p, Inst *v)
 	px_ins(p, "or.b32 %s, %s, %s", t, t, off);
 	px_ins(p, "and.b32 %s, %s, %u", t, t, piece - 1);
 	px_ins(p, "setp.eq.u32 %s, %s, 0", al, t);
-	bool unchecked = true;
-	for (uint32_t m = 0; m < g->n; m++)
-		unchecked = unchecked && px_unchecked(p, g->ld[m]);
-	if (unchecked) {
-		const char *cold = px_label(p), *done = px_label(p);
-		px_ins(p, "@!%s bra.uni %s", al, cold);
-		wide_vectors(p, v, &w, e, a, 0, k, piece / (uint32_t)eb, NULL);
-		buf_printf(&p->body, "%s:\n", done);
-		px_cold_begin(p, cold);
-		for (uint32_t q = 0; q < k; q++)
-			block_access(p, &w, false, e, px_own(p, v, q), a, (int64_t)q * eb, NULL,
-			             block_align(l0));
-		px_cold_end(p, done);
+	if (wide_unchecked(p, g)) {
+		wide_plain(p, v, g, &w, a, 0, al);
 		return true;
 	}
-	/* the lane's load (of ne elements) starts at om = o + (lane / (ne /
-	 * k)) * ne * eb */
-	const char *om = px_tmp(p, RC_B32), *nw = px_tmp(p, RC_PRED);
+	const char *om = lane_load_start(p, g, off), *nw = px_tmp(p, RC_PRED);
 	const char *fast = px_tmp(p, RC_PRED), *slow = px_tmp(p, RC_PRED);
-	uint32_t sh = 0;
-	while ((1u << sh) < g->ne / k)
-		sh++;
-	px_ins(p, "shr.u32 %s, %%lane, %u", om, sh);
-	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", om, om, g->ne * (uint32_t)eb, off);
 	px_ins(p, "setp.ge.u32 %s, %s, %s", nw, x, om);
 	px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", fast, x,
 	       px_surf_limit(p, (uint32_t)w.surf, (int)chunk, 0), nw);
