@@ -913,10 +913,45 @@ TEST(slm_wide)
 		}
 }
 
+/* pipe_rot and pipe_pp (gpu_regress.cm): thread t's acc column q, lane l
+ * sums row s's element 4 l + q times s + 1 over its steps rows. */
+TEST(pipelined_wide)
+{
+	enum { N = 4, MAXS = 5, BYTES = N * MAXS * 512 };
+	static uint8_t a[BYTES];
+	static uint32_t o[N * 128], w[N * 128];
+	for (int i = 0; i < BYTES; i++)
+		a[i] = (uint8_t)h_rand(h);
+	static const char *const ks[] = {"pipe_rot", "pipe_pp"};
+	for (int k = 0; k < 2 && !h->failed; k++)
+		for (int steps = 1; steps <= MAXS && !h->failed; steps++) {
+			/* inside; rows of the last threads past the input's end */
+			uint32_t offs[] = {0, 16, (uint32_t)(BYTES - N * steps * 512 / 2)};
+			for (size_t c = 0; c < 3 && !h->failed; c++) {
+				for (uint32_t t = 0; t < N; t++)
+					for (int e = 0; e < 128; e++) {
+						uint32_t sum = 0;
+						for (int s = 0; s < steps; s++) {
+							uint32_t at = offs[c] + (t * (uint32_t)steps + (uint32_t)s) * 512;
+							sum += (uint32_t)r_elem(a, BYTES, at, e, 4) * (uint32_t)(s + 1);
+						}
+						w[t * 128 + 32 * (e % 4) + e / 4] = sum;
+					}
+				HShape sh = GROUPS(1, N);
+				sh.options = "-fno-bounds-check"; /* reads outside on purpose */
+				if (!H_RUN(h, F, ks[k], sh, IN(a), OUT(o), U32(offs[c]), I32(steps)))
+					return;
+				if (!h_eq_u32(h, "out", o, w, N * 128))
+					h_fail(h, "%s steps %d offset %u", ks[k], steps, offs[c]);
+			}
+		}
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
 	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
-	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), T(slm_wide), {0},
+	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), T(slm_wide),
+	T(pipelined_wide), {0},
 };

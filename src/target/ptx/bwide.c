@@ -38,6 +38,7 @@
 #include "target/ptx/ptx.h"
 
 #define MAX_LOADS 64
+#define MAX_WEB 8	/* phis a vector's run layout may spread to (read_web) */
 
 static bool plain_write(const Inst *w)
 {
@@ -100,59 +101,63 @@ static bool contiguous(const Inst *const *w, uint32_t n, uint32_t total)
 	return true;
 }
 
-/* The phis that carry the vector around loops only to be overwritten
- * (a matrix declared in a loop's body, around that loop and the loops
- * outside it): base, the chain's base, and the phis that reach it, each
- * read by nothing but the chain's first wrregion w0 and phis of the web
- * (at most MAX_WEB; web[0] is base).  Their number, 0: none such. */
-#define MAX_WEB 8
-static uint32_t carry_web(PxUse **uses, const Inst *base, const Inst *w0, const Inst **web)
+/* Whether u, a user of a vector in the run layout l, reads a column of
+ * it: a constant vector region whose pullback in l is canonical. */
+static bool column(Px *p, const PxUse *s, const Layout *l)
 {
-	if (base->op != Ophi)
-		return 0;
-	uint32_t n = 0;
-	web[n++] = base;
-	for (uint32_t m = 0; m < n; m++)
-		for (const PxUse *s = uses[web[m]->id]; s; s = s->next) {
-			const Inst *u = s->u;
-			if (u == w0 && s->k == 0)
-				continue;
-			if (u->op != Ophi)
-				return 0;
-			uint32_t j = 0;
-			while (j < n && web[j] != u)
-				j++;
-			if (j == n && n == MAX_WEB)
-				return 0;
-			if (j == n)
-				web[n++] = u;
-		}
-	return n;
+	const Inst *u = s->u;
+	if (u->op != Ordregion || ir_roff(u) || s->k != 0 || u->ty.n < 2)
+		return false;
+	uint32_t *regs = NULL;
+	const Layout *r = lay_pullback(p->tmp, l, u->rg, u->ty.n, &regs);
+	return r && r->canon;
 }
 
-/* Whether every user of the vector (uses) reads a column of it, a
- * constant vector region whose pullback in the run layout l is canonical,
- * but for the phi that carries it around a loop only to be overwritten
- * (carry_web: *nweb phis in web, which then live in l too). */
-static bool columns_only(Px *p, PxUse **uses, const Inst *v, const Layout *l, const Inst *w0,
+/* Adds phi u to web (n phis so far) unless there; false when full. */
+static bool web_add(const Inst **web, uint32_t *n, const Inst *u)
+{
+	for (uint32_t j = 0; j < *n; j++)
+		if (web[j] == u)
+			return true;
+	if (*n == MAX_WEB)
+		return false;
+	web[(*n)++] = u;
+	return true;
+}
+
+/* The phis from web[from] on and those they reach, when each is read
+ * only by columns (in l), by phis and as the base a load's wrregion
+ * overwrites (a loop outside carrying the vector to its next fill): a
+ * software-pipelined loop carries the vector it loaded for the next step
+ * into the step that reads it (sgemm's row of B).  They live in l, so
+ * the vector's reads stay renames; an incoming value in another layout
+ * converts on its edge. */
+static bool read_web(Px *p, PxUse **uses, const Layout *l, const Inst **web, uint32_t from,
+                     uint32_t *n)
+{
+	for (uint32_t m = from; m < *n; m++)
+		for (const PxUse *s = uses[web[m]->id]; s; s = s->next) {
+			if (s->u->op == Ophi ? !web_add(web, n, s->u) :
+			    !column(p, s, l) && !(plain_write(s->u) && s->k == 0))
+				return false;
+		}
+	return true;
+}
+
+/* Whether every user of the vector (uses) reads a column of it (column)
+ * or is a phi of a web that read_web accepts: the *nweb phis in web then
+ * live in l too. */
+static bool columns_only(Px *p, PxUse **uses, const Inst *v, const Layout *l,
                          const Inst **web, uint32_t *nweb)
 {
 	*nweb = 0;
 	if (!uses[v->id])
 		return false;
 	for (const PxUse *s = uses[v->id]; s; s = s->next) {
-		const Inst *u = s->u;
-		if (u == w0->ops[0] && u->op == Ophi && !*nweb) {
-			*nweb = carry_web(uses, u, w0, web);
-			if (!*nweb)
-				return false;
-			continue;
-		}
-		if (u->op != Ordregion || ir_roff(u) || s->k != 0 || u->ty.n < 2)
-			return false;
-		uint32_t *regs = NULL;
-		const Layout *r = lay_pullback(p->tmp, l, u->rg, u->ty.n, &regs);
-		if (!r || !r->canon)
+		uint32_t from = *nweb;
+		if (s->u->op == Ophi ? !web_add(web, nweb, s->u) ||
+		                           !read_web(p, uses, l, web, from, nweb) :
+		    !column(p, s, l))
 			return false;
 	}
 	return true;
@@ -182,7 +187,7 @@ static void try_wide(Px *p, Inst *v, PxUse **uses)
 	Layout *l = lay_runs(p->arena, total, total, k);
 	const Inst *web[MAX_WEB];
 	uint32_t nweb;
-	if (!columns_only(p, uses, v, l, w[n - 1], web, &nweb))
+	if (!columns_only(p, uses, v, l, web, &nweb))
 		return;
 	for (uint32_t m = 0; m < nweb; m++) {
 		p->val[web[m]->id].lay = l;
