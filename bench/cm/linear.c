@@ -65,7 +65,9 @@ void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 	const char *size = getenv("CMB_LINEAR_SIZE");
 	if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1))
 		w = (int)c->p[0], h = (int)c->p[1];
-	int tiles[2] = { (w + 15) / 16, (h + rows - 1) / rows }, g[2];
+	const char *swar = getenv("CMB_LINEAR_SWAR");	/* -DSWAR=1: 120-byte tiles */
+	int tiles[2] = { swar && atoi(swar) ? (3 * w + 119) / 120 : (w + 15) / 16,
+			 (h + rows - 1) / rows }, g[2];
 	size_t bytes = (size_t)w * h * 3;
 	int nrot = bench_nrot(bytes);
 	uint8_t *in = xmalloc(bytes * nrot), *got = xmalloc(bytes), *want = xmalloc(bytes);
