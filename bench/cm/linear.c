@@ -2,7 +2,9 @@
  * bytes (R8_UINT, or RGBA8 pixels holding 4 bytes each when a row of bytes
  * is wider than the 16384-pixel surface limit), one launch of 16x8-pixel
  * tiles in groups of 8x4 threads (CMB_LINEAR_GROUP=X:Y others, for
- * tuning), checked bit for bit against ref_linear. */
+ * tuning; CMB_LINEAR_TPW=2 or 4 stacks that many tiles a thread, for a build
+ * with -DTPW=..), checked bit for bit against ref_linear.  CMB_LINEAR_SIZE=
+ * WxH replaces the case's size (odd sizes for testing the edges). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,10 +50,24 @@ static int tile_rows(void)
 	return r == 8 || r == 16 ? r : 8;
 }
 
+/* Tiles a thread (linear.cm's TPW): 1, or CMB_LINEAR_TPW's (for a build
+ * with the same -DTPW=.. in CMBENCH_OPTS). */
+static int tiles_per_thread(void)
+{
+	const char *env = getenv("CMB_LINEAR_TPW");
+	int t = env ? atoi(env) : 1;
+	return t == 2 || t == 4 ? t : 1;
+}
+
 void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 {
-	int w = (int)c->p[0], h = (int)c->p[1], i, rows = tile_rows();
-	int tiles[2] = { (w + 15) / 16, (h + rows - 1) / rows }, g[2];
+	int w = (int)c->p[0], h = (int)c->p[1], i, rows = tile_rows() * tiles_per_thread();
+	const char *size = getenv("CMB_LINEAR_SIZE");
+	if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1))
+		w = (int)c->p[0], h = (int)c->p[1];
+	const char *swar = getenv("CMB_LINEAR_SWAR");	/* -DSWAR=1: 120-byte tiles */
+	int tiles[2] = { swar && atoi(swar) ? (3 * w + 119) / 120 : (w + 15) / 16,
+			 (h + rows - 1) / rows }, g[2];
 	size_t bytes = (size_t)w * h * 3;
 	int nrot = bench_nrot(bytes);
 	uint8_t *in = xmalloc(bytes * nrot), *got = xmalloc(bytes), *want = xmalloc(bytes);
