@@ -114,12 +114,27 @@ static const Variant *sgemm_shape(const Variant *v, Variant *o)
 	return o;
 }
 
+/* dgemm_slm's group for A/B runs of hgemm.cm's DSG (compiled with the
+ * same -DDSG=..): CMB_DGEMM_DSG=2 launches groups of 2 x 2 threads (1, 2
+ * or 4; 4 x 4 by default). */
+static const Variant *dgemm_shape(const Variant *v, Variant *o)
+{
+	const char *env = getenv("CMB_DGEMM_DSG");
+	int dsg;
+	if (strcmp(v->kernel, "dgemm_slm") || !env || sscanf(env, "%d", &dsg) != 1 ||
+	    (dsg != 1 && dsg != 2 && dsg != 4))
+		return v;
+	*o = *v;
+	o->tx = o->ty = dsg;
+	return o;
+}
+
 /* v's threads for n x n, as groups or (v->plain, one thread a group) a
  * walker. */
 static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v0, int n)
 {
 	Variant shaped;
-	const Variant *v = sgemm_shape(v0, &shaped);
+	const Variant *v = dgemm_shape(sgemm_shape(v0, &shaped), &shaped);
 	if (v->plain && v->tx * v->ty == 1)
 		return cmb_check(cmetal_task_add_walker(t, k, (uint32_t)(n / v->cols),
 							(uint32_t)(n / v->rows), CMETAL_DEP_NONE),
