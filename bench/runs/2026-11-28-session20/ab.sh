@@ -36,10 +36,8 @@ sp-def spmv webbase-1M -
 sp-4-32-32 spmv webbase-1M CMB_SPMV_SHAPE=4:32:32
 sp-4-128-32 spmv webbase-1M CMB_SPMV_SHAPE=4:128:32
 sp-4-64-64 spmv webbase-1M CMB_SPMV_SHAPE=4:64:64
-sp-4-64-128 spmv webbase-1M CMB_SPMV_SHAPE=4:64:128
 sp-4-64-16 spmv webbase-1M CMB_SPMV_SHAPE=4:64:16
 sp-2-64-16 spmv webbase-1M CMB_SPMV_SHAPE=2:64:16
-sp-8-64-64 spmv webbase-1M CMB_SPMV_SHAPE=8:64:64
 LIST
 	[ -f $H/ab-dgemm.txt ] && cat $H/ab-dgemm.txt
 	[ -f $H/ab-linear.txt ] && cat $H/ab-linear.txt
