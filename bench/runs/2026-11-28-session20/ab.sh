@@ -14,6 +14,7 @@ make -j16 >/dev/null 2>&1 || { echo "make failed"; exit 1; }
 make -C bench cm -j16 >/dev/null 2>&1 || { echo "bench cm failed"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv > $O/info.txt 2>&1; date -u >> $O/info.txt
 D="-O2 -fno-bounds-check -ffp-contract=fast"
+mkdir -p $O/logs
 cd bench
 # one NAME WORKLOAD SIZES ENV DEFS line: ENV is VAR=VALUE[,VAR=VALUE...] or -
 one() {
@@ -22,7 +23,7 @@ one() {
 	[ "$env" = - ] && env=CMB_NONE=1
 	# shellcheck disable=SC2046
 	env $(echo "$env" | tr , ' ') CMBENCH_OPTS="$D $*" CMETAL_LOG=1 timeout 120 \
-		build/cmbench -d cuda -s full -w "$w" -z "$z" 2>>$O/log-$name.txt |
+		build/cmbench -d cuda -s full -w "$w" -z "$z" 2>>$O/logs/$name.txt |
 		grep -v "^#\|^workload" | sed "s/^/$name /" >> $O/ab.txt
 }
 for round in 1 2; do
@@ -48,4 +49,5 @@ LIST
 	echo "round $round done $(date -u +%H:%M:%S)" >> $O/info.txt
 done
 cut -d, -f1-6,8 $O/ab.txt
-grep -h "registers\|note" $O/log-*.txt | cut -c1-200 | sort | uniq -c | head -40
+grep "registers\|note" $O/logs/*.txt | cut -c1-220 | sort | uniq -c | head -60
+tar -C $O -czf $O/logs.tar.gz logs && rm -rf $O/logs
