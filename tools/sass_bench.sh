@@ -42,7 +42,8 @@ variants() {
 	for f in bitonic gemm hgemm histogram linear radix spmv transpose; do
 		echo "$f $f.cm"
 	done
-	echo "spmv_s4 spmv.cm -DSEG=4 -DWIDTH=64"
+	echo "spmv_s2 spmv.cm -DSEG=2 -DWIDTH=64"
+	echo "linear_swar linear.cm -DSWAR=1"
 	echo "scan_u32 scan.cm -DT=uint -DT_INT"
 	echo "scan_f32 scan.cm -DT=float"
 	for d in 4 16; do for k in 16 64; do

@@ -35,13 +35,18 @@ static int shape_ok(Shape s)
 	       s.longlen >= 1;
 }
 
-/* SEG: the power of two at or above the mean row length, 2..WIDTH. */
+/* SEG: the power of two at or below the mean row length, 2..WIDTH.  A
+ * row longer than SEG takes more steps, but a thread's lanes are busier:
+ * on an H200 (2026-11-28, bench/runs/2026-11-28-session20) webbase-1M
+ * (mean 3.1) took 0.047 ms with SEG 2 against 0.052-0.056 with SEG 4
+ * (the power of two above, the rule before), protein (mean 119) 0.018
+ * with 64 against 0.020-0.021 with 128; nd24k's mean is above WIDTH. */
 static Shape gpu_shape(const Csr *m)
 {
 	Shape s = { 2, 128, 0 };
 	const char *env = getenv("CMB_SPMV_SHAPE");
 	double mean = m->rows ? (double)m->nnz / m->rows : 0;
-	while (s.seg < s.width && s.seg < mean)
+	while (s.seg < s.width && 2 * s.seg <= mean)
 		s.seg *= 2;
 	if (s.seg <= 8)
 		s.width = 64;	/* fewer rows per thread: a shorter longest row */
