@@ -91,8 +91,13 @@ if [ -f "$OUT/strided.ptx" ] && command -v ptxas >/dev/null && command -v cuobjd
 fi
 say "== done: $(date -u '+%H:%M:%S UTC')"
 
-# 5. everything but the summary into one archive beside it
-if (cd "$OUT" && tar czf run_all.tar.gz --exclude=./summary.txt --exclude=./run_all.tar.gz .); then
+# 5. everything but the summary into one archive beside it (written
+# outside $OUT first: tar fails on an archive growing in the folder it reads)
+tgz=$(mktemp "${TMPDIR:-/tmp}/run_all.XXXXXX")
+if (cd "$OUT" && tar czf "$tgz" --exclude=./summary.txt .) && mv "$tgz" "$OUT/run_all.tar.gz"; then
 	find "$OUT" -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name run_all.tar.gz \
 		-exec rm -rf {} +
+else
+	rm -f "$tgz"
+	say "packing failed: the files stay as they are"
 fi
