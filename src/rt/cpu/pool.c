@@ -66,6 +66,13 @@
  *     scan-f32 multi-launch still 2.79 -> 5.57 ms (up to 17), cm-cpu 1.02
  *     -> 1.22; and /proc/loadavg's runnable count is no guide here (3-4
  *     on the idle guest).
+ *   - a pool thread that wakes on the CPU the caller published the job
+ *     from stays out of it (it can only share that CPU with the caller;
+ *     sched_getcpu at both ends, 2026-11-28): six alternating rounds,
+ *     medians A (this pool) against it, protein/16 0.273 vs 0.273 ms,
+ *     webbase/16 0.842 vs 0.841, k-means D4-K16 iter 3.37 vs 3.40, scan-i32
+ *     `cm-cpu` 0.647 vs 0.628, bitonic 6.65 vs 6.33 (spreads of 1.5-2x
+ *     in both): nothing the noise does not cover.
  * So the policy stays: sleep at once, never wait for a late thread. */
 #include <sched.h>
 #include <stdlib.h>
