@@ -151,12 +151,13 @@ bench-compile: all
 .PHONY: fuzz bench-compile
 
 # Benchmarks (bench/README.md): bench/run.sh with DEVICE=cpu|gpu WORKLOAD=...
-# SIZE=small|full; the results go to build/bench/ unless UPDATE=1, which
+# SIZE=small|full ROUNDS=n (CPU: rounds of the harnesses in turn, default 3);
+# the results go to build/bench/ unless UPDATE=1, which
 # rewrites the tracked bench/RESULTS.md, charts/*.png, results.csv and
 # bench/runs/*.csv.  bench-gpu runs bench/gpu.sh on the GPU machine into OUT
 # (default build/bench/runs, or bench/runs with UPDATE=1).
 bench:
-	bench/run.sh DEVICE=$(or $(DEVICE),cpu) WORKLOAD=$(or $(WORKLOAD),all) SIZE=$(or $(SIZE),small) UPDATE=$(UPDATE)
+	bench/run.sh DEVICE=$(or $(DEVICE),cpu) WORKLOAD=$(or $(WORKLOAD),all) SIZE=$(or $(SIZE),small) UPDATE=$(UPDATE) ROUNDS=$(or $(ROUNDS),3)
 bench-gpu:
 	bench/gpu.sh $(or $(OUT),$(if $(filter 1,$(UPDATE)),bench/runs,build/bench/runs)) all $(or $(SIZE),full)
 .PHONY: bench bench-gpu

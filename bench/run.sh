@@ -2,24 +2,27 @@
 # run.sh — run the benchmarks and write a report (RESULTS.md, results.csv,
 # charts/*.png) from their CSVs and the recorded runs of bench/runs/.
 #   bench/run.sh [DEVICE=cpu|gpu] [WORKLOAD=linear,spmv,...] [SIZE=small|full]
-#                [UPDATE=1]
+#                [UPDATE=1] [ROUNDS=n]
 #   (also `make bench DEVICE=... WORKLOAD=... SIZE=... [UPDATE=1]`)
 # By default nothing tracked is touched: the new CSVs and the report go to
 # build/bench/ (build/bench/runs/ starts as a copy of bench/runs/*.csv).
 # UPDATE=1 records the run: CSVs into bench/runs/, the report into bench/.
 # DEVICE=cpu (default): the plain C baseline (impl c, 1 thread) and the SIMT
 #   OpenCL baselines on the default OpenCL device (PoCL here), CSVs
-#   cpu-c.csv and cpu-ocl.csv (and cpu-cm.csv, the CM kernels).  SIZE=small is the CI
-#   size (about a minute on 2 cores); SIZE=full are the reported sizes.
+#   cpu-c.csv and cpu-ocl.csv (and cpu-cm.csv, the CM kernels), run in
+#   turn ROUNDS times (default 3), each row the median of its rounds
+#   (rounds.py).  SIZE=small is the CI size (about a minute a round on 2
+#   cores); SIZE=full are the reported sizes.
 # DEVICE=gpu: for a shell on the GPU machine itself: bench/gpu.sh into
 #   the runs directory (see gpu.sh for running it from elsewhere).
 # The report is then regenerated from every CSV of the runs directory.
 set -eu
 DEVICE=${DEVICE:-cpu} WORKLOAD=${WORKLOAD:-all} SIZE=${SIZE:-small} UPDATE=${UPDATE:-}
+ROUNDS=${ROUNDS:-3}
 for a in "$@"; do
 	case $a in
-	DEVICE=*|WORKLOAD=*|SIZE=*|UPDATE=*) eval "${a%%=*}=\${a#*=}" ;;
-	*) echo "usage: $0 [DEVICE=cpu|gpu] [WORKLOAD=list] [SIZE=small|full] [UPDATE=1]" >&2; exit 2 ;;
+	DEVICE=*|WORKLOAD=*|SIZE=*|UPDATE=*|ROUNDS=*) eval "${a%%=*}=\${a#*=}" ;;
+	*) echo "usage: $0 [DEVICE=cpu|gpu] [WORKLOAD=list] [SIZE=small|full] [UPDATE=1] [ROUNDS=n]" >&2; exit 2 ;;
 	esac
 done
 cd "$(dirname "$0")"
@@ -51,14 +54,25 @@ fi
 case $DEVICE in
 cpu)
 	make -s -j2
-	echo "run.sh: plain C baseline -> $runs/cpu-c.csv"
-	./build/cbench -w "$WORKLOAD" -s "$SIZE" > "$runs/cpu-c.csv"
-	echo "run.sh: OpenCL SIMT baselines -> $runs/cpu-ocl.csv"
-	./build/oclbench -w "$WORKLOAD" -s "$SIZE" -k simt > "$runs/cpu-ocl.csv"
-	if [ -x build/cmbench ]; then	# CM kernels (bench/cm), once they exist
-		echo "run.sh: CM kernels -> $runs/cpu-cm.csv"
-		./build/cmbench -d cpu -w "$WORKLOAD" -s "$SIZE" > "$runs/cpu-cm.csv"
-	fi
+	# ROUNDS rounds of the three harnesses in turn, each CSV row the
+	# median of its rounds (rounds.py says why)
+	tmp=$(mktemp -d)
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		echo "run.sh: round $r of $ROUNDS: plain C, OpenCL SIMT baselines, CM kernels"
+		./build/cbench -w "$WORKLOAD" -s "$SIZE" > "$tmp/c.$r.csv"
+		./build/oclbench -w "$WORKLOAD" -s "$SIZE" -k simt > "$tmp/ocl.$r.csv"
+		if [ -x build/cmbench ]; then	# CM kernels (bench/cm), once they exist
+			./build/cmbench -d cpu -w "$WORKLOAD" -s "$SIZE" > "$tmp/cm.$r.csv"
+		fi
+		r=$((r + 1))
+	done
+	for h in c ocl cm; do
+		[ -f "$tmp/$h.1.csv" ] || continue
+		echo "run.sh: -> $runs/cpu-$h.csv"
+		python3 rounds.py "$tmp/$h".*.csv > "$runs/cpu-$h.csv"
+	done
+	rm -rf "$tmp"
 	grep -h '^# FAIL' "$runs"/cpu-*.csv || true
 	;;
 gpu)

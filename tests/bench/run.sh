@@ -61,3 +61,21 @@ echo "    bench smoke table (ms): workload size: impl=time ..."
 cat "$out"/*.csv 2>/dev/null | awk -F, '!/^#/ && $1 != "workload" && NF >= 8 {
 	k = $1 " " $2; if (!(k in row)) order[++n] = k; row[k] = row[k] "  " $4 "=" $5 }
 	END { for (i = 1; i <= n; i++) printf "    %-28s%s\n", order[i], row[order[i]] }'
+
+# bench/rounds.py (make bench's rounds): each row the round of median time,
+# whole; a row that failed its check in any round shows that round.
+r=$out/rounds
+mkdir -p "$r"
+hdr='workload,size,device,impl,time_ms,throughput,unit,checked,cpu_ms'
+printf '# device: d\n%s\nw,s,d,cm,3.0,30,GB/s,yes,6.0\nw,s,d,c,1.0,1,GB/s,ref,1.0\n' "$hdr" >"$r/1.csv"
+printf '# device: d\n%s\nw,s,d,cm,1.0,90,GB/s,yes,1.5\nw,s,d,c,2.0,2,GB/s,ref,2.0\n' "$hdr" >"$r/2.csv"
+printf '# device: d\n# FAIL w s c: wrong\n%s\nw,s,d,cm,2.0,45,GB/s,yes,4.0\nw,s,d,c,3.0,3,GB/s,FAIL,3.0\n' "$hdr" >"$r/3.csv"
+want='w,s,d,cm,2.0,45,GB/s,yes,4.0
+w,s,d,c,3.0,3,GB/s,FAIL,3.0'
+if got=$(python3 "$(dirname "$0")/../../bench/rounds.py" "$r"/1.csv "$r"/2.csv "$r"/3.csv) &&
+   [ "$(printf '%s\n' "$got" | grep -v '^#' | tail -n 2)" = "$want" ] &&
+   printf '%s\n' "$got" | grep -q '^# FAIL w s c' && printf '%s\n' "$got" | grep -q "^$hdr\$"; then
+	echo "ok bench/rounds"
+else
+	echo "FAIL bench/rounds"; printf '%s\n' "$got" | sed 's/^/    /'
+fi
