@@ -32,8 +32,10 @@
  * read once; nothing between
  * the first load and the last wrregion writes memory (the loads move
  * down to it); every user of the vector is a constant region whose
- * pullback in the run layout is canonical (a column, a rename).  Not in
- * the checking mode (its reports name each access).
+ * pullback in the run layout is canonical (a column, a rename) or a phi
+ * whose users, through further phis, are such regions or a load's
+ * wrregion overwriting it (read_web: the phis take the run layout too).
+ * Not in the checking mode (its reports name each access).
  */
 #include "target/ptx/ptx.h"
 
