@@ -2,8 +2,8 @@
  * its columns, loaded k elements a lane with vector loads.
  *
  * requires: use lists (assign.c), before assign.c's sweep.
- * changes: PxVal.lay and .wpart of the chain's loads and wrregions
- * (assign.c's sweep leaves them), .skip on all but the last wrregion,
+ * changes: PxVal.lay and .wpart of the chain's loads and wrregions and
+ * of the phis that carry the vector (assign.c's sweep leaves them), .skip on all but the last wrregion,
  * .wide on that one: mem.c px_wide_load emits every load there.
  *
  * k-means turns 32 points of D floats (AoS) into D rows of 32:
