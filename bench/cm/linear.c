@@ -3,9 +3,8 @@
  * is wider than the 16384-pixel surface limit), one launch: on a GPU of
  * 40x8-pixel SWAR tiles (linear.cm -DSWAR=1) in groups of 2x2 threads, on
  * the CPU of 16x8-pixel tiles in groups of 8x4 (CMB_LINEAR_SWAR=0 or 1
- * picks the tiles, CMB_LINEAR_GROUP=X:Y the group, for tuning;
- * CMB_LINEAR_TPW=2 or 4 stacks that many tiles a thread, for a build with
- * -DTPW=..), checked bit for bit against ref_linear.  CMB_LINEAR_SIZE=
+ * picks the tiles, CMB_LINEAR_GROUP=X:Y the group, for tuning), checked
+ * bit for bit against ref_linear.  CMB_LINEAR_SIZE=
  * WxH replaces the case's size (odd sizes for testing the edges). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,18 +65,9 @@ static int tile_rows(void)
 	return r == 8 || r == 16 ? r : 8;
 }
 
-/* Tiles a thread (linear.cm's TPW): 1, or CMB_LINEAR_TPW's (for a build
- * with the same -DTPW=.. in CMBENCH_OPTS). */
-static int tiles_per_thread(void)
-{
-	const char *env = getenv("CMB_LINEAR_TPW");
-	int t = env ? atoi(env) : 1;
-	return t == 2 || t == 4 ? t : 1;
-}
-
 void cm_bench_linear(cmetal_device *dev, const BenchCase *c, const char *device)
 {
-	int w = (int)c->p[0], h = (int)c->p[1], i, rows = tile_rows() * tiles_per_thread();
+	int w = (int)c->p[0], h = (int)c->p[1], i, rows = tile_rows();
 	const char *size = getenv("CMB_LINEAR_SIZE");
 	if (size && (sscanf(size, "%dx%d", &w, &h) != 2 || w < 1 || h < 1))
 		w = (int)c->p[0], h = (int)c->p[1];
