@@ -190,7 +190,7 @@
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
  *                [scratch BYTES] [lanes W] [checks 1] [split 1] [thread_args I,J]
- *                [param_surfaces N]
+ *                [param_surfaces N] [narrow E]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
@@ -209,7 +209,12 @@
  * checks 1: built with -fbounds-check, so it may report a fault (a task
  * waits for it before its next entry).  split 1: the runtime may split
  * its groups (Launch geometry).  param_surfaces N: see "Kernel
- * entry" (absent: every surface argument has its CudaSurfaceParam).  One
+ * entry" (absent: every surface argument has its CudaSurfaceParam).
+ * narrow E (2 .. 8): the module has a second entry NAME$narrow with the
+ * same parameters, for images whose pixels are narrower than E bytes (the
+ * widest element of the kernel's media reads): the runtime launches it
+ * when an image argument has fewer than E bytes a pixel
+ * (target/ptx/variant.c).  One
  * "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;

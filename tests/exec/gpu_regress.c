@@ -947,11 +947,146 @@ TEST(pipelined_wide)
 		}
 }
 
+/* The media read rule (docs/builtins.md §6.1): byte b of a block row read
+ * at (x, y) is byte x + b of row y of an image of bpp-byte pixels; when
+ * its pixel (x + b) / bpp (rounded down) or its row is outside, the pixel
+ * and the row are clamped to the nearest edge and the byte is the one at
+ * the same place, (x + b) mod bpp, in the clamped pixel.  The element type
+ * of the block plays no part.  Writes block t's rows at rows t RS + r0 ...
+ * of w, bw bytes each. */
+static void r_clamp(const uint8_t *img, int W, int HH, int bpp, int x, int y, int R, int bw,
+                    uint8_t *w, int row0)
+{
+	for (int r = 0; r < R; r++)
+		for (int b = 0; b < bw; b++) {
+			int by = y + r, bx = x + b;
+			by = by < 0 ? 0 : by >= HH ? HH - 1 : by;
+			int px = bx >= 0 ? bx / bpp : -((-bx + bpp - 1) / bpp), in = bx - px * bpp;
+			px = px < 0 ? 0 : px >= W ? W - 1 : px;
+			w[(size_t)(row0 + r) * bw + b] = img[((size_t)by * W + px) * bpp + in];
+		}
+}
+
+static int floor_to(int v, int a)
+{
+	return v >= 0 ? v / a * a : -((-v + a - 1) / a) * a;
+}
+
+enum { CL_MAXT = 160, CL_IMG = 16384, CL_OUT = CL_MAXT * 8 * 64 };
+
+/* The block corners of one image: x (multiples of a, the larger of the
+ * element and the pixel) across the left edge and across the right edge,
+ * their y cycling through rows above, across the top, inside, across the
+ * bottom and below; then three x (left, middle, right) at every y; the
+ * middle one inside at the middle row takes the unclamped path. */
+static int clamp_corners(int32_t *xy, int a, int wb, int HH, int R, int bw)
+{
+	int ys[] = {-R - 2, -1, 0, HH / 2 - R / 2, HH - R, HH - R + 1, HH + 1}, ny = 7;
+	int n = 0, k = 0;
+	for (int x = floor_to(-bw - a, a); x <= a; x += a, k++)
+		xy[4 * n] = x, xy[4 * n++ + 1] = ys[k % ny];
+	for (int x = floor_to(wb - bw - a, a); x <= floor_to(wb + a, a); x += a, k++)
+		xy[4 * n] = x, xy[4 * n++ + 1] = ys[k % ny];
+	int mx[] = {floor_to(-bw / 2, a), floor_to(wb / 2 - bw / 2, a), floor_to(wb - bw / 2, a)};
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < ny; j++)
+			xy[4 * n] = mx[i], xy[4 * n++ + 1] = ys[j];
+	return n;
+}
+
+/* Kernel `kernel` (gpu_regress.cm clamp_*: eb-byte elements, R x C, two
+ * blocks when two) on a W x HH image of format fmt (bpp bytes a pixel). */
+static void clamp_case(H *h, const char *kernel, int eb, int R, int C, bool two,
+                       cmetal_format fmt, int bpp, int W, int HH)
+{
+	static uint8_t img[CL_IMG], o[CL_OUT], w[CL_OUT];
+	static int32_t xy[CL_MAXT * 4];
+	int bw = C * eb, a = eb > bpp ? eb : bpp, rs = two ? 2 * R : R;
+	if ((size_t)W * HH * bpp > sizeof img) {
+		h_fail(h, "%s: image %dx%d too large", kernel, W, HH);
+		return;
+	}
+	for (int i = 0; i < W * HH * bpp; i++)
+		img[i] = (uint8_t)h_rand(h);
+	memset(xy, 0, sizeof xy);
+	int nt = clamp_corners(xy, a, W * bpp, HH, R, bw);
+	if (nt > CL_MAXT || (size_t)nt * rs * bw > sizeof o) {
+		h_fail(h, "%s: %d threads", kernel, nt);
+		return;
+	}
+	memset(o, 0, sizeof o);
+	memset(w, 0, sizeof w);
+	for (int t = 0; t < nt; t++) {
+		r_clamp(img, W, HH, bpp, xy[4 * t], xy[4 * t + 1], R, bw, w, t * rs);
+		if (two)
+			r_clamp(img, W, HH, bpp, xy[4 * t] + 16, xy[4 * t + 1] + 1, R, bw, w,
+			        t * rs + R);
+	}
+	HShape sh = WALK(nt, 1);
+	if (!H_RUN(h, F, kernel, sh, SURF2D(img, W, HH, fmt), IN(xy),
+	           SURF2D(o, bw, CL_OUT / bw, CMETAL_FMT_R8_UINT), I32(0)))
+		return;
+	for (int t = 0; t < nt; t++)
+		for (int i = 0; i < rs * bw; i++)
+			if (o[(size_t)t * rs * bw + i] != w[(size_t)t * rs * bw + i]) {
+				int blk = i / bw / R, r = i / bw % R, b = i % bw;
+				h_fail(h, "%s on a %dx%d image of %d-byte pixels: block %d at "
+				              "(%d, %d), row %d byte %d = %u, expected %u", kernel,
+				              W, HH, bpp, blk, xy[4 * t] + 16 * blk,
+				              xy[4 * t + 1] + blk, r, b, o[(size_t)t * rs * bw + i],
+				              w[(size_t)t * rs * bw + i]);
+				return;
+			}
+}
+
+/* Every image format for one kernel: byte, 16-bit, 32-bit and 16-byte
+ * pixels; when the pixel is narrower than the element, widths whose
+ * bytes leave every remainder by the element size (the right edge cuts an
+ * element at each of its bytes), and an image narrower than one element. */
+static void clamp_formats(H *h, const char *kernel, int eb, int R, int C, bool two)
+{
+	static const struct { cmetal_format fmt; int bpp, w; } f[] = {
+		{CMETAL_FMT_R8_UINT, 1, 97}, {CMETAL_FMT_R16_UINT, 2, 45},
+		{CMETAL_FMT_R32_UINT, 4, 23}, {CMETAL_FMT_R32G32B32A32F, 16, 7},
+	};
+	for (int i = 0; i < 4 && !h->failed; i++) {
+		int steps = eb > f[i].bpp ? eb / f[i].bpp : 1;
+		for (int s = 0; s < steps && !h->failed; s++)
+			clamp_case(h, kernel, eb, R, C, two, f[i].fmt, f[i].bpp, f[i].w + s, 9 + s % 3);
+		if (eb > f[i].bpp && !h->failed)
+			clamp_case(h, kernel, eb, R, C, two, f[i].fmt, f[i].bpp, 1, 3);
+	}
+}
+
+/* Media reads of elements wider and narrower than the image's pixels at
+ * blocks across every edge (gpu_regress.cm clamp_*): byte-wise clamping
+ * to the edge pixel on both devices. */
+TEST(media_pixels)
+{
+	clamp_formats(h, "clamp_u8_4x32", 1, 4, 32, false);
+	clamp_formats(h, "clamp_u8_2x20", 1, 2, 20, false);
+	clamp_formats(h, "clamp_u16_4x16", 2, 4, 16, false);
+	clamp_formats(h, "clamp_u16_2x6", 2, 2, 6, false);
+	clamp_formats(h, "clamp_u32_8x8", 4, 8, 8, false);
+	clamp_formats(h, "clamp_u32_4x12", 4, 4, 12, false);
+	clamp_formats(h, "clamp_u32_2x8", 4, 2, 8, false);
+	clamp_formats(h, "clamp_f32_4x16", 4, 4, 16, false);
+	clamp_formats(h, "clamp_u64_4x8", 8, 4, 8, false);
+	clamp_formats(h, "clamp_u64_3x5", 8, 3, 5, false);
+	clamp_formats(h, "clamp_two", 4, 4, 8, true);
+	/* RGB8 images of 81 and 121 pixels as bytes, read as uint words
+	 * (bench/cm/linear.cm's SWAR tiles) */
+	if (!h->failed)
+		clamp_case(h, "clamp_u32_4x12", 4, 4, 12, false, CMETAL_FMT_R8_UINT, 1, 243, 10);
+	if (!h->failed)
+		clamp_case(h, "clamp_u32_4x12", 4, 4, 12, false, CMETAL_FMT_R8_UINT, 1, 363, 10);
+}
+
 const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
 	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
 	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), T(slm_wide),
-	T(pipelined_wide), {0},
+	T(pipelined_wide), T(media_pixels), {0},
 };

@@ -270,6 +270,12 @@ typedef struct CudaKernel {
 	uint32_t lanes;             /* lanes per CM thread: 32, or W when 32/W
 	                               CM threads share a warp ("lanes W") */
 	uint32_t dyn_max;           /* dynamic shared memory the function allows */
+	CUfunction narrow_fn;       /* NAME$narrow (target/ptx/variant.c): launched
+	                               when an image argument's pixels are
+	                               narrower than narrow_eb bytes; NULL: none */
+	uint32_t narrow_eb;         /* metadata "narrow E" */
+	int narrow_max_threads;     /* per CTA, as narrow_fn's registers allow */
+	uint32_t narrow_dyn_max;    /* dyn_max of narrow_fn */
 	const char *thread_args;    /* "2,3": arguments read from per-thread
 	                               tables (metadata "thread_args"); NULL */
 	CUdeviceptr targ_mem;       /* those tables on the device, grown on demand */
@@ -298,6 +304,7 @@ typedef struct CudaProgram {
 	bool *checks;               /* per kernel: built with -fbounds-check */
 	bool *split;                /* per kernel: "split 1" */
 	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
+	uint32_t *narrow;           /* per kernel: "narrow E" (0: none) */
 	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 	void *cubin;                /* loaded from a container: ptxas's output

@@ -452,22 +452,48 @@ static void check_fault(CudaDevice *c, RtLaunch *l, uint32_t slot)
 /* The dynamic shared memory of a launch: the kernel's per-CM-thread scratch
  * for every CM thread of the CTA (k->lanes lanes each) (rt/cuda_abi.h "Metadata"), with the function's
  * limit raised past the default 48 KB when it needs more. */
-static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k)
+static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k, CUfunction fn)
 {
 	unsigned bytes = k->scratch * (g->block[0] * g->block[1] * g->block[2] / k->lanes);
-	if (bytes > 48 * 1024 && bytes > k->dyn_max && c->cu->FuncSetAttribute &&
-	    !c->cu->FuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+	uint32_t *max = fn == k->fn ? &k->dyn_max : &k->narrow_dyn_max;
+	if (bytes > 48 * 1024 && bytes > *max && c->cu->FuncSetAttribute &&
+	    !c->cu->FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 	                             (int)bytes))
-		k->dyn_max = bytes;
+		*max = bytes;
 	return bytes;
 }
 
-/* cuLaunchKernel, or cuLaunchKernelEx with the cluster dimension. */
-static CUresult launch(CudaDevice *c, const Geometry *g, CudaKernel *k)
+/* The entry that launch l runs: the kernel's, or its NAME$narrow when an
+ * image argument's pixels are narrower than the widest element its media
+ * reads take (target/ptx/variant.c); that one's registers may not allow
+ * the CTA: an error. */
+static cm_status pick_entry(const RtLaunch *l, const Geometry *g, const CudaKernel *k,
+                            CUfunction *fn)
 {
-	unsigned shmem = dyn_shared(c, g, k);
+	*fn = k->fn;
+	for (uint32_t i = 0; k->narrow_fn && i < l->info->nargs; i++) {
+		const CmkSurface *s = &l->surfaces[i];
+		if (l->info->args[i].kind != CMK_ARG_SURFACE || !s->is2d || s->bpp >= k->narrow_eb)
+			continue;
+		uint64_t n = (uint64_t)g->block[0] * g->block[1] * g->block[2];
+		if (n > (uint64_t)k->narrow_max_threads)
+			return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': its variant for images of "
+			               "pixels narrower than its media reads' %u-byte elements (argument "
+			               "%u: %u bytes a pixel) fits %d GPU threads a CTA, not %llu: "
+			               "use smaller thread groups", l->info->name, k->narrow_eb, i,
+			               s->bpp, k->narrow_max_threads, (unsigned long long)n);
+		*fn = k->narrow_fn;
+		break;
+	}
+	return CM_SUCCESS;
+}
+
+/* cuLaunchKernel, or cuLaunchKernelEx with the cluster dimension. */
+static CUresult launch(CudaDevice *c, const Geometry *g, CudaKernel *k, CUfunction fn)
+{
+	unsigned shmem = dyn_shared(c, g, k, fn);
 	if (g->cluster <= 1)
-		return c->cu->LaunchKernel(k->fn, g->grid[0], g->grid[1], g->grid[2], g->block[0],
+		return c->cu->LaunchKernel(fn, g->grid[0], g->grid[1], g->grid[2], g->block[0],
 		                           g->block[1], g->block[2], shmem, c->stream, k->params,
 		                           NULL);
 	CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
@@ -475,7 +501,7 @@ static CUresult launch(CudaDevice *c, const Geometry *g, CudaKernel *k)
 	at.value.clusterDim.y = at.value.clusterDim.z = 1;
 	CUlaunchConfig cfg = {g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1],
 	                      g->block[2], shmem, c->stream, &at, 1};
-	return c->cu->LaunchKernelEx(&cfg, k->fn, k->params, NULL);
+	return c->cu->LaunchKernelEx(&cfg, fn, k->params, NULL);
 }
 
 /* The per-thread arguments of a launch as a list, "2,3" ("" for none). */
@@ -565,7 +591,10 @@ cm_status cuda_enqueue(CudaDevice *c, RtLaunch *l, uint32_t slot, CudaQueued *q)
 	Geometry g = {{0}};
 	CudaProgram *cp;
 	CudaKernel *k;
+	CUfunction fn;
 	cm_status s = prepare(c, l, slot, &g, &cp, &k);
+	if (!s)
+		s = pick_entry(l, &g, k, &fn);
 	if (s)
 		return s;
 	set_params(l, k);
@@ -573,7 +602,7 @@ cm_status cuda_enqueue(CudaDevice *c, RtLaunch *l, uint32_t slot, CudaQueued *q)
 	                  k->uses_printf || k->checks};
 	if (q->timed)
 		c->cu->EventRecord(c->ev[2 * slot], c->stream);
-	CUresult r = launch(c, &g, k);
+	CUresult r = launch(c, &g, k, fn);
 	if (r) {
 		char name[160];
 		return cuda_kernel_error(c, who(l, name, sizeof name), r, "to launch");

@@ -52,6 +52,7 @@ typedef struct {
 	uint32_t psurf;       /* "param_surfaces N"; UINT32_MAX (all) if absent */
 	bool checks;          /* "checks 1": built with -fbounds-check */
 	bool split;           /* "split 1": its groups may run as several CTAs */
+	uint32_t narrow;      /* "narrow E": a NAME$narrow entry (target/ptx/variant.c) */
 } MetaKernel;
 
 /* One "kernel" line's fields after the keyword; "scratch N", "lanes W",
@@ -86,6 +87,11 @@ static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 	mk->checks = strstr(s, " checks 1") != NULL;
 	/* "split 1": its groups may run as several CTAs (rt/cuda_abi.h) */
 	mk->split = strstr(s, " split 1") != NULL;
+	/* "narrow E": NAME$narrow reads images of pixels narrower than E bytes */
+	const char *nw = strstr(s, " narrow ");
+	if (nw && (sscanf(nw, " narrow %u", &mk->narrow) != 1 || mk->narrow < 2 ||
+	           mk->narrow > 8))
+		return false;
 	/* "thread_args I,J": those arguments are per-thread tables */
 	const char *ta = strstr(s, " thread_args ");
 	mk->targs = NULL;
@@ -264,9 +270,11 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		cp->psurf = NEWN(a, uint32_t, ks.len + 1);
 		cp->checks = NEWN(a, bool, ks.len + 1);
 		cp->split = NEWN(a, bool, ks.len + 1);
+		cp->narrow = NEWN(a, uint32_t, ks.len + 1);
 		for (int i = 0; i < ks.len; i++) {
 			cp->checks[i] = ks.data[i].checks;
 			cp->split[i] = ks.data[i].split;
+			cp->narrow[i] = ks.data[i].narrow;
 			cp->scratch[i] = ks.data[i].scratch;
 			cp->lanes[i] = ks.data[i].lanes;
 			cp->targs[i] = ks.data[i].targs;
@@ -339,6 +347,25 @@ static void map_log(const char *ptx, const char *log, Buf *out)
 
 /* ---- loading a module ---- */
 
+/* Kernel i's NAME$narrow entry, when its metadata says it has one. */
+static cm_status narrow_entry(const CuDriver *cu, CudaProgram *cp, uint32_t i, CudaKernel *k)
+{
+	k->narrow_eb = cp->narrow ? cp->narrow[i] : 0;
+	if (!k->narrow_eb)
+		return CM_SUCCESS;
+	char name[300];
+	snprintf(name, sizeof name, "%s$narrow", cp->infos[i].name);
+	CUresult r = cu->ModuleGetFunction(&k->narrow_fn, cp->mod, name);
+	if (r)
+		return rt_fail(CM_INVALID_PROGRAM, "the PTX lists kernel '%s' with a variant for "
+		               "narrow pixels but has no entry '%s': %s", cp->infos[i].name, name,
+		               cu_errtext(r));
+	if (cu->FuncGetAttribute(&k->narrow_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+	                         k->narrow_fn) || k->narrow_max_threads <= 0)
+		k->narrow_max_threads = 1024;
+	return CM_SUCCESS;
+}
+
 /* Functions, parameter arrays and launch blocks of every kernel. */
 static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 {
@@ -371,6 +398,9 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 		k->uses_printf = cp->prints && cp->prints[i];
 		k->checks = cp->checks && cp->checks[i];
 		k->split = cp->split && cp->split[i];
+		cm_status s = narrow_entry(cu, cp, i, k);
+		if (s)
+			return s;
 		total += (k->image_len + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
 	}
 	if (!total)

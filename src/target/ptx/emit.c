@@ -94,6 +94,8 @@ const char *px_reg(Px *p, const Inst *v, uint32_t slot)
 
 const char *px_tmp(Px *p, RegClass c)
 {
+	if (p->alt)
+		return arena_printf(p->arena, "%su%u", rc_prefix[c], p->nalt[c]++);
 	return arena_printf(p->arena, "%st%u", rc_prefix[c], p->ntmp[c]++);
 }
 
@@ -103,12 +105,14 @@ void px_cold_begin(Px *p, const char *label)
 	p->body = p->cold;
 	p->cold = hot;
 	p->in_cold++;
+	px_variant_enter(p);
 	buf_printf(&p->body, "%s:\n", label);
 }
 
 void px_cold_end(Px *p, const char *back)
 {
 	px_ins(p, "bra.uni %s", back);
+	px_variant_leave(p);
 	Buf cold = p->body;
 	p->body = p->cold;
 	p->cold = cold;
@@ -117,6 +121,8 @@ void px_cold_end(Px *p, const char *back)
 
 const char *px_label(Px *p)
 {
+	if (p->alt)
+		return arena_printf(p->arena, "$L_u%u", p->nalt_label++);
 	return arena_printf(p->arena, "$L_t%u", p->nlabel++);
 }
 
@@ -764,6 +770,9 @@ static void declare_regs(Px *p, Buf *out)
 	for (int c = 0; c < RC_COUNT_; c++)
 		if (p->ntmp[c])
 			buf_printf(out, "\t.reg %s %st<%u>;\n", rc_decl[c], rc_prefix[c], p->ntmp[c]);
+	for (int c = 0; c < RC_COUNT_; c++)
+		if (p->nalt[c])   /* variant.c */
+			buf_printf(out, "\t.reg %s %su<%u>;\n", rc_decl[c], rc_prefix[c], p->nalt[c]);
 }
 
 void px_prologue(Px *p);
@@ -787,8 +796,8 @@ static void buf_insert(Buf *b, size_t at, const Buf *s)
  * until the end), and the declarations, which depend on it, are inserted
  * before it: a large kernel's text is not copied. */
 static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
-                        uint32_t *nshfl, uint32_t *scratch, uint32_t *lanes, Buf *pfmeta,
-                        uint32_t *npf)
+                        uint32_t *nshfl, uint32_t *scratch, uint32_t *lanes, uint32_t *narrow,
+                        Buf *pfmeta, uint32_t *npf)
 {
 	size_t start = out->len;
 	Px px = {.f = f, .o = o, .arena = arena_new(), .globals = globals, .pfmeta = pfmeta,
@@ -862,6 +871,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	buf_insert(&p->body, start, &h);
 	buf_free(&h);
 	buf_puts(&p->body, "}\n");
+	*narrow = p->narrow_eb && px_variant_split(&p->body, start, f->name) ? p->narrow_eb : 0;
 	*out = p->body;
 	return ok;
 }
@@ -907,7 +917,7 @@ static int check_march(const char *m)
 }
 
 static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32_t scratch,
-                     uint32_t lanes, const Buf *pfmeta, Buf *out)
+                     uint32_t lanes, uint32_t narrow, const Buf *pfmeta, Buf *out)
 {
 	buf_printf(out, "//@cmetal kernel %s slm %u barrier %d wait %d simd %u shuffles %u",
 	           f->name, f->slm_size, f->uses_barrier, f->uses_wait, f->simd_width, nshfl);
@@ -919,6 +929,8 @@ static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32
 		buf_printf(out, " checks 1");   /* reports faults: a task waits for it */
 	if (px_splittable(f, o))
 		buf_printf(out, " split 1");    /* groups may run as several CTAs */
+	if (narrow)
+		buf_printf(out, " narrow %u", narrow);   /* variant.c: NAME$narrow */
 	for (uint32_t k = 0, n = 0; o->thread_args && k < f->nparams; k++)
 		if (spec_lists(o->thread_args, f->name, k))
 			buf_printf(out, n++ ? ",%u" : " thread_args %u", k);
@@ -1013,7 +1025,7 @@ typedef struct {
 	Func *f;
 	size_t at, len;       /* its .entry: out->data[at, at + len) */
 	Buf pfmeta;           /* its printf metadata lines */
-	uint32_t nshfl, scratch, lanes;
+	uint32_t nshfl, scratch, lanes, narrow;   /* narrow: "narrow E" (variant.c) */
 	Wide widest[3];
 } PxKernel;
 
@@ -1063,7 +1075,7 @@ static bool ptx_kernel(void *st, Func *f)
 	PxKernel *k = &vec_last(&x->kern);
 	find_widest(f, k->widest);
 	bool ok = emit_kernel(f, x->o, x->out, &x->globals, &k->nshfl, &k->scratch, &k->lanes,
-	                      &k->pfmeta, &x->npf);
+	                      &k->narrow, &k->pfmeta, &x->npf);
 	k->len = x->out->len - k->at;
 	return ok;
 }
@@ -1126,7 +1138,8 @@ static bool ptx_put_together(PxModule *x)
 	size_t *hdr_at = xmalloc(sizeof(size_t) * (size_t)(x->kern.len + 1));
 	for (int k = 0; k < x->kern.len; k++) {
 		PxKernel *kk = &x->kern.data[k];
-		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, &kk->pfmeta, &pre);
+		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, kk->narrow, &kk->pfmeta,
+		         &pre);
 		hdr_at[k] = hdrs.len;
 		buf_putc(&hdrs, '\n');
 		kernel_header(kk->f, kk->nshfl, kk->widest, info, ninfo, &hdrs);

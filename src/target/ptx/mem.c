@@ -1629,17 +1629,65 @@ static void media_fast_table(Px *p, Inst *i, const Where *w, const char *x0, con
 	}
 }
 
+/* Element reg of a media read whose pixels are narrower than it (bpp <
+ * eb) and that is not wholly inside its row, in the lanes of split: byte
+ * by byte, each clamped to its own edge pixel as the CPU device does
+ * (docs/builtins.md §6.1), where clamping the element as one pixel would
+ * read a word of the row's last bytes, at an address not aligned to it
+ * (an RGB8 image of bytes read as uint words, its width in bytes not a
+ * multiple of 4: the word across the edge keeps its bytes inside and
+ * repeats the last one).  Unrolled, each byte put in place with bfi
+ * (a loop over the bytes, nested in a k loop when the read is there, made
+ * ptxas schedule that loop as an outer one: dgemm_dpas 7.125 -> 8.5 SASS
+ * per mma).  x: the element's first byte, unclamped;
+ * y: its row, clamped; pmaxb: the last pixel's first byte. */
+static void media_bytes(Px *p, const Where *w, Elem e, const char *reg, const char *x,
+                        const char *y, const char *split, const char *pmaxb, const char *pm1,
+                        const char *lim1)
+{
+	int eb = ir_elem_bytes[e];
+	const char *half[2] = {px_tmp(p, RC_B32), eb == 8 ? px_tmp(p, RC_B32) : NULL};
+	const char *row = px_tmp(p, RC_B32);
+	px_ins(p, "mul.lo.u32 %s, %s, %s", row, y, w->pitch);
+	for (int k = 0; k < eb; k++) {
+		const char *bx = px_tmp(p, RC_B32), *t = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+		const char *o = px_tmp(p, RC_B32), *b = px_tmp(p, RC_B32), *ok, *q = split;
+		const char *acc = half[k / 4];
+		px_ins(p, "add.s32 %s, %s, %d", bx, x, k);
+		px_ins(p, "and.b32 %s, %s, %s", t, bx, pm1);
+		px_ins(p, "add.s32 %s, %s, %s", hi, pmaxb, t);
+		px_ins(p, "min.s32 %s, %s, %s", bx, bx, hi);
+		px_ins(p, "max.s32 %s, %s, %s", bx, bx, t);
+		px_ins(p, "add.u32 %s, %s, %s", o, row, bx);
+		const char *a = address32(p, w, o, 1, lim1, &ok);
+		and_pred(p, &q, ok);
+		access(p, w, false, E_U8, k % 4 ? b : acc, a, q);
+		if (k % 4)
+			px_ins(p, "bfi.b32 %s, %s, %s, %d, 8", acc, b, acc, 8 * (k % 4));
+	}
+	if (eb == 8)
+		px_ins(p, "@%s mov.b64 %s, {%s, %s}", split, reg, half[0], half[1]);
+	else if (e == E_I16)
+		px_ins(p, "@%s cvt.s32.s16 %s, %s", split, reg, half[0]);
+	else if (e == E_F16)
+		px_ins(p, "@%s cvt.u16.u32 %s, %s", split, reg, half[0]);
+	else
+		px_ins(p, "@%s mov.b32 %s, %s", split, reg, half[0]);
+}
+
 /* The exact media access: every element's x and y clamped to the edge
- * (reads) or checked (writes). */
-static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
-                        uint32_t cols, const Layout *l, const LRow *rows)
+ * (reads) or checked (writes).  bytes (reads of elements wider than the
+ * image's pixels): an element not wholly inside its row is read byte by
+ * byte (media_bytes) instead. */
+static void exact_body(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                       uint32_t cols, const Layout *l, const LRow *rows, bool bytes)
 {
 	bool st = i->op == Omstore;
 	Inst *val = st ? i->ops[3] : i;
 	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e];
 	const char *xmax = px_tmp(p, RC_B32), *ymax = px_tmp(p, RC_B32), *lim = NULL;
-	const char *pmax = NULL, *pm1 = NULL;
+	const char *pmax = NULL, *pm1 = NULL, *pmaxb = NULL, *lim1 = NULL;
 	px_ins(p, "sub.s32 %s, %s, %d", xmax, w->width, eb);
 	px_ins(p, "sub.s32 %s, %s, 1", ymax, w->height);
 	if (!st) {
@@ -1653,13 +1701,18 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 		px_ins(p, "max.u32 %s, %s, 1", pm1, w->bpp);
 		px_ins(p, "sub.u32 %s, %s, 1", pm1, pm1);
 	}
+	if (bytes) {
+		pmaxb = px_tmp(p, RC_B32);
+		px_ins(p, "sub.s32 %s, %s, %s", pmaxb, w->width, w->bpp);
+		lim1 = limit32(p, w, 1, 1);
+	}
 	uint32_t nregs = l ? l->nregs : SLOTS(val->ty.n);
 	const char *fails = NULL;
 	for (uint32_t s = 0; s < nregs; s++) {
 		if (rows && rows[s].lo > rows[s].hi)
 			continue;
 		const char *r = px_tmp(p, RC_B32), *c = px_tmp(p, RC_B32);
-		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL;
+		const char *x = px_tmp(p, RC_B32), *y = px_tmp(p, RC_B32), *q = NULL, *keep = NULL;
 		const char *lanes = media_rc(p, rows ? NULL : l, rows, val->ty.n, cols, s, r, c);
 		px_ins(p, "mad.lo.s32 %s, %s, %d, %s", x, c, eb, x0);
 		px_ins(p, "add.s32 %s, %s, %s", y, r, y0);
@@ -1671,6 +1724,11 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 			q = a;
 		} else {
 			const char *t = px_tmp(p, RC_B32), *hi = px_tmp(p, RC_B32);
+			if (bytes) {   /* keep: the element is inside its row */
+				keep = px_tmp(p, RC_PRED);
+				px_ins(p, "setp.ge.s32 %s, %s, 0", keep, x);
+				px_ins(p, "setp.le.and.s32 %s, %s, %s, %s", keep, x, xmax, keep);
+			}
 			px_ins(p, "and.b32 %s, %s, %s", t, x, pm1);
 			px_ins(p, "add.s32 %s, %s, %s", hi, pmax, t);
 			px_ins(p, "min.s32 %s, %s, %s", x, x, hi);
@@ -1689,10 +1747,40 @@ static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const ch
 		const char *inside = q;   /* writes: x, y and the allocation */
 		if (lanes)
 			and_pred(p, &q, lanes);
+		and_pred(p, &q, keep);
 		access(p, w, st, e, media_reg(p, i, l, s), a, q);
 		px_fault_lane(p, &fails, inside, lanes);
+		if (keep) {
+			/* the bytes lie inside the clamped row, as the element
+			 * did: no fault of their own */
+			const char *split = px_tmp(p, RC_PRED);
+			px_ins(p, "not.pred %s, %s", split, keep);
+			if (lanes)
+				px_ins(p, "and.pred %s, %s, %s", split, split, lanes);
+			px_ins(p, "mad.lo.s32 %s, %s, %d, %s", x, c, eb, x0);
+			media_bytes(p, w, e, media_reg(p, i, l, s), x, y, split, pmaxb, pm1, lim1);
+		}
 	}
 	px_fault_end(p, fails, st ? CUDA_FAULT_MSTORE : CUDA_FAULT_MLOAD, i);
+}
+
+/* The exact media access.  A read of elements wider than a byte has two:
+ * whole elements clamped (right where the image's pixels are at least as
+ * wide) in the kernel's entry, bytes clamped one by one (right for any
+ * pixels) in its NAME$narrow entry (variant.c). */
+static void media_exact(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
+                        uint32_t cols, const Layout *l, const LRow *rows)
+{
+	int eb = ir_elem_bytes[i->ty.elem];
+	if (i->op == Omstore || eb == 1) {
+		exact_body(p, i, w, x0, y0, cols, l, rows, false);
+		return;
+	}
+	px_variant_wide(p, eb);
+	exact_body(p, i, w, x0, y0, cols, l, rows, false);
+	px_variant_narrow(p);
+	exact_body(p, i, w, x0, y0, cols, l, rows, true);
+	px_variant_end(p);
 }
 
 /* Media access i's fast path (its block wholly inside: no clamp, no

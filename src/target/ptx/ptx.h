@@ -171,6 +171,13 @@ typedef struct {
 	uint32_t nshfl;       /* static shfl.sync count */
 	uint32_t nselp;       /* selects placed by region moves */
 	uint32_t nlabel;
+	uint8_t vside;        /* variant.c: emitting a media read's wide (1) or
+	                         narrow (2) exact path; 0: code of both entries */
+	bool alt;             /* the narrow one: temporaries and labels of
+	                         their own names (px_tmp, px_label) ... */
+	uint32_t nalt[RC_COUNT_], nalt_label; /* ... counted here */
+	uint32_t narrow_eb;   /* the widest element of a media read with a
+	                         narrow variant (0: none; variant.c) */
 	uint32_t ntab;        /* lane tables in globals */
 	Buf *globals;         /* module-scope data (.global tables, strings) */
 	uint32_t curline;     /* -g: last .loc line */
@@ -431,6 +438,23 @@ const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta);
 /* Instructions written between two calls go to the kernel's entry, after
  * the prologue (per-kernel values that dominate every use). */
 void px_entry_swap(Px *p);
+
+/* variant.c: a media read's exact path for elements no wider than the
+ * pixels (the kernel's entry) after px_variant_wide, for any pixels (its
+ * NAME$narrow entry) after px_variant_narrow, until px_variant_end; eb:
+ * the read's element bytes */
+void px_variant_wide(Px *p, int eb);
+void px_variant_narrow(Px *p);
+void px_variant_end(Px *p);
+/* The marker of the side being emitted, in a buffer being switched to
+ * (px_cold_begin), and the end marker before switching back: out-of-line
+ * code of one side stays in its entry */
+void px_variant_enter(Px *p);
+void px_variant_leave(Px *p);
+/* The kernel name's text at b[start..] (its .entry, its markers) as the
+ * two entries NAME and NAME$narrow; false when it has no .entry NAME
+ * line to rename (only NAME is left) */
+bool px_variant_split(Buf *b, size_t start, const char *name);
 /* dpair.c: FP64 cm_dpas pairs of one B tile as m16n8k4 (PxVal.dpair,
  * .skip), and register r of partner j's operand k where it is ready at i */
 void px_dpas_pairs(Px *p);
