@@ -25,6 +25,8 @@ typedef struct {
 	bool no_pack;             /* -fno-warp-packing */
 	bool no_slm_vec;          /* -fno-slm-vectorize */
 	bool no_ldmatrix;         /* -fno-ldmatrix */
+	bool exact_loops;         /* -fexact-loop-depths */
+	bool slm_ranges;          /* -fslm-ranges */
 	bool no_slm_regions;      /* -fno-slm-regions */
 	bool no_loop_versions;    /* -fno-loop-versions */
 	bool run_layouts;         /* -frun-layouts */

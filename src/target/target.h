@@ -50,6 +50,14 @@ typedef struct {
 	                         ptx/slmvec.c) */
 	bool slm_vec_no_overlap; /* PTX: refuse overlapping SLM reads as seed
 	                         001 does (-fno-slm-vectorize-overlap) */
+	bool slm_ranges;      /* PTX: SLM gathers, scatters and atomics whose
+	                         offsets' value ranges (ptx/range.c) keep them
+	                         inside the kernel's SLM go unchecked
+	                         (-fslm-ranges; ptx/mem.c slm_inside) */
+	bool exact_loops;     /* PTX: loop depths from back edges to
+	                         dominators only, not from every jump to an
+	                         earlier block (-fexact-loop-depths; ptx/assign.c
+	                         px_loop_depths) */
 	bool no_ldmatrix;     /* PTX: SLM gathers into mma fragments one
 	                         ld.shared a register, not ldmatrix
 	                         (-fno-ldmatrix, for A/B runs; ptx/ldsm.c) */
@@ -129,6 +137,8 @@ typedef struct {
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_ldmatrix;     /* -fno-ldmatrix */
+	bool exact_loops;     /* -fexact-loop-depths */
+	bool slm_ranges;      /* -fslm-ranges */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	bool no_unroll;       /* -fno-unroll-loops */
 	bool speculate_reads; /* -fspeculate-reads */

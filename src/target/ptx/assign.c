@@ -407,14 +407,23 @@ static void sink_copies(Px *p, Func *f, Use **uses)
 }
 
 /* Loop depth per block.  The lowering lays loops out in order, so a jump
- * to an earlier (or the same) block closes a loop over the blocks between. */
+ * to an earlier (or the same) block closes a loop over the blocks between.
+ * With -fexact-loop-depths only a back edge does (a jump to a block that
+ * dominates it): the join of an if whose arm holds an inlined call is laid
+ * out before the arm's last blocks, and the jump to it is no loop
+ * (radix_pass's tile loads were taken for a loop's, so each was checked
+ * alone, and the kernel held 64 registers instead of 56). */
 uint32_t *px_loop_depths(Px *p, Func *f)
 {
 	uint32_t *d = NEWN(p->arena, uint32_t, f->nblocks + 1);
+	bool exact = p->o->exact_loops;
+	if (exact)
+		ir_dominators(f);
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (int k = 0; k < 2; k++) {
 			Block *to = f->blocks[b]->jmp.to[k];
-			if (f->blocks[b]->jmp.kind != J_RET && to && to->id <= b)
+			if (f->blocks[b]->jmp.kind != J_RET && to && to->id <= b &&
+			    (!exact || ir_dominates(to, f->blocks[b])))
 				for (uint32_t x = to->id; x <= b; x++)
 					d[x]++;
 		}

@@ -359,24 +359,32 @@ static const char *wide(Px *p, const Inst *v, uint32_t s)
 /* lane_address's limit when no lane needs a check (slm_inside) */
 static const char NOCHECK[] = "";
 
-/* Whether every element of gather or scatter i lies inside its SLM buffer
- * for certain: a constant buffer offset, global offset and offset vector,
- * each index (goff + offs[k], u32) below limit32's limit (the kernel's SLM
- * size is a constant).  Then no lane needs its check (a tile staged in
- * SLM and read back at constant positions). */
+/* Whether every element of gather, scatter or atomic i lies inside its
+ * SLM buffer for certain: a constant buffer offset, global offset and
+ * offset vector, each index (goff + offs[k], u32) below limit32's limit
+ * (the kernel's SLM size is a constant).  Then no lane needs its check (a
+ * tile staged in SLM and read back at constant positions).  With
+ * -fslm-ranges an offset vector computed at run time does too when its
+ * value range (range.c: umax) keeps goff + offs[k] below the limit (a
+ * digit (k >> s) & 255 into a histogram). */
 static bool slm_inside(Px *p, const Inst *i, int eb, int scale)
 {
 	const Inst *offs = i->ops[2];
 	int64_t b, g;
 	if (i->space != SP_SLM || px_cluster_on(p) || !ir_const_int32(i->ops[0], &b) ||
-	    !ir_const_int32(i->ops[1], &g) || offs->op != Oconst || ir_is_float(offs->ty.elem) ||
-	    ir_elem_bytes[offs->ty.elem] != 4)
+	    !ir_const_int32(i->ops[1], &g) || ir_is_float(offs->ty.elem))
+		return false;
+	bool ranged = offs->op != Oconst && p->o->slm_ranges && p->val && g >= 0 &&
+	              ir_elem_bytes[offs->ty.elem] <= 4 && p->val[offs->id].umax != UINT64_MAX;
+	if (!ranged && (offs->op != Oconst || ir_elem_bytes[offs->ty.elem] != 4))
 		return false;
 	uint64_t size = (uint64_t)b < p->f->slm_size ? p->f->slm_size - (uint64_t)b : 0;
 	int d = eb - scale, sh = 0;
 	while ((1 << sh) < scale)
 		sh++;
 	uint64_t lim = (size > (uint64_t)d ? size - (uint64_t)d : 0) >> sh;
+	if (ranged)
+		return (uint64_t)g + p->val[offs->id].umax < lim;
 	for (uint32_t k = 0; k < offs->ty.n; k++) {
 		uint32_t x = (uint32_t)((uint64_t)g + ir_const_at(offs, k).u);
 		if (x >= lim)
@@ -1979,7 +1987,9 @@ static bool atomic(Px *p, Inst *i)
 	if (i->space == SP_SVM && i->aop >= AT_FMAX && eb != 4)
 		return px_unsupported(p, i, "64-bit float atomics");
 	Where w = where(p, i, i->ops[0]);
-	const char *goff = NULL, *lim = NULL, *fails = NULL;
+	/* -fslm-ranges: an SLM atomic known to be inside goes unchecked too */
+	bool in = p->o->slm_ranges && slm_inside(p, i, eb, scale);
+	const char *goff = NULL, *lim = in ? NOCHECK : NULL, *fails = NULL;
 	uint32_t n = offs->ty.n;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
 		const char *q = NULL, *src[2] = {0}, *ok, *act = NULL;
