@@ -71,6 +71,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .no_ldmatrix = o->no_ldmatrix,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
+	                     .no_loop_test_fold = o->no_loop_test_fold,
 	                     .run_layouts = o->run_layouts,
 	                     .no_phi_coalescing = o->no_phi_coalescing,
 	                     .no_wide_loads = o->no_wide_loads,
