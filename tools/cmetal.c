@@ -63,6 +63,8 @@ static void usage(FILE *f)
 	      "                     (by default a loop whose accesses move linearly\n"
 	      "                     with its counter is checked once, before it, and\n"
 	      "                     runs a copy without checks when all are inside)\n"
+	      "  -fno-loop-test-fold PTX: that test computes its constant parts at run\n"
+	      "                     time and checks both ends of each span in full\n"
 	      "  -fno-atomic-aggregation PTX: SLM float adds one lane at a time (by\n"
 	      "                     default lanes on one address sum first and one\n"
 	      "                     of them adds, as NVIDIA has no shared float add)\n"
@@ -214,6 +216,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_slm_regions = a[2] == 'n';   /* PTX: assign.c costly_region (A/B) */
 	else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions"))
 		o->no_loop_versions = a[2] == 'n';   /* PTX: bounds checks per loop (ptx/vloop.c) */
+	else if (!strcmp(a, "-fno-loop-test-fold") || !strcmp(a, "-floop-test-fold"))
+		o->no_loop_test_fold = a[2] == 'n';  /* PTX: the test's constants (ptx/vloop.c) */
 	else if (!strcmp(a, "-fno-run-layouts") || !strcmp(a, "-frun-layouts"))
 		o->run_layouts = a[2] != 'n';        /* PTX: run layouts (ptx/runs.c) */
 	else if (!strcmp(a, "-fno-phi-coalescing") || !strcmp(a, "-fphi-coalescing"))

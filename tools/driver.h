@@ -29,6 +29,7 @@ typedef struct {
 	bool slm_ranges;          /* -fslm-ranges */
 	bool no_slm_regions;      /* -fno-slm-regions */
 	bool no_loop_versions;    /* -fno-loop-versions */
+	bool no_loop_test_fold;   /* -fno-loop-test-fold */
 	bool run_layouts;         /* -frun-layouts */
 	bool no_phi_coalescing;   /* -fno-phi-coalescing */
 	bool no_wide_loads;       /* -fno-wide-loads */

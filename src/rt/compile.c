@@ -112,6 +112,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->no_slm_regions = a[2] == 'n';   /* PTX: assign.c costly_region */
 		} else if (!strcmp(a, "-fno-loop-versions") || !strcmp(a, "-floop-versions")) {
 			co->no_loop_versions = a[2] == 'n';   /* PTX: ptx/vloop.c */
+		} else if (!strcmp(a, "-fno-loop-test-fold") || !strcmp(a, "-floop-test-fold")) {
+			co->no_loop_test_fold = a[2] == 'n';  /* PTX: ptx/vloop.c's test */
 		} else if (!strcmp(a, "-fno-run-layouts") || !strcmp(a, "-frun-layouts")) {
 			co->run_layouts = a[2] != 'n';        /* PTX: ptx/runs.c */
 		} else if (!strcmp(a, "-fno-phi-coalescing") || !strcmp(a, "-fphi-coalescing")) {

@@ -72,6 +72,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .slm_ranges = o->slm_ranges,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,
+	                     .no_loop_test_fold = o->no_loop_test_fold,
 	                     .run_layouts = o->run_layouts,
 	                     .no_phi_coalescing = o->no_phi_coalescing,
 	                     .no_wide_loads = o->no_wide_loads,

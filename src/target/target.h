@@ -38,6 +38,9 @@ typedef struct {
 	                         (-fno-slm-regions, for A/B runs; assign.c) */
 	bool no_loop_versions; /* PTX: no loop versioning of bounds checks
 	                         (-fno-loop-versions, for A/B runs; vloop.c) */
+	bool no_loop_test_fold; /* PTX: a versioned loop's test evaluates its
+	                         constant parts at run time, each end of each
+	                         span in full (-fno-loop-test-fold, A/B; vloop.c) */
 	bool run_layouts;     /* PTX: run layouts (-frun-layouts; runs.c:
 	                         off by default, measured slower) */
 	bool no_phi_coalescing; /* PTX: every phi in registers of its own
@@ -132,6 +135,7 @@ typedef struct {
 	bool no_slm_vec;      /* -fno-slm-vectorize: EmitOptions.no_slm_vec */
 	bool no_slm_regions;  /* -fno-slm-regions: EmitOptions.no_slm_regions */
 	bool no_loop_versions; /* -fno-loop-versions: EmitOptions.no_loop_versions */
+	bool no_loop_test_fold; /* -fno-loop-test-fold: EmitOptions.no_loop_test_fold */
 	bool run_layouts;     /* -frun-layouts: EmitOptions.run_layouts */
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */

@@ -53,6 +53,12 @@
  * pass 2^62 an operand is checked at run time to stay within a bound that
  * prevents it (real offsets pass; a failure only means the checked copy
  * runs).  One uniform branch then enters the copy without checks.
+ * What the back end can decide, it does (ptxas leaves much of the 64-bit
+ * arithmetic in): a variable that starts at a constant, with a constant
+ * bound, makes the trip count and the values that depend on them alone
+ * constants, and their compares go; a root that moves by a constant per
+ * step is checked at the low end's first byte and the high end's last
+ * only (-fno-loop-test-fold evaluates all of it at run time).
  * (Tried and dropped: in that copy, offsets kept per span in registers
  * stepped at the back edge, for the pairs of bpair.c: the paper's dgemm
  * 2.65 -> 2.02 SASS per DFMA, yet 11.8 -> 14.4 ms on an H100; for single
@@ -537,7 +543,7 @@ typedef struct {
 	Ex *dv;               /* by value id: its slope ... */
 	bool *ddone;          /* ... once computed */
 	const char *ok;       /* the test so far */
-	const char *iv0;      /* the induction variable's first value (s64) */
+	Ex iv0;               /* the induction variable's first value (s64) */
 	const uint8_t *seen;  /* linear()'s findings */
 } Eval;
 
@@ -561,6 +567,17 @@ static const char *opnd(Px *p, Ex x)
 static void require(Px *p, Eval *e, const char *cmp, Ex a, Ex b)
 {
 	const char *ty = strchr(cmp, '.');
+	if (!a.r && !b.r && !p->o->no_loop_test_fold) {   /* decided here */
+		bool u = ty[1] == 'u';
+		uint64_t x = (uint64_t)a.c, y = (uint64_t)b.c;
+		bool lt = u ? x < y : a.c < b.c, eq = x == y;
+		bool holds = !strncmp(cmp, "le", 2) ? lt || eq : !strncmp(cmp, "ge", 2) ? !lt : eq;
+		if (strncmp(cmp, "le", 2) && strncmp(cmp, "ge", 2) && strncmp(cmp, "eq", 2))
+			die("vloop: compare %s", cmp);
+		if (!holds)
+			px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", e->ok, e->ok);
+		return;
+	}
 	px_ins(p, "setp.%.*s.and.%s %s, %s, %s, %s", (int)(ty - cmp), cmp, ty + 1, e->ok,
 	       opnd(p, a), opnd(p, b), e->ok);
 }
@@ -601,6 +618,8 @@ static Ex arith(Px *p, const char *op, Ex a, Ex b, uint64_t bound)
 		return !a.r ? b : a;
 	if (strcmp(op, "mul") && !b.r && b.c == 0)
 		return a;
+	if (!strcmp(op, "add") && !a.r && a.c == 0 && !p->o->no_loop_test_fold)
+		return b;   /* a folded iv0 of 0 */
 	const char *d = px_tmp(p, RC_B64);
 	px_ins(p, "%s.%s64 %s, %s, %s", op, !strcmp(op, "mul") ? "lo.s" : "s", d, opnd(p, a),
 	       opnd(p, b));
@@ -639,7 +658,7 @@ static Ex ev(Px *p, PxLoop *L, Eval *e, const Inst *v)
 	Ex x;
 	int64_t k;
 	if (v == L->iv) {
-		x = reg(e->iv0, v->ty.elem == E_I32 ? 1ull << 31 : UINT32_MAX);
+		x = e->iv0;
 	} else if (ir_const_int32(v, &k)) {
 		x = konst(k);
 	} else if (!in_loop(L, v->block)) {
@@ -706,24 +725,34 @@ static Ex slope(Px *p, PxLoop *L, Eval *e, const Inst *v)
 }
 
 /* The number of steps after the first value that the induction variable
- * takes (u32, in a b64 register), and the test that the step after the
- * last does not wrap its type. */
-static const char *steps(Px *p, PxLoop *L, Eval *e)
+ * takes (u32, a b64 register or a constant), and the test that the step
+ * after the last does not wrap its type; decided here when the first
+ * value and the bound are constants (a loop of constant trip count). */
+static Ex steps(Px *p, PxLoop *L, Eval *e)
 {
 	bool sg = L->iv->ty.elem == E_I32;
+	int64_t k, lo = sg ? INT32_MIN : 0, hi = sg ? INT32_MAX : (int64_t)UINT32_MAX;
+	/* lim - iv0, lim = bound - d (- 1 for <) the last value the test
+	 * lets through, clamped to [0, 2^32): the division is 32-bit (a
+	 * clamp at the top fails the wrap test below) */
+	if (!e->iv0.r && ir_const_int32(L->bound, &k)) {
+		int64_t c = k - e->iv0.c - (L->d + !L->le);
+		c = c < 0 ? 0 : c > (int64_t)UINT32_MAX ? (int64_t)UINT32_MAX : c;
+		Ex n = konst((int64_t)((uint64_t)c / (uint64_t)L->step));
+		require(p, e, "le.s64", konst(n.c * L->step + e->iv0.c), konst(hi - L->step - L->d));
+		require(p, e, "ge.s64", e->iv0, konst(lo - L->d));
+		return n;
+	}
 	const char *b = px_tmp(p, RC_B64), *d = px_tmp(p, RC_B64), *n = px_tmp(p, RC_B32);
-	int64_t k;
 	if (ir_const_int32(L->bound, &k))
 		px_ins(p, "mov.b64 %s, %lld", b, (long long)k);
 	else
 		px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", b,
 		       px_reg(p, L->bound, 0));
-	/* lim - iv0, lim = bound - d (- 1 for <) the last value the test
-	 * lets through, clamped to [0, 2^32): the division is 32-bit (a
-	 * clamp at the top fails the wrap test below) */
-	int64_t lo = sg ? INT32_MIN : 0, hi = sg ? INT32_MAX : (int64_t)UINT32_MAX;
-	px_ins(p, "sub.s64 %s, %s, %s", d, b, e->iv0);
-	px_ins(p, "sub.s64 %s, %s, %lld", d, d, (long long)(L->d + !L->le));
+	if (e->iv0.r)
+		px_ins(p, "sub.s64 %s, %s, %s", d, b, e->iv0.r);
+	px_ins(p, "sub.s64 %s, %s, %lld", d, e->iv0.r ? d : b,
+	       (long long)(L->d + !L->le + e->iv0.c));
 	px_ins(p, "max.s64 %s, %s, 0", d, d);
 	px_ins(p, "min.s64 %s, %s, 4294967295", d, d);
 	px_ins(p, "cvt.u32.u64 %s, %s", n, d);
@@ -736,10 +765,10 @@ static const char *steps(Px *p, PxLoop *L, Eval *e)
 	/* the values the test compares, from iv0 + d to the one that ends
 	 * the loop, (last + step) + d, must not wrap the type: then the
 	 * 32-bit compare is the exact one */
-	px_ins(p, "mad.lo.s64 %s, %s, %lld, %s", t, s, (long long)L->step, e->iv0);
+	px_ins(p, "mad.lo.s64 %s, %s, %lld, %s", t, s, (long long)L->step, opnd(p, e->iv0));
 	require(p, e, "le.s64", reg(t, 0), konst(hi - L->step - L->d));
-	require(p, e, "ge.s64", reg(e->iv0, 0), konst(lo - L->d));
-	return s;
+	require(p, e, "ge.s64", e->iv0, konst(lo - L->d));
+	return reg(s, UINT32_MAX);
 }
 
 /* ok &= x is a multiple of a (a power of two). */
@@ -758,15 +787,20 @@ static void multiple(Px *p, Eval *e, Ex x, uint32_t a)
 }
 
 /* Span sp lies inside its buffer (lim bytes or elements, at most 2^32)
- * where its root is r, and starts at a multiple of its alignment. */
-static void inside(Px *p, Eval *e, const Span *sp, Ex r, Ex lim)
+ * where its root is r: from its first byte on (first), up to its last
+ * (last); with align, it starts at a multiple of its alignment. */
+static void inside(Px *p, Eval *e, const Span *sp, Ex r, Ex lim, bool first, bool last,
+                   bool align)
 {
 	r = clamp(p, e, r, 1ull << 40);   /* then r * scale + lo is exact */
 	Ex lo = plus(p, e, times(p, e, r, konst(sp->scale)), konst(sp->lo), false);
-	Ex hi = plus(p, e, lo, konst(sp->hi - sp->lo), false);
-	require(p, e, "ge.s64", lo, konst(0));
-	require(p, e, "le.s64", hi, lim);
-	multiple(p, e, lo, sp->align);
+	Ex hi = last ? plus(p, e, lo, konst(sp->hi - sp->lo), false) : lo;
+	if (first)
+		require(p, e, "ge.s64", lo, konst(0));
+	if (last)
+		require(p, e, "le.s64", hi, lim);
+	if (align)
+		multiple(p, e, lo, sp->align);
 }
 
 /* The bytes span sp's buffer has: a surface's size (at most 2^32, one
@@ -798,6 +832,27 @@ static Ex limit(Px *p, PxLoop *L, Eval *e, const Span *sp, const char **lims)
 	return plus(p, e, konst(size), b, true);
 }
 
+/* The induction variable's first value when it is one constant (every
+ * entry from outside the loop brings it): the test's values that depend
+ * on it alone are then folded here, not left to ptxas, which does not
+ * fold all of the 64-bit arithmetic (sgemm's kk loop: a test of some 100
+ * SASS in every k step, for spans whose ends are constants). */
+static bool first_const(const PxLoop *L, int64_t *k)
+{
+	const Inst *iv = L->iv;
+	bool any = false;
+	for (uint32_t j = 0; j < iv->nops; j++) {
+		int64_t c;
+		if (iv->phiblk[j]->id == L->tail)
+			continue;
+		if (iv->ops[j]->ty.elem != iv->ty.elem || !ir_const_int32(iv->ops[j], &c) ||
+		    (any && c != *k))
+			return false;
+		*k = c, any = true;
+	}
+	return any;
+}
+
 void px_vloop_entry(Px *p, const Block *head)
 {
 	PxLoop *L = loop_of(p, head);
@@ -809,14 +864,20 @@ void px_vloop_entry(Px *p, const Block *head)
 	           L->head, L->tail, L->naccs, L->naccs == 1 ? "" : "es", L->nspans,
 	           L->nspans == 1 ? "" : "s");
 	Eval e = {NEWN(p->arena, Ex, n), NEWN(p->arena, bool, n), NEWN(p->arena, Ex, n),
-	          NEWN(p->arena, bool, n), px_tmp(p, RC_PRED), px_tmp(p, RC_B64), NULL};
+	          NEWN(p->arena, bool, n), px_tmp(p, RC_PRED), konst(0), NULL};
 	uint8_t *seen = NEWN(p->arena, uint8_t, n);
 	e.seen = seen;
 	bool sg = L->iv->ty.elem == E_I32;
 	px_ins(p, "setp.eq.u32 %s, 0, 0", e.ok);
-	px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", e.iv0,
-	       px_own(p, L->iv, 0));
-	const char *span = steps(p, L, &e);   /* last = iv0 + span * step */
+	int64_t k0 = 0;
+	if (!p->o->no_loop_test_fold && first_const(L, &k0)) {
+		e.iv0 = konst(k0);
+	} else {
+		e.iv0 = reg(px_tmp(p, RC_B64), sg ? 1ull << 31 : UINT32_MAX);
+		px_ins(p, "cvt.%s64.%s32 %s, %s", sg ? "s" : "u", sg ? "s" : "u", e.iv0.r,
+		       px_own(p, L->iv, 0));
+	}
+	Ex span = steps(p, L, &e);   /* last = iv0 + span * step */
 	/* each root at iv0 and, from its slope, at the last value, against
 	 * its buffer's size */
 	const char **lims = NEWN(p->arena, const char *, p->f->nparams + 1);
@@ -829,10 +890,14 @@ void px_vloop_entry(Px *p, const Block *head)
 		Ex d = times(p, &e, slope(p, L, &e, s->root), konst((int64_t)L->step));
 		/* span < 2^32, |d| <= 2^29 step, so the product fits */
 		Ex r1 = plus(p, &e, clamp(p, &e, r0, 1ull << 40),
-		             times(p, &e, clamp(p, &e, d, 1ull << 29), reg(span, UINT32_MAX)), false);
-		inside(p, &e, s, r0, lim);
-		inside(p, &e, s, r1, lim);
-		/* every iteration's first position aligned, not only both ends' */
+		             times(p, &e, clamp(p, &e, d, 1ull << 29), span), false);
+		/* where the root's step is a constant, the lower end's first
+		 * byte and the upper end's last one (r1 - r0 = span d, span
+		 * >= 0); the first position aligned, and every step */
+		bool fold = !p->o->no_loop_test_fold;
+		bool up = fold && !d.r && d.c >= 0, down = fold && !d.r && d.c < 0;
+		inside(p, &e, s, r0, lim, !down, !up, true);
+		inside(p, &e, s, r1, lim, !up, !down, !fold);
 		if (s->align > 1)
 			multiple(p, &e, times(p, &e, clamp(p, &e, d, 1ull << 29), konst(s->scale)),
 			         s->align);
