@@ -269,6 +269,8 @@ typedef struct CudaKernel {
 	                               shared memory of scratch * CM threads per CTA */
 	uint32_t lanes;             /* lanes per CM thread: 32, or W when 32/W
 	                               CM threads share a warp ("lanes W") */
+	uint32_t dyn_slm;           /* the SLM in dynamic shared memory, rounded to
+	                               16 ("dynamic_slm 1"); the scratch follows */
 	uint32_t dyn_max;           /* dynamic shared memory the function allows */
 	const char *thread_args;    /* "2,3": arguments read from per-thread
 	                               tables (metadata "thread_args"); NULL */
@@ -298,6 +300,7 @@ typedef struct CudaProgram {
 	bool *checks;               /* per kernel: built with -fbounds-check */
 	bool *split;                /* per kernel: "split 1" */
 	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
+	bool *dslm;                 /* per kernel: "dynamic_slm 1" */
 	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 	void *cubin;                /* loaded from a container: ptxas's output

@@ -853,7 +853,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 			           "%%sp%u, %%sx%u;\n", k, k, k, k, k, k);
 	declare_regs(p, &h);
 	px_cluster_decls(p, &h);
-	if (f->slm_size)
+	if (f->slm_size && !px_slm_dynamic(f))   /* else the module's head's */
 		buf_printf(&h, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
 	*nshfl = p->nshfl;
 	*scratch = p->scratch;
@@ -913,6 +913,8 @@ static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32
 	           f->name, f->slm_size, f->uses_barrier, f->uses_wait, f->simd_width, nshfl);
 	if (scratch)
 		buf_printf(out, " scratch %u", scratch);
+	if (px_slm_dynamic(f))
+		buf_printf(out, " dynamic_slm 1");   /* rt/cuda_abi.h */
 	if (lanes && lanes < 32)
 		buf_printf(out, " lanes %u", lanes);   /* pack.c */
 	if (o->bounds_check)
@@ -1102,6 +1104,10 @@ static bool ptx_put_together(PxModule *x)
 			buf_puts(&head, ".extern .shared .align 16 .b8 cmetal_scratch[];\n");
 			break;
 		}
+	for (int k = 0; k < x->kern.len; k++)   /* SLM over 48 KB: dynamic, at byte 0 */
+		if (px_slm_dynamic(x->kern.data[k].f))
+			buf_printf(&head, ".extern .shared .align 16 .b8 %s_slm[];\n",
+			           x->kern.data[k].f->name);
 	if (x->o->debug)
 		for (uint32_t fi = 1; src_get(fi); fi++)
 			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);

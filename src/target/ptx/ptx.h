@@ -359,6 +359,17 @@ void px_slm_sync(Px *p, const Inst *i);
 /* The prologue's loads of every surface parameter's descriptor. */
 void px_load_surfaces(Px *p);
 
+/* A kernel's SLM past what a static .shared array may hold (48 KB, the
+ * driver's limit) is the start of the dynamic shared memory instead: an
+ * `.extern .shared` array NAME_slm, the scratch after it at
+ * px_scratch_at (rt/cuda_abi.h "Metadata", dynamic_slm). */
+#define PX_STATIC_SLM_MAX (48u * 1024u)
+static inline bool px_slm_dynamic(const Func *f) { return f->slm_size > PX_STATIC_SLM_MAX; }
+static inline uint32_t px_scratch_at(const Func *f)
+{
+	return px_slm_dynamic(f) ? (f->slm_size + 15u) & ~15u : 0;
+}
+
 /* cluster.c: CM groups over thread-block clusters (-fcluster-slm); every
  * hook does nothing (or what the ordinary kernel does) when it is off */
 bool px_cluster_on(const Px *p);
