@@ -349,9 +349,49 @@ TEST(dgemm_dpas)
 		}
 }
 
+/* cm_wgmma (cmetal): D = C + A B for a group of two warpgroups, A 128 x 32
+ * and B 32 x N halves (given transposed), C and D 128 x N floats; the
+ * tolerance of the cm_dpas tests (K = 32).  The kernel's extra calls with
+ * an operand outside the SLM or misaligned must leave D as it is. */
+static void wgmma_run(H *h, const char *kernel, int n)
+{
+	enum { M = 128, K = 32 };
+	static uint16_t a[M * K], bt[56 * K];
+	static float fa[M * K], fb[56 * K], c[M * 56], d[M * 56];
+	for (int i = 0; i < M * K; i++)
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+	for (int i = 0; i < n * K; i++)
+		fb[i] = (float)h_range(h, -512, 512) / 256, bt[i] = half_bits(fb[i]);
+	for (int i = 0; i < M * n; i++)
+		c[i] = h_float(h, -4, 4);
+	HArg args[] = {{HA_IN, a, sizeof a}, {HA_IN, bt, (size_t)n * K * 2},
+	               {HA_IN, c, (size_t)M * n * 4}, {HA_OUT, d, (size_t)M * n * 4}, I32(2)};
+	if (!h_run_n(h, F, kernel, GROUPS(3, 8), args, 5))
+		return;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < n; j++) {
+			double want = c[i * n + j], mag = fabs(want);
+			for (int k = 0; k < K; k++) {
+				double p = (double)fa[i * K + k] * fb[j * K + k];
+				want += p, mag += fabs(p);
+			}
+			double got = d[i * n + j], tol = 1e-5 * (mag > 1e-30 ? mag : 1e-30);
+			if (!(fabs(got - want) <= tol)) {
+				h_fail(h, "%s: d[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", kernel, i,
+				       j, got, want, tol);
+				return;
+			}
+		}
+}
+
+TEST(wgmma_n8) { wgmma_run(h, "wg8", 8); }
+TEST(wgmma_n32) { wgmma_run(h, "wg32", 32); }
+TEST(wgmma_n56) { wgmma_run(h, "wg56", 56); }
+
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
 	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
+	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56),
 	{0},
 };

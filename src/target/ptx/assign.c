@@ -115,7 +115,7 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 		return own(p, u);
 	if (u->op == Ophi && own(p, u))
 		return own(p, u);
-	if (u->op == Odpas && px_dpas_layout(p, u, k))
+	if ((u->op == Odpas || u->op == Owgmma) && px_dpas_layout(p, u, k))
 		return px_dpas_layout(p, u, k);
 	if (u->op == Ogather && k == 2 && own(p, u) && !own(p, u)->canon)
 		return own(p, u);   /* assign_gather: offsets where the elements go */
@@ -225,7 +225,8 @@ static const Layout *tiles_layout(Px *p, const Inst *phi, const Inst *v)
 {
 	uint32_t m = 0;
 	for (const Inst *w = v; w != phi; w = w->ops[0], m++)
-		if (w->op != Owrregion || ir_roff(w) || ir_mask(w) || w->ops[1]->op != Odpas ||
+		if (w->op != Owrregion || ir_roff(w) || ir_mask(w) ||
+		    (w->ops[1]->op != Odpas && w->ops[1]->op != Owgmma) ||
 		    !ir_type_eq(w->ty, phi->ty) || !px_dpas_layout(p, w->ops[1], 0))
 			return NULL;
 	IrRegion *rg = NEWN(p->arena, IrRegion, m + 1);
@@ -243,7 +244,7 @@ static const Layout *phi_layout(Px *p, const Inst *i)
 	for (uint32_t k = 0; k < i->nops; k++) {
 		const Inst *v = i->ops[k];
 		const Layout *l = NULL;
-		if (v->op == Odpas && ir_type_eq(v->ty, i->ty))
+		if ((v->op == Odpas || v->op == Owgmma) && ir_type_eq(v->ty, i->ty))
 			l = px_dpas_layout(p, v, 0);
 		else if (v != i && v->op == Owrregion)
 			l = tiles_layout(p, i, v);
@@ -729,7 +730,7 @@ void px_assign(Px *p)
 			else if (assign_load(p, i, uses[i->id]) || assign_mload(p, i, uses[i->id]) ||
 			         assign_gather(p, i, uses[i->id]))
 				;
-			else if (i->op == Odpas && px_dpas_layout(p, i, 0))
+			else if ((i->op == Odpas || i->op == Owgmma) && px_dpas_layout(p, i, 0))
 				p->val[i->id].lay = (Layout *)px_dpas_layout(p, i, 0);
 			else if (i->op == Ophi && phi_layout(p, i))
 				p->val[i->id].lay = (Layout *)phi_layout(p, i);

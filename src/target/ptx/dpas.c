@@ -39,6 +39,8 @@
  * accumulator and scattered its result: per m8n8k4 257 SASS and 18 SHFL,
  * per m16n8k16 563 and 50 (sm_90, tests/sass).
  */
+#include <string.h>
+
 #include "target/ptx/ptx.h"
 
 typedef struct {
@@ -163,18 +165,39 @@ static const Layout *frag_layout(Px *p, const Inst *i, uint32_t k)
 	return table_layout(p, v->ty.n, (uint32_t)nregs, at);
 }
 
+/* cm_wgmma's accumulator (and result) fragment: the m16n8 C/D fragment of
+ * the top comment repeated N / 8 times, register 4j + q of lane L holding
+ * row L / 4 + 8 (q / 2), column 8j + 2 (L % 4) + q % 2 of the CM thread's
+ * 16 x N (the PTX ISA's wgmma D fragment of warp t of the warpgroup, rows
+ * 16t..16t+15 of the 64 x N). */
+static const Layout *wgmma_layout(Px *p, const Inst *i, uint32_t k)
+{
+	int n = ir_wgmma_n(i), nregs = n / 2;
+	if (k)
+		return NULL;   /* the SLM offsets are scalars */
+	int32_t *at = NEWN(p->arena, int32_t, 32 * nregs);
+	for (int r = 0; r < nregs; r++)
+		for (int L = 0; L < 32; L++) {
+			int q = r % 4, row = L / 4 + 8 * (q / 2), col = 8 * (r / 4) + 2 * (L % 4) + q % 2;
+			at[r * 32 + L] = row * n + col;
+		}
+	return table_layout(p, i->ty.n, (uint32_t)nregs, at);
+}
+
 /* Layout passes ask for the same fragments many times (want.c per round
  * and per use): one per call and operand, kept while the kernel is
  * emitted. */
 const Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k)
 {
+	if (i->op == Owgmma && !p->f)
+		return wgmma_layout(p, i, k);
 	if (!p->f)
 		return frag_layout(p, i, k);
 	if (!p->frags)
 		p->frags = NEWN(p->arena, PxFrag, (size_t)p->f->nextid + 1);
 	PxFrag *c = &p->frags[i->id];
 	if (!(c->done >> k & 1)) {
-		c->l[k] = frag_layout(p, i, k);
+		c->l[k] = i->op == Owgmma ? wgmma_layout(p, i, k) : frag_layout(p, i, k);
 		c->done |= (uint8_t)(1u << k);
 	}
 	return c->l[k];
@@ -432,5 +455,109 @@ bool px_dpas(Px *p, Inst *i)
 		tile(p, i, &m, afr, t, valid, d + t * m.nc, direct);
 	if (!direct)
 		scatter_result(p, i, &m, d, ntiles);
+	return true;
+}
+
+/* ---- cm_wgmma (cmetal) ---------------------------------------------------- */
+
+bool px_uses_wgmma(const Func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (const Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (i->op == Owgmma)
+				return true;
+	return false;
+}
+
+/* The 64-bit matrix descriptor of the SLM operand at byte offset off (a
+ * u32 register) into d: its shared-window address / 16 in bits 0..13,
+ * then the layout of ir.h's Owgmma (no swizzle, K-major core matrices):
+ * LBO, the bytes between the two core matrices along K, 128, in bits
+ * 16..29 (/ 16), and SBO, between core matrices along M or N, 256, in
+ * bits 32..45 (/ 16). */
+static void descriptor(Px *p, const char *d, const char *off)
+{
+	const char *a = px_tmp(p, RC_B32);
+	px_ins(p, "mov.u32 %s, %s", a, px_slm_base(p));
+	px_ins(p, "add.u32 %s, %s, %s", a, a, off);
+	px_ins(p, "cvt.u64.u32 %s, %s", d, a);
+	px_ins(p, "shr.u64 %s, %s, 4", d, d);
+	px_ins(p, "and.b64 %s, %s, 16383", d, d);
+	px_ins(p, "or.b64 %s, %s, %llu", d, d, (unsigned long long)(128 / 16) << 16 |
+	       (unsigned long long)(256 / 16) << 32);
+}
+
+/* Owgmma as wgmma.mma_async m64nNk16 on the warpgroup (the 4 warps of
+ * 4 consecutive CM threads): the accumulator is copied into the result's
+ * fragment registers, which the wgmma updates in place; the operands must
+ * be 16-byte aligned and inside the SLM, else (the same for the 4 warps)
+ * it is skipped.  fence.proxy.async makes this warp's SLM writes visible
+ * to the wgmma's reads (cm_barrier does the same for the other warps'),
+ * and the wait for the group makes the result ready, and the SLM free to
+ * write, at the next instruction. */
+bool px_wgmma(Px *p, Inst *i)
+{
+	int n = ir_wgmma_n(i), nregs = n / 2;
+	const Layout *fl = px_dpas_layout(p, i, 0), *rd = px_read_layout(p, i, 0);
+	const Inst *c = i->ops[0];
+	px_comment(p, "wgmma: m64n%dk16 from SLM", n);
+	const char **cr = NEWN(p->arena, const char *, nregs);
+	if (lay_equal(rd, fl)) {
+		for (int r = 0; r < nregs; r++)
+			cr[r] = px_reg_in(p, c, rd, (uint32_t)r);
+	} else {
+		const char **s = NEWN(p->arena, const char *, rd->nregs);
+		for (uint32_t r = 0; r < rd->nregs; r++)
+			s[r] = px_reg_in(p, c, rd, r);
+		for (int r = 0; r < nregs; r++)
+			cr[r] = px_tmp(p, RC_F32);
+		LPlan *pl = lay_plan(p->arena, fl, rd, NULL);
+		p->nshfl += pl->shfl;
+		px_emit_plan(p, E_F32, cr, s, pl, false, NULL);
+	}
+	bool direct = lay_equal(p->val[i->id].lay, fl);
+	const char **d = NEWN(p->arena, const char *, nregs);
+	for (int r = 0; r < nregs; r++) {
+		d[r] = direct ? px_own(p, i, (uint32_t)r) : px_tmp(p, RC_F32);
+		if (strcmp(d[r], cr[r]))
+			px_ins(p, "mov.f32 %s, %s", d[r], cr[r]);
+	}
+	const char *a = px_reg(p, i->ops[1], 0), *b = px_reg(p, i->ops[2], 0);
+	const char *t = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED), *skip = px_label(p);
+	uint32_t slm = p->f->slm_size, bb = ir_wgmma_b_bytes((uint32_t)n);
+	px_ins(p, "or.b32 %s, %s, %s", t, a, b);
+	px_ins(p, "and.b32 %s, %s, 15", t, t);
+	px_ins(p, "setp.eq.u32 %s, %s, 0", ok, t);
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, a,
+	       slm >= IR_WGMMA_A_BYTES ? slm - IR_WGMMA_A_BYTES : 0, ok);
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, b, slm >= bb ? slm - bb : 0, ok);
+	if (slm < IR_WGMMA_A_BYTES || slm < bb)
+		px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", ok, ok);
+	px_ins(p, "@!%s bra.uni %s", ok, skip);
+	const char *da = px_tmp(p, RC_B64), *db = px_tmp(p, RC_B64);
+	descriptor(p, da, a);
+	descriptor(p, db, b);
+	px_ins(p, "fence.proxy.async.shared::cta");
+	px_ins(p, "wgmma.fence.sync.aligned");
+	Buf s = {0};
+	buf_printf(&s, "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n,
+	           ab_type((int)i->imm), ab_type((int)i->imm));
+	for (int r = 0; r < nregs; r++)
+		buf_printf(&s, "%s%s", r ? ", " : "", d[r]);
+	buf_printf(&s, "}, %s, %s, 1, 1, 1, 0, 0", da, db);
+	px_ins(p, "%s", buf_cstr(&s));
+	buf_free(&s);
+	px_ins(p, "wgmma.commit_group.sync.aligned");
+	px_ins(p, "wgmma.wait_group.sync.aligned 0");
+	buf_printf(&p->body, "%s:\n", skip);
+	if (!direct) {
+		const Layout *dst = p->val[i->id].lay;
+		const char **o = NEWN(p->arena, const char *, dst->nregs);
+		for (uint32_t k = 0; k < dst->nregs; k++)
+			o[k] = px_own(p, i, k);
+		LPlan *pl = lay_plan(p->arena, dst, fl, NULL);
+		p->nshfl += pl->shfl;
+		px_emit_plan(p, E_F32, o, d, pl, false, NULL);
+	}
 	return true;
 }

@@ -163,6 +163,8 @@ typedef struct {
 	struct PxLaneTab *ltabs; /* region.c px_lane_elems: those made so far */
 	struct PxLaneOff *loffs; /* mem.c media_lane_off: the same */
 	PxFrag *frags;        /* dpas.c: by cm_dpas id, its fragment layouts */
+	bool wgmma;           /* the kernel has cm_wgmma: barriers fence the
+	                         async proxy (dpas.c px_wgmma) */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
@@ -316,6 +318,10 @@ const char *px_extract(Px *p, const Inst *v, uint32_t k);
 
 /* dpas.c: Odpas (cm_dpas) as mma.sync */
 bool px_dpas(Px *p, Inst *i);
+/* dpas.c: cm_wgmma (Owgmma, a cmetal extension) as wgmma.mma_async; its
+ * accumulator's fragment is px_dpas_layout(p, i, 0) */
+bool px_wgmma(Px *p, Inst *i);
+bool px_uses_wgmma(const Func *f);
 /* The layout of Odpas i's mma fragment of operand k (0: the accumulator,
  * also the result's; 1: B; 2: A); NULL for operands of 8- or 16-bit
  * elements (packed into dwords by the gather). */
