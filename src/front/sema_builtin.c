@@ -1670,7 +1670,7 @@ static bool ck_wgmma(BiCall *c)
 {
 	int64_t p1 = c->prec[0], p2 = c->prec[1], n = c->ns[0];
 	if ((p1 != 8 && p1 != 9) || p2 != p1) {
-		bi_error(c, NULL, "cm_wgmma takes HF or BF operands of one precision, found %s and "
+		bi_error(c, NULL, "the operands must be HF or BF, of one precision, found %s and "
 		         "%s", prec_name(p1), prec_name(p2));
 		return false;
 	}

@@ -113,7 +113,7 @@ typedef struct {
 	uint16_t flags;           /* F_* */
 	uint8_t nty;
 	PsType ty[4];             /* the types in the order written */
-	int8_t shape[3];          /* mma, wgmma: m, n, k; ldmatrix: m, n */
+	int16_t shape[3];         /* mma, wgmma: m, n, k; ldmatrix: m, n */
 	uint8_t wg;               /* wgmma: WG_FENCE, WG_MMA, WG_COMMIT, WG_WAIT */
 	uint8_t nwreg;            /* wgmma.mma_async: its accumulator registers */
 	int *wreg;

@@ -202,7 +202,7 @@ static bool modifier(PsIns *in, const char *s, size_t n)
 	}
 	int m, nn, k;
 	if (n > 1 && s[0] == 'm' && sscanf(s, "m%dn%dk%d", &m, &nn, &k) == 3) {
-		in->shape[0] = (int8_t)m, in->shape[1] = (int8_t)nn, in->shape[2] = (int8_t)k;
+		in->shape[0] = (int16_t)m, in->shape[1] = (int16_t)nn, in->shape[2] = (int16_t)k;
 		return true;
 	}
 	if (in->op == OP_wgmma) {   /* wgmma.fence, .mma_async, .commit_group, .wait_group */
@@ -216,7 +216,7 @@ static bool modifier(PsIns *in, const char *s, size_t n)
 	int used = 0;
 	if (in->op == OP_ldmatrix && sscanf(s, "m%dn%d%n", &m, &nn, &used) == 2 &&
 	    (size_t)used == n) {
-		in->shape[0] = (int8_t)m, in->shape[1] = (int8_t)nn;
+		in->shape[0] = (int16_t)m, in->shape[1] = (int16_t)nn;
 		return true;
 	}
 	if (n == 2 && !memcmp(s, "lo", 2) && in->op != OP_setp) {

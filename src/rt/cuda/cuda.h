@@ -272,6 +272,8 @@ typedef struct CudaKernel {
 	uint32_t dyn_slm;           /* the SLM in dynamic shared memory, rounded to
 	                               16 ("dynamic_slm 1"); the scratch follows */
 	uint32_t dyn_max;           /* dynamic shared memory the function allows */
+	bool wgmma;                 /* it has cm_wgmma ("wgmma 1"): groups of
+	                               whole warpgroups only (launch.c) */
 	const char *thread_args;    /* "2,3": arguments read from per-thread
 	                               tables (metadata "thread_args"); NULL */
 	CUdeviceptr targ_mem;       /* those tables on the device, grown on demand */
@@ -301,6 +303,7 @@ typedef struct CudaProgram {
 	bool *split;                /* per kernel: "split 1" */
 	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
 	bool *dslm;                 /* per kernel: "dynamic_slm 1" */
+	bool *wgmma;                /* per kernel: "wgmma 1" */
 	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 	void *cubin;                /* loaded from a container: ptxas's output

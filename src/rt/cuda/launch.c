@@ -449,6 +449,23 @@ static void check_fault(CudaDevice *c, RtLaunch *l, uint32_t slot)
 		c->cu->MemsetD8(c->fault_dev + (CUdeviceptr)slot * sizeof f, 0, sizeof f);
 }
 
+/* A kernel with cm_wgmma runs wgmma on warpgroups of 4 consecutive CM
+ * threads (warps) of a CTA: its launches must be of groups of a multiple
+ * of 4 CM threads (a cluster's CTAs would split them: at most 32). */
+static cm_status warpgroups_fit(const RtLaunch *l, const CudaKernel *k)
+{
+	uint64_t n = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	if (!k->wgmma || (l->kind != RT_LAUNCH_WALKER && n % 4 == 0 && n <= 32))
+		return CM_SUCCESS;
+	if (l->kind == RT_LAUNCH_WALKER)
+		return rt_fail(CM_INVALID_THREAD_SPACE, "kernel '%s' uses cm_wgmma, whose warpgroups "
+		               "are 4 CM threads of a group: launch it in groups of 4, 8, .. 32 "
+		               "threads, not as a thread space", l->info->name);
+	return rt_fail(CM_INVALID_THREAD_SPACE, "kernel '%s' uses cm_wgmma: a group of %llu CM "
+	               "threads is not whole warpgroups on a CUDA device (groups of 4, 8, .. 32)",
+	               l->info->name, (unsigned long long)n);
+}
+
 /* The dynamic shared memory of a launch: the kernel's SLM when it lives
  * there ("dynamic_slm 1"), then its per-CM-thread scratch for every CM
  * thread of the CTA (k->lanes lanes each) (rt/cuda_abi.h "Metadata"). */
@@ -564,7 +581,9 @@ static cm_status prepare(CudaDevice *c, RtLaunch *l, uint32_t slot, Geometry *g,
 	char targs[256];
 	bool any;
 	thread_arg_list(l, targs, sizeof targs);
-	cm_status s = geometry(c, l, &cp, g);
+	cm_status s = warpgroups_fit(l, &cp->ks[l->kernel->index]);
+	if (!s)
+		s = geometry(c, l, &cp, g);
 	if (!s)
 		s = cuda_thread_args_program(c, cp, l->kernel->index, targs, &cp);
 	if (s)

@@ -365,8 +365,9 @@ static Block *common_dominator(Block *a, Block *b)
 
 /* Moves each copy from right after its value's definition to the start
  * of the nearest block that dominates all its readers, when that is a
- * later block of the same loop depth (not into a loop, where it would be
- * made every iteration).  A copy only an image's edge fix-up reads (a
+ * later block of the same loop depth or outside the loop (not into a
+ * loop, where it would be made every iteration; an accumulator phi read
+ * only after its k loop is converted once, at the exit).  A copy only an image's edge fix-up reads (a
  * runtime region, canonical) is then made on the fix-up's path alone,
  * not on every tile's. */
 static void sink_copies(Px *p, Func *f, Use **uses)
@@ -392,7 +393,7 @@ static void sink_copies(Px *p, Func *f, Use **uses)
 					at = !at ? ub : common_dominator(at, ub);
 					ok = ok && at;
 				}
-				if (!ok || !at || at == v->block || depth[at->id] != depth[v->block->id] ||
+				if (!ok || !at || at == v->block || depth[at->id] > depth[v->block->id] ||
 				    !ir_dominates(v->block, at))
 					continue;
 				if (!pv->copy_at)
@@ -482,8 +483,9 @@ static bool costly_region(Px *p, const Inst *i)
 }
 
 /* Where v's SLM copy is stored: right before its reads when they are all
- * in one block of v's loop depth (so a path that never reads v, like a
- * stencil's interior tiles that skip the edge code, never stores it), else
+ * in one block of v's loop depth or outside v's loop (so a path that never
+ * reads v, like a stencil's interior tiles that skip the edge code, never
+ * stores it, and an accumulator read after its loop is stored once), else
  * right after v's definition (hoisted out of the loops its reads are in). */
 static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 {
@@ -500,7 +502,7 @@ static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 			if (!first)
 				first = i;
 		}
-	if (first && first->block != v->block && depth[first->block->id] == depth[v->block->id])
+	if (first && first->block != v->block && depth[first->block->id] <= depth[v->block->id])
 		p->val[first->id].store_before = v;
 	else
 		p->val[v->id].store_after = true;

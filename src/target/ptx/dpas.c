@@ -487,20 +487,121 @@ static void descriptor(Px *p, const char *d, const char *off)
 	       (unsigned long long)(256 / 16) << 32);
 }
 
-/* Owgmma as wgmma.mma_async m64nNk16 on the warpgroup (the 4 warps of
- * 4 consecutive CM threads): the accumulator is copied into the result's
- * fragment registers, which the wgmma updates in place; the operands must
- * be 16-byte aligned and inside the SLM, else (the same for the 4 warps)
- * it is skipped.  fence.proxy.async makes this warp's SLM writes visible
- * to the wgmma's reads (cm_barrier does the same for the other warps'),
- * and the wait for the group makes the result ready, and the SLM free to
- * write, at the next instruction. */
-bool px_wgmma(Px *p, Inst *i)
+/* Whether y is x plus exactly d bytes (u32 scalars): both constants, or
+ * one affine root and scale. */
+static bool byte_step(const Inst *x, const Inst *y, int64_t d)
 {
-	int n = ir_wgmma_n(i), nregs = n / 2;
+	int64_t kx, ky, cx, cy;
+	if (ir_const_int32(x, &kx) && ir_const_int32(y, &ky))
+		return ky - kx == d;
+	const Inst *rx, *ry;
+	uint32_t sx, sy;
+	ir_affine(x, &rx, &sx, &cx);
+	ir_affine(y, &ry, &sy, &cy);
+	return rx == ry && sx == sy && cy - cx == d;
+}
+
+/* Whether u reads the result of a member of the group from head to last. */
+static bool reads_group(const Px *p, const Inst *u, const Inst *head, const Inst *last)
+{
+	for (uint32_t k = 0; k < u->nops; k++)
+		for (const Inst *m = head; m; m = m == last ? NULL : p->val[m->id].wnext)
+			if (u->ops[k] == m)
+				return true;
+	return false;
+}
+
+/* Groups of cm_wgmma calls that are one wgmma of N = the sum of theirs
+ * (at most 256): calls of one precision and N, one after another in a
+ * block with only pure register instructions between them (no memory
+ * access, barrier or other call), on one A (the same offset) and
+ * consecutive B blocks (each call's slm_b 32 N bytes after the last's),
+ * none reading another's result, and nothing between them reading one:
+ * a 128-column tile kept as four 16 x 32 accumulators is one m64n128k16.
+ * The D fragment of m64n(kN) is the k calls' fragments one after another
+ * (8 columns a 4 registers), so each call's registers are its own part.
+ * Marks wnext (the next member) and whead (the first) on every member;
+ * px_wgmma emits the group at its last member. */
+void px_wgmma_groups(Px *p)
+{
+	for (uint32_t b = 0; b < p->f->nblocks; b++)
+		for (Inst *i = p->f->blocks[b]->first; i; i = i->next) {
+			if (i->op != Owgmma || p->val[i->id].whead)
+				continue;
+			Inst *last = i;
+			int n = ir_wgmma_n(i), total = n;
+			for (Inst *j = i->next; j; j = j->next) {
+				if (reads_group(p, j, i, last))
+					break;
+				if (j->op == Owgmma) {
+					if (j->imm != i->imm || ir_wgmma_n(j) != n || total + n > 256 ||
+					    (j->ops[1] != i->ops[1] && !byte_step(i->ops[1], j->ops[1], 0)) ||
+					    !byte_step(last->ops[2], j->ops[2], (int64_t)ir_wgmma_b_bytes((uint32_t)n)))
+						break;
+					p->val[last->id].wnext = j;
+					last = j;
+					total += n;
+					continue;
+				}
+				unsigned fl = ir_ops[j->op].flags;
+				if (!(fl & IRF_PURE) || (fl & IRF_MEM) || j->op == Ophi)
+					break;
+			}
+			if (last == i)
+				continue;
+			for (Inst *m = i; m; m = (Inst *)p->val[m->id].wnext)
+				p->val[m->id].whead = i;
+		}
+}
+
+/* A predicate: the wgmma's A (at a) and its B of bb bytes (at b) are
+ * 16-byte aligned and inside the kernel's SLM. */
+static const char *operands_ok(Px *p, const char *a, const char *b, uint32_t bb)
+{
+	const char *t = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED);
+	uint32_t slm = p->f->slm_size;
+	px_ins(p, "or.b32 %s, %s, %s", t, a, b);
+	px_ins(p, "and.b32 %s, %s, 15", t, t);
+	px_ins(p, "setp.eq.u32 %s, %s, 0", ok, t);
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, a,
+	       slm >= IR_WGMMA_A_BYTES ? slm - IR_WGMMA_A_BYTES : 0, ok);
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, b, slm >= bb ? slm - bb : 0, ok);
+	if (slm < IR_WGMMA_A_BYTES || slm < bb)
+		px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", ok, ok);
+	return ok;
+}
+
+/* One wgmma m64nNk16 on d[0 .. N/2 - 1] (read and written), A at a, B at
+ * b, waited for.  fence.proxy.async makes this warp's SLM writes visible
+ * to the wgmma's reads (cm_barrier does the same for the other warps'),
+ * and the wait makes the result ready, and the SLM free to write, at the
+ * next instruction. */
+static void issue(Px *p, int prec, int n, const char **d, const char *a, const char *b)
+{
+	const char *da = px_tmp(p, RC_B64), *db = px_tmp(p, RC_B64);
+	descriptor(p, da, a);
+	descriptor(p, db, b);
+	px_ins(p, "fence.proxy.async.shared::cta");
+	px_ins(p, "wgmma.fence.sync.aligned");
+	Buf s = {0};
+	buf_printf(&s, "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, ab_type(prec),
+	           ab_type(prec));
+	for (int r = 0; r < n / 2; r++)
+		buf_printf(&s, "%s%s", r ? ", " : "", d[r]);
+	buf_printf(&s, "}, %s, %s, 1, 1, 1, 0, 0", da, db);
+	px_ins(p, "%s", buf_cstr(&s));
+	buf_free(&s);
+	px_ins(p, "wgmma.commit_group.sync.aligned");
+	px_ins(p, "wgmma.wait_group.sync.aligned 0");
+}
+
+/* Member i's accumulator moved into the registers the wgmma updates (its
+ * result's own when the result lives in the fragment), those into d. */
+static bool take_acc(Px *p, Inst *i, const char **d)
+{
+	int nregs = ir_wgmma_n(i) / 2;
 	const Layout *fl = px_dpas_layout(p, i, 0), *rd = px_read_layout(p, i, 0);
 	const Inst *c = i->ops[0];
-	px_comment(p, "wgmma: m64n%dk16 from SLM", n);
 	const char **cr = NEWN(p->arena, const char *, nregs);
 	if (lay_equal(rd, fl)) {
 		for (int r = 0; r < nregs; r++)
@@ -516,48 +617,70 @@ bool px_wgmma(Px *p, Inst *i)
 		px_emit_plan(p, E_F32, cr, s, pl, false, NULL);
 	}
 	bool direct = lay_equal(p->val[i->id].lay, fl);
-	const char **d = NEWN(p->arena, const char *, nregs);
 	for (int r = 0; r < nregs; r++) {
 		d[r] = direct ? px_own(p, i, (uint32_t)r) : px_tmp(p, RC_F32);
 		if (strcmp(d[r], cr[r]))
 			px_ins(p, "mov.f32 %s, %s", d[r], cr[r]);
 	}
-	const char *a = px_reg(p, i->ops[1], 0), *b = px_reg(p, i->ops[2], 0);
-	const char *t = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED), *skip = px_label(p);
-	uint32_t slm = p->f->slm_size, bb = ir_wgmma_b_bytes((uint32_t)n);
-	px_ins(p, "or.b32 %s, %s, %s", t, a, b);
-	px_ins(p, "and.b32 %s, %s, 15", t, t);
-	px_ins(p, "setp.eq.u32 %s, %s, 0", ok, t);
-	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, a,
-	       slm >= IR_WGMMA_A_BYTES ? slm - IR_WGMMA_A_BYTES : 0, ok);
-	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, b, slm >= bb ? slm - bb : 0, ok);
-	if (slm < IR_WGMMA_A_BYTES || slm < bb)
-		px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", ok, ok);
-	px_ins(p, "@!%s bra.uni %s", ok, skip);
-	const char *da = px_tmp(p, RC_B64), *db = px_tmp(p, RC_B64);
-	descriptor(p, da, a);
-	descriptor(p, db, b);
-	px_ins(p, "fence.proxy.async.shared::cta");
-	px_ins(p, "wgmma.fence.sync.aligned");
-	Buf s = {0};
-	buf_printf(&s, "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n,
-	           ab_type((int)i->imm), ab_type((int)i->imm));
-	for (int r = 0; r < nregs; r++)
-		buf_printf(&s, "%s%s", r ? ", " : "", d[r]);
-	buf_printf(&s, "}, %s, %s, 1, 1, 1, 0, 0", da, db);
-	px_ins(p, "%s", buf_cstr(&s));
-	buf_free(&s);
-	px_ins(p, "wgmma.commit_group.sync.aligned");
-	px_ins(p, "wgmma.wait_group.sync.aligned 0");
-	buf_printf(&p->body, "%s:\n", skip);
-	if (!direct) {
-		const Layout *dst = p->val[i->id].lay;
-		const char **o = NEWN(p->arena, const char *, dst->nregs);
-		for (uint32_t k = 0; k < dst->nregs; k++)
-			o[k] = px_own(p, i, k);
-		LPlan *pl = lay_plan(p->arena, dst, fl, NULL);
-		p->nshfl += pl->shfl;
-		px_emit_plan(p, E_F32, o, d, pl, false, NULL);
+	return direct;
+}
+
+/* The result of member i from d into its own layout (not the fragment:
+ * -fptx-layout=canonical). */
+static void give_result(Px *p, const Inst *i, const char **d)
+{
+	const Layout *dst = p->val[i->id].lay, *fl = px_dpas_layout(p, i, 0);
+	const char **o = NEWN(p->arena, const char *, dst->nregs);
+	for (uint32_t k = 0; k < dst->nregs; k++)
+		o[k] = px_own(p, i, k);
+	LPlan *pl = lay_plan(p->arena, dst, fl, NULL);
+	p->nshfl += pl->shfl;
+	px_emit_plan(p, E_F32, o, d, pl, false, NULL);
+}
+
+/* Owgmma as wgmma.mma_async m64nNk16 on the warpgroup (the 4 warps of 4
+ * consecutive CM threads), alone or, at the last member of a group
+ * (px_wgmma_groups), the group's calls as one wgmma.  An operand not
+ * 16-byte aligned or not inside the SLM (the same for the 4 warps) skips
+ * the call; a group whose operands are not all inside runs its calls one
+ * at a time instead, each with its own test, in the cold section. */
+bool px_wgmma(Px *p, Inst *i)
+{
+	PxVal *pv = &p->val[i->id];
+	if (pv->wnext) {
+		px_comment(p, "wgmma: %%%u is a part of the wgmma of its group's last call", i->id);
+		return true;
 	}
+	Inst *m[32];
+	int k = 0, n = ir_wgmma_n(i), prec = (int)i->imm;
+	for (Inst *x = pv->whead ? (Inst *)pv->whead : i; x && k < 32;
+	     x = (Inst *)p->val[x->id].wnext)
+		m[k++] = x;
+	px_comment(p, "wgmma: m64n%dk16 from SLM (%d call%s)", n * k, k, k > 1 ? "s" : "");
+	const char **d = NEWN(p->arena, const char *, (size_t)(n / 2 * k));
+	bool *direct = NEWN(p->arena, bool, (size_t)k);
+	for (int q = 0; q < k; q++)
+		direct[q] = take_acc(p, m[q], d + q * (n / 2));
+	const char *a = px_reg(p, m[0]->ops[1], 0), *b = px_reg(p, m[0]->ops[2], 0);
+	const char *ok = operands_ok(p, a, b, ir_wgmma_b_bytes((uint32_t)(n * k)));
+	const char *cold = px_label(p), *done = px_label(p);
+	px_ins(p, "@!%s bra.uni %s", ok, k > 1 ? cold : done);
+	issue(p, prec, n * k, d, a, b);
+	buf_printf(&p->body, "%s:\n", done);
+	if (k > 1) {
+		px_cold_begin(p, cold);
+		for (int q = 0; q < k; q++) {
+			const char *aq = px_reg(p, m[q]->ops[1], 0), *bq = px_reg(p, m[q]->ops[2], 0);
+			const char *okq = operands_ok(p, aq, bq, ir_wgmma_b_bytes((uint32_t)n));
+			const char *skip = px_label(p);
+			px_ins(p, "@!%s bra.uni %s", okq, skip);
+			issue(p, prec, n, d + q * (n / 2), aq, bq);
+			buf_printf(&p->body, "%s:\n", skip);
+		}
+		px_cold_end(p, done);
+	}
+	for (int q = 0; q < k; q++)
+		if (!direct[q])
+			give_result(p, m[q], d + q * (n / 2));
 	return true;
 }

@@ -812,6 +812,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_media_groups(p);
 	px_block_pairs(p);
 	px_dpas_pairs(p);
+	px_wgmma_groups(p);
 	px_ldsm_pairs(p);
 	px_slm_vectorize(p);
 	px_slm_order(p);

@@ -96,6 +96,11 @@ typedef struct {
 		                         load is emitted here (bpair.c) */
 		const Inst *dpair;    /* a cm_dpas: its partner, emitted with it
 		                         as one m16n8k4 (dpair.c) */
+		struct {      /* a cm_wgmma of a group (dpas.c px_wgmma_groups): */
+			const Inst *wnext; /* the next member (NULL: the last,
+			                 where the group's one wgmma is emitted) */
+			const Inst *whead; /* the first member */
+		};
 		struct {      /* an SLM gather or scatter: */
 			const Inst *svlead; /* (a member of a merged group) where
 			                 the group's vector accesses are emitted
@@ -322,6 +327,7 @@ bool px_dpas(Px *p, Inst *i);
  * accumulator's fragment is px_dpas_layout(p, i, 0) */
 bool px_wgmma(Px *p, Inst *i);
 bool px_uses_wgmma(const Func *f);
+void px_wgmma_groups(Px *p);   /* consecutive calls as one wgmma */
 /* The layout of Odpas i's mma fragment of operand k (0: the accumulator,
  * also the result's; 1: B; 2: A); NULL for operands of 8- or 16-bit
  * elements (packed into dwords by the gather). */
