@@ -794,6 +794,42 @@ static int fake_big_slm(cmetal_device *dev)
 	return cmetal_program_release(p);
 }
 
+/* A kernel with cm_wgmma (metadata "wgmma 1") runs on whole warpgroups:
+ * groups of 6 CM threads, or a thread space, are refused with a message. */
+static const char wgmma_src[] =
+	"extern \"C\" _GENX_MAIN_ void wg(SurfaceIndex o)\n"
+	"{\n"
+	"	cm_slm_init(4096);\n"
+	"	matrix<float, 16, 8> acc = 0;\n"
+	"	acc = cm_wgmma<CM_PRECISION_HF, CM_PRECISION_HF, 8>(acc, 0, 2048);\n"
+	"	write(o, 0, acc.row(0));\n"
+	"}\n";
+
+static int fake_wgmma_groups(cmetal_device *dev)
+{
+	cmetal_program *p;
+	cmetal_kernel *k;
+	cmetal_buffer *b;
+	cm_status s = cmetal_program_build(dev, wgmma_src, "", &p);
+	check("gpu/fake_wgmma_build", s == CM_SUCCESS, cmetal_last_error());
+	if (s)
+		return 1;
+	MUST(cmetal_kernel_create(p, "wg", &k));
+	MUST(cmetal_buffer_create(dev, 256, &b));
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+	check_err("gpu/fake_wgmma_group_of_6",
+	          cmetal_launch_groups(k, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){6, 1, 1}, NULL),
+	          CM_INVALID_THREAD_SPACE, "a group of 6 CM threads is not whole warpgroups", NULL);
+	check_err("gpu/fake_wgmma_walker", cmetal_launch_walker(k, 4, 1, CMETAL_DEP_NONE, NULL),
+	          CM_INVALID_THREAD_SPACE, "uses cm_wgmma", "not as a thread space", NULL);
+	check("gpu/fake_wgmma_group_of_8",
+	      cmetal_launch_groups(k, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){8, 1, 1}, NULL) ==
+	      CM_SUCCESS, cmetal_last_error());
+	cmetal_buffer_release(b);
+	cmetal_kernel_release(k);
+	return cmetal_program_release(p);
+}
+
 static int fake_main(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW);
@@ -813,6 +849,7 @@ static int fake_main(void)
 	fake_memory(dev);
 	fake_launches(dev, st);
 	fake_big_slm(dev);
+	fake_wgmma_groups(dev);
 	int *maxreg_loads = dlsym(lib, "fake_maxreg_loads");
 	if (maxreg_loads)
 		fake_register_cap(dev, maxreg_loads), fake_raise_cap(dev, maxreg_loads);
