@@ -516,7 +516,8 @@ static bool reads_group(const Px *p, const Inst *u, const Inst *head, const Inst
  * block with only pure register instructions between them (no memory
  * access, barrier or other call), on one A (the same offset) and
  * consecutive B blocks (each call's slm_b 32 N bytes after the last's),
- * none reading another's result, and nothing between them reading one:
+ * none reading another's result, and nothing between them reading one
+ * (nor a copy of one in another layout or in SLM, made after it):
  * a 128-column tile kept as four 16 x 32 accumulators is one m64n128k16.
  * The D fragment of m64n(kN) is the k calls' fragments one after another
  * (8 columns a 4 registers), so each call's registers are its own part.
@@ -534,7 +535,11 @@ void px_wgmma_groups(Px *p)
 				if (reads_group(p, j, i, last))
 					break;
 				if (j->op == Owgmma) {
-					if (j->imm != i->imm || ir_wgmma_n(j) != n || total + n > 256 ||
+					/* last's result is made at the group's end: no copy
+					 * of it may be made right after it (assign.c) */
+					const PxVal *lv = &p->val[last->id];
+					if (lv->ncopies || lv->in_slm || j->imm != i->imm ||
+					    ir_wgmma_n(j) != n || total + n > 256 ||
 					    (j->ops[1] != i->ops[1] && !byte_step(i->ops[1], j->ops[1], 0)) ||
 					    !byte_step(last->ops[2], j->ops[2], (int64_t)ir_wgmma_b_bytes((uint32_t)n)))
 						break;
