@@ -31,7 +31,9 @@ variant() {
 	name=$1 src=$2
 	shift 2
 	CMETAL_NO_PTXAS=1 "$cm" -S -t ptx "$@" "$src" -o "$tmp/$name.ptx"
-	ptxas -arch=sm_90 -v "$tmp/$name.ptx" -o "$tmp/$name.cubin" 2>"$tmp/$name.log" ||
+	# sm_90a for a module with cm_wgmma (its .target)
+	arch=$(sed -n 's/^\.target \(sm_[0-9a-z]*\).*/\1/p' "$tmp/$name.ptx" | head -n 1)
+	ptxas -arch="${arch:-sm_90}" -v "$tmp/$name.ptx" -o "$tmp/$name.cubin" 2>"$tmp/$name.log" ||
 		{ echo "ptxas failed on $name:" >&2; cat "$tmp/$name.log" >&2; return 1; }
 	"$nvd" -c "$tmp/$name.cubin" >"$tmp/$name.sass"
 }
@@ -39,7 +41,7 @@ variant() {
 # the variants, two at a time (CI machines have 2 cores)
 b=$here/bench/cm
 variants() {
-	for f in bitonic gemm hgemm histogram linear radix spmv transpose; do
+	for f in bitonic gemm hgemm hgemm_wg histogram linear radix spmv transpose; do
 		echo "$f $f.cm"
 	done
 	echo "spmv_s2 spmv.cm -DSEG=2 -DWIDTH=64"

@@ -25,7 +25,10 @@
  *                in SLM (groups of 4 x 4 threads, n a multiple of 128)
  *   hgemm_slm64  "cm-slm64": hgemm_slm with 64 x 64 of C per thread, in
  *                groups of 4 x 2 threads (hgemm.cm's GX x GY: 256 x 128
- *                of C, n a multiple of 256) */
+ *                of C, n a multiple of 256)
+ *   hgemm_wg     "cm-wg": hgemm_slm64's product on cm_wgmma (hgemm_wg.cm:
+ *                sm_90 GPUs and the CPU), groups of 1 x 8 threads, 128 x
+ *                128 of C, 16 x 128 a thread */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,7 @@ static const Variant hgemm_variants[] = {
 	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* 128 x 128 a group */
 	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* the same, staged in SLM */
 	{ "hgemm_slm64", "cm-slm64", 4, 2, 64, 64, "hgemm", 1, 1, 1 },	/* 256 x 128 a group */
+	{ "hgemm_wg", "cm-wg", 1, 8, 128, 16, "hgemm_wg", 1, 1, 1 },	/* 128 x 128 a group */
 };
 
 typedef struct {

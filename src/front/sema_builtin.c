@@ -1663,6 +1663,36 @@ static bool ck_dpas(BiCall *c)
 	return true;
 }
 
+/* cm_wgmma<P1, P2, N>(acc, slm_a, slm_b) (cmetal): HF or BF operands of
+ * one precision, N 8..56 in steps of 8 (16 x N floats stay under CM's
+ * 4096-byte limit), acc 16 x N floats; the result is a vector of them. */
+static bool ck_wgmma(BiCall *c)
+{
+	int64_t p1 = c->prec[0], p2 = c->prec[1], n = c->ns[0];
+	if ((p1 != 8 && p1 != 9) || p2 != p1) {
+		bi_error(c, NULL, "the operands must be HF or BF, of one precision, found %s and "
+		         "%s", prec_name(p1), prec_name(p2));
+		return false;
+	}
+	if (n < 8 || n > 56 || n % 8) {
+		bi_error(c, NULL, "N must be a multiple of 8 from 8 to 56 (a 16 x N float accumulator "
+		         "stays under 4096 bytes), found %lld", (long long)n);
+		return false;
+	}
+	Type *f = ty_scalar(SK_FLOAT);
+	if (elem_of(c->a[0]) != f || elems(c->a[0]) != 16 * n) {
+		bi_error(c, c->a[0], "acc must be a matrix<float, 16, %lld> (16 x N floats), found '%s'",
+		         (long long)n, ty_str(c->a[0]->ty));
+		return false;
+	}
+	c->T = f;
+	c->ty = ty_vector(f, (int)(16 * n));
+	c->call->cargs[0] = (int)p1;
+	c->call->cargs[1] = (int)n;
+	c->call->ncargs = 2;
+	return true;
+}
+
 /* A printf argument for conversion text (len bytes): an integer, a double
  * or (%s) a string literal, as fmt_scan says; false after an error. */
 static bool ck_printf_arg(BiCall *c, int i, const char *text, int len, const FmtConv *fc,

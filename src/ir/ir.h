@@ -154,6 +154,7 @@ enum {
 	X(wrregion, "wrregion", 2, IRF_P | IRF_ROFF | IRF_MASK)               \
 	X(iselect, "iselect", 2, IRF_P)    /* out[k] = src[idx[k]]; OOB gives 0 */ \
 	X(dpas, "dpas", 3, IRF_P)          /* acc, b, a #prec: see below */    \
+	X(wgmma, "wgmma", 3, 0)            /* acc, slm_a, slm_b #prec: below */ \
 	/* reductions and masks */                                            \
 	X(any, "any", 1, IRF_P)            /* v{n}i1 -> i1 */                 \
 	X(all, "all", 1, IRF_P)                                               \
@@ -235,6 +236,19 @@ enum {
  * TF32: each product is exact in f32 and added in order k = 0.. with
  * round-to-nearest-even; TF32 inputs drop their low 13 mantissa bits) or
  * f64 (DF: fused multiply-add per k, in order). */
+/* Owgmma acc, a, b (cm_wgmma, a cmetal extension): reads SLM.  imm = the
+ * precision of A and B (PR_HF or PR_BF); acc and the result are 16 x N f32
+ * (N = n / 16, 8..56 in steps of 8), rows 16t..16t+15 of a warpgroup's
+ * 64 x N product, t = the CM thread's linear local id % 4; a and b are u32
+ * SLM byte offsets of A (64 x 16) and B (16 x N), both K-major in 8 x 8
+ * core matrices of 128 bytes: A's (m, k) at a + 256 (m / 8) + 128 (k / 8)
+ * + 16 (m % 8) + 2 (k % 8), B's (k, n) at b + 256 (n / 8) + 128 (k / 8) +
+ * 16 (n % 8) + 2 (k % 8).  result[r * N + n] = acc[r * N + n] + sum over
+ * k of A[16t + r][k] * B[k][n], as Odpas HF/BF adds; an operand not
+ * 16-byte aligned or not wholly inside the SLM leaves acc as it is.  Not
+ * pure: it reads memory, so it stays where it is. */
+#define IR_WGMMA_A_BYTES 2048u                        /* 64 x 16 halves */
+static inline uint32_t ir_wgmma_b_bytes(uint32_t n) { return 32u * n; }   /* 16 x N */
 typedef enum { PR_U8 = 6, PR_S8 = 7, PR_BF = 8, PR_HF = 9, PR_TF32 = 10, PR_DF = 16 } IrPrec;
 #define IR_DPAS_IMM(p1, p2, rc) ((int64_t)(p1) | (int64_t)(p2) << 8 | (int64_t)(rc) << 16)
 
@@ -402,6 +416,7 @@ static inline int ir_dpas_p1(const Inst *i) { return (int)(i->imm & 255); }
 static inline int ir_dpas_p2(const Inst *i) { return (int)(i->imm >> 8 & 255); }
 static inline int ir_dpas_rc(const Inst *i) { return (int)(i->imm >> 16 & 255); }
 static inline int ir_dpas_es(const Inst *i) { return (int)i->ty.n / ir_dpas_rc(i); }
+static inline int ir_wgmma_n(const Inst *i) { return (int)i->ty.n / 16; }
 /* Elements of precision p per row of a (K); 0 for an unknown p. */
 static inline int ir_dpas_k(int p)
 {

@@ -1058,6 +1058,19 @@ static Inst *dpas(L *l, Node *c)
 	return i;
 }
 
+/* cm_wgmma: one Owgmma (its SLM offsets as u32). */
+static Inst *wgmma(L *l, Node *c)
+{
+	Inst *ops[3] = {ex(l, c, 0), ex(l, c, 1), ex(l, c, 2)};
+	if (!ops[0] || !ops[1] || !ops[2])
+		return NULL;
+	ops[1] = u32(l, ops[1]);
+	ops[2] = u32(l, ops[2]);
+	Inst *i = emit(l, Owgmma, tyof(c), SP_NONE, ops, 3, NULL);
+	i->imm = c->cargs[0];
+	return i;
+}
+
 Inst *lw_builtin(L *l, Node *c)
 {
 	Inst *r;
@@ -1133,6 +1146,8 @@ Inst *lw_builtin(L *l, Node *c)
 		return cmtl(l, c);
 	case BI_DPAS: case BI_DPAS_NOACC:
 		return dpas(l, c);
+	case BI_WGMMA:
+		return wgmma(l, c);
 	default:
 		error_at(c->loc, "builtin '%s' is not supported by the lowering",
 		         c->lhs && c->lhs->name ? c->lhs->name : "?");

@@ -162,6 +162,20 @@ static bool check_dpas(V *v, const Inst *i)
 	return true;
 }
 
+/* Owgmma: the shapes of ir.h's comment. */
+static bool check_wgmma(V *v, const Inst *i)
+{
+	int n = ir_wgmma_n(i);
+	if ((i->imm != PR_HF && i->imm != PR_BF) || n < 8 || n > 56 || n % 8 ||
+	    i->ty.n != 16u * (uint32_t)n || i->ty.elem != E_F32)
+		return BAD("bad wgmma precision or shape");
+	if (!ir_type_eq(i->ops[0]->ty, i->ty))
+		return BAD("wgmma accumulator of the wrong type");
+	if (!ir_type_eq(i->ops[1]->ty, ir_scalar(E_U32)) || !ir_type_eq(i->ops[2]->ty, ir_scalar(E_U32)))
+		return BAD("wgmma SLM offsets must be u32 scalars");
+	return true;
+}
+
 static bool check_types(V *v, const Inst *i)
 {
 	const OpInfo *oi = &ir_ops[i->op];
@@ -208,6 +222,8 @@ static bool check_types(V *v, const Inst *i)
 		return true;
 	case Odpas:
 		return check_dpas(v, i);
+	case Owgmma:
+		return check_wgmma(v, i);
 	case Oany: case Oall:
 		if (!is_mask(i->ops[0]->ty) || !ir_type_eq(i->ty, ir_scalar(E_I1)))
 			return BAD("any/all take an i1 vector and yield i1");

@@ -190,7 +190,7 @@
  *   //@cmetal cluster 1          (only when compiled with -fcluster-slm)
  *   //@cmetal kernel NAME slm BYTES barrier 0|1 wait 0|1 simd N shuffles N
  *                [scratch BYTES] [lanes W] [checks 1] [split 1] [thread_args I,J]
- *                [param_surfaces N] [narrow E]
+ *                [param_surfaces N] [narrow E] [dynamic_slm 1] [wgmma 1]
  *   //@cmetal arg NAME KIND SIZE ELEM SURF "TYPE_ATTR"
  *   //@cmetal printf INDEX KINDS "FORMAT"
  * (one "arg" line per argument after its kernel's line; KIND, ELEM and SURF
@@ -214,7 +214,16 @@
  * same parameters, for images whose pixels are narrower than E bytes (the
  * widest element of the kernel's media reads): the runtime launches it
  * when an image argument has fewer than E bytes a pixel
- * (target/ptx/variant.c).  One
+ * (target/ptx/variant.c).
+ * dynamic_slm 1: the kernel's SLM (over 48 KB, more than a static
+ * `.shared` array may hold) is the `.extern .shared` array NAME_slm, at
+ * byte 0 of the dynamic shared memory, and the scratch starts after it
+ * (at BYTES rounded up to 16): the runtime launches with that many more
+ * bytes of dynamic shared memory, and refuses a launch whose SLM and
+ * scratch exceed the device's opt-in maximum per CTA.  wgmma 1: the kernel
+ * has cm_wgmma (sm_90a's wgmma over warpgroups of 4 consecutive warps): the
+ * runtime refuses a thread-space launch or groups that are not a multiple
+ * of 4 CM threads, or more than 32.  One
  * "printf" line per
  * printf call of the kernel, after its "arg" lines: INDEX counts the calls
  * of the module from 0, KINDS has one letter per argument (CUDA_PF_* below;

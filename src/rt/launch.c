@@ -1,5 +1,5 @@
 /* launch.c — tasks, launches and events.  Adding an entry checks the thread
- * space (sizes, the 1024-thread group limit, 64 KB of SLM) and that every
+ * space (sizes, the 1024-thread group limit, the device's SLM limit) and that every
  * argument is set, then captures the arguments: values are copied, and
  * each surface argument i becomes surface slot i (CmkSurface geometry from
  * its buffer or 2D surface), so the kernel's SurfaceIndex value is i.
@@ -202,10 +202,11 @@ static cm_status add_entry(cmetal_task *t, cmetal_kernel *k, RtLaunch *tmpl)
 	if (k && k->prog->dev != t->dev)
 		s = rt_fail(CM_INVALID_VALUE,
 		            "kernel '%s' belongs to another device than the task", k->info->name);
-	else if (k && k->info->slm_size > RT_MAX_SLM)
+	else if (k && k->info->slm_size > t->dev->info[CMETAL_DEVICE_MAX_SLM])
 		s = rt_fail(CM_GROUP_TOO_LARGE,
-		            "kernel '%s' needs %u bytes of SLM per group; the limit is %u",
-		            k->info->name, k->info->slm_size, RT_MAX_SLM);
+		            "kernel '%s' needs %u bytes of SLM per group; the limit is %llu on "
+		            "this device", k->info->name, k->info->slm_size,
+		            (unsigned long long)t->dev->info[CMETAL_DEVICE_MAX_SLM]);
 	if (s || !k) {
 		if (!s)
 			vec_push(&t->entries, l);

@@ -59,7 +59,10 @@ void rt_log(const char *fmt, ...) PRINTF_LIKE(1, 2);
 cm_status rt_kernel_occupancy(cmetal_kernel *k, uint32_t group_threads, cmetal_occupancy *out);
 /* Limits of the CM thread space. */
 #define RT_MAX_GROUP_THREADS 1024u
-#define RT_MAX_SLM (64u * 1024u)
+/* SLM per group: the most any device accepts, an H100's or H200's opt-in
+ * shared memory per CTA (the CPU device's limit; a CUDA device's is its
+ * own, CMETAL_DEVICE_MAX_SLM) */
+#define RT_MAX_SLM (227u * 1024u)
 #define RT_MAX_WALKER 65535u
 
 typedef struct RtDeviceOps RtDeviceOps;

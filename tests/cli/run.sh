@@ -173,4 +173,17 @@ fi
 expect march_101 1 "unknown PTX architecture 'sm_101'" "$CMETAL" -S -march=sm_101 k.cm -o -
 expect march_unknown 1 "unknown PTX architecture 'sm_75'" "$CMETAL" -S -march=sm_75 k.cm -o -
 expect march_garbage 1 "unknown PTX architecture 'sm_x'" "$CMETAL" -S -march=sm_x k.cm -o -
+# cm_wgmma (cmetal): sm_90's PTX becomes sm_90a; other targets and clusters are errors
+cat >wg.cm <<'CM'
+extern "C" _GENX_MAIN_ void wg(SurfaceIndex o) {
+  cm_slm_init(4096); matrix<float, 16, 8> acc = 0;
+  acc = cm_wgmma<CM_PRECISION_HF, CM_PRECISION_HF, 8>(acc, 0, 2048); write(o, 0, acc.row(0));
+}
+CM
+expect wgmma_sm90a 0 "" sh -c "'$CMETAL' -S wg.cm -o - | grep -q '^\.target sm_90a\$'"
+expect wgmma_sm80 1 "cm_wgmma needs an sm_90 GPU .*this build targets sm_80" \
+	"$CMETAL" -S -march=sm_80 wg.cm -o -
+expect wgmma_sm100 1 "this build targets sm_100" "$CMETAL" -S -march=sm_100 wg.cm -o -
+expect wgmma_cluster 1 "cm_wgmma cannot run in groups of more than 32" \
+	"$CMETAL" -S -fcluster-slm wg.cm -o -
 exit 0

@@ -288,7 +288,7 @@ TEST(hgemm_bt)
  * 2D surfaces) on grid, checked against the product in doubles. */
 enum { SN = 256 };	/* the largest n of these tests */
 
-static void staged_hgemm(H *h, const char *kernel, int n, HShape grid)
+static void staged_hgemm_in(H *h, const char *file, const char *kernel, int n, HShape grid)
 {
 	static uint16_t a[SN * SN], bt[SN * SN];
 	static float fa[SN * SN], fb[SN * SN], c[SN * SN], c0[SN * SN];
@@ -302,12 +302,17 @@ static void staged_hgemm(H *h, const char *kernel, int n, HShape grid)
 			bt[j * n + k] = half_bits(fb[k * n + j]);
 	/* SURF2D's size would be the arrays', not the n x n used */
 	size_t nn = (size_t)n * n;
-	if (!H_RUN(h, "../../bench/cm/hgemm", kernel, grid,
+	if (!H_RUN(h, file, kernel, grid,
 	           ((HArg){HA_SURF2D, a, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
 	           ((HArg){HA_SURF2D, bt, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
 	           ((HArg){HA_SURF2D, c, nn * 4, n, n, CMETAL_FMT_R32F}), I32(n)))
 		return;
 	check_hgemm_c(h, n, fa, fb, c0, c);
+}
+
+static void staged_hgemm(H *h, const char *kernel, int n, HShape grid)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm", kernel, n, grid);
 }
 
 /* hgemm_slm: hgemm_bt's product with the tiles staged in SLM by a group
@@ -324,6 +329,14 @@ TEST(hgemm_slm64)
 {
 	staged_hgemm(h, "hgemm_slm64", SN,
 	             (HShape){0, 0, {1, 2, 1}, {4, 2, 1}, true, CMETAL_DEP_NONE, NULL});
+}
+
+/* hgemm_wg (bench/cm/hgemm_wg.cm, cm_wgmma): groups of 1 x 8 threads, 128
+ * x 128 of C each, 2 x 2 groups, k in 4 stages of 64 (2 loop trips). */
+TEST(hgemm_wg)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wg", SN,
+	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL});
 }
 
 TEST(dgemm_dpas)
@@ -349,9 +362,85 @@ TEST(dgemm_dpas)
 		}
 }
 
+/* cm_wgmma (cmetal): D = C + A B for a group of two warpgroups, A 128 x 32
+ * and B 32 x N halves (given transposed), C and D 128 x N floats; the
+ * tolerance of the cm_dpas tests (K = 32).  The kernel's extra calls with
+ * an operand outside the SLM or misaligned must leave D as it is. */
+static void wgmma_run(H *h, const char *kernel, int n)
+{
+	enum { M = 128, K = 32 };
+	static uint16_t a[M * K], bt[56 * K];
+	static float fa[M * K], fb[56 * K], c[M * 56], d[M * 56];
+	for (int i = 0; i < M * K; i++)
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+	for (int i = 0; i < n * K; i++)
+		fb[i] = (float)h_range(h, -512, 512) / 256, bt[i] = half_bits(fb[i]);
+	for (int i = 0; i < M * n; i++)
+		c[i] = h_float(h, -4, 4);
+	HArg args[] = {{HA_IN, a, sizeof a}, {HA_IN, bt, (size_t)n * K * 2},
+	               {HA_IN, c, (size_t)M * n * 4}, {HA_OUT, d, (size_t)M * n * 4}, I32(2)};
+	if (!h_run_n(h, F, kernel, GROUPS(3, 8), args, 5))
+		return;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < n; j++) {
+			double want = c[i * n + j], mag = fabs(want);
+			for (int k = 0; k < K; k++) {
+				double p = (double)fa[i * K + k] * fb[j * K + k];
+				want += p, mag += fabs(p);
+			}
+			double got = d[i * n + j], tol = 1e-5 * (mag > 1e-30 ? mag : 1e-30);
+			if (!(fabs(got - want) <= tol)) {
+				h_fail(h, "%s: d[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", kernel, i,
+				       j, got, want, tol);
+				return;
+			}
+		}
+}
+
+/* wg_pair: two calls as one wgmma, and a pair whose second call's B is
+ * outside the SLM (only the first runs, with B's rows 16.. 31, columns
+ * 8..15). */
+TEST(wgmma_pair)
+{
+	enum { M = 128, K = 32, N = 16 };
+	static uint16_t a[M * K], bt[N * K];
+	static float fa[M * K], fb[N * K], c[M * N], d[M * N];
+	for (int i = 0; i < M * K; i++)
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+	for (int i = 0; i < N * K; i++)
+		fb[i] = (float)h_range(h, -512, 512) / 256, bt[i] = half_bits(fb[i]);
+	for (int i = 0; i < M * N; i++)
+		c[i] = h_float(h, -4, 4);
+	if (!H_RUN(h, F, "wg_pair", GROUPS(2, 8), IN(a), IN(bt), IN(c), OUT(d), I32(2)))
+		return;
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			double want = c[i * N + j], mag = fabs(want);
+			for (int k = 0; k < K; k++) {
+				double p = (double)fa[i * K + k] * fb[j * K + k];
+				want += p, mag += fabs(p);
+			}
+			for (int k = 0; j < 8 && k < 16; k++) {
+				double p = (double)fa[i * K + k] * fb[(j + 8) * K + 16 + k];
+				want += p, mag += fabs(p);
+			}
+			double got = d[i * N + j], tol = 1e-5 * (mag > 1e-30 ? mag : 1e-30);
+			if (!(fabs(got - want) <= tol)) {
+				h_fail(h, "d[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", i, j, got,
+				       want, tol);
+				return;
+			}
+		}
+}
+
+TEST(wgmma_n8) { wgmma_run(h, "wg8", 8); }
+TEST(wgmma_n32) { wgmma_run(h, "wg32", 32); }
+TEST(wgmma_n56) { wgmma_run(h, "wg56", 56); }
+
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
 	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
+	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(hgemm_wg),
 	{0},
 };

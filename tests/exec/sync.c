@@ -142,8 +142,33 @@ TEST(printf_groups)
 		h_fail(h, "printed \"%s\", expected \"%s\"", h_printed(), want);
 }
 
+/* 96 KB of SLM per group of 8 (CUDA: dynamic shared memory, with the
+ * back end's scratch after it) */
+TEST(slm_big)
+{
+	enum { G = 2, N = 8, WORDS = 96 * 1024 / 4, PER = WORDS / N };
+	static uint32_t a[G * WORDS], o[G * WORDS], w[G * WORDS];
+	static uint16_t ix[N * 64];
+	for (uint32_t i = 0; i < G * WORDS; i++)
+		a[i] = h_rand(h);
+	for (uint32_t i = 0; i < N * 64; i++)
+		ix[i] = (uint16_t)(h_rand(h) % 64);
+	for (uint32_t g = 0; g < G; g++)
+		for (uint32_t t = 0; t < N; t++) {
+			uint32_t src = (t + 3) % N;
+			for (uint32_t r = 0; r < PER / 64; r++)
+				for (uint32_t i = 0; i < 64; i++) {
+					uint32_t at = g * WORDS + src * PER + (PER - 64 - r * 64) + ix[t * 64 + i];
+					w[g * WORDS + t * PER + r * 64 + i] = a[at] + src;
+				}
+		}
+	if (H_RUN(h, F, "slm_big", GROUPS(G, N), IN(a), IN(ix), OUT(o)))
+		h_eq_u32(h, "out", o, w, G * WORDS);
+}
+
 const HTest exec_sync[] = {
-	T(barrier_1), T(barrier_2), T(barrier_7), T(barrier_16), T(barrier_64),
+	T(barrier_1), T(barrier_2), T(barrier_7), T(barrier_16), T(barrier_64), T(slm_big),
 	T(thread_ids), T(thread_ids_33), T(thread_ids_2d), T(wavefront), T(wavefront_shfl), T(task), T(printf),
 	T(printf_groups), {0},
 };
+

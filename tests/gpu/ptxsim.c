@@ -466,14 +466,15 @@ static bool is_collective(const PsIns *in)
 {
 	return in->op == OP_shfl || in->op == OP_vote || in->op == OP_redux ||
 	       in->op == OP_match || in->op == OP_mma || in->op == OP_ldmatrix ||
-	       (in->op == OP_bar && in->mode == MODE_WARP);
+	       in->op == OP_wgmma || (in->op == OP_bar && in->mode == MODE_WARP);
 }
 
 /* The membermask operand of a collective (last; mma, ldmatrix: every
  * lane). */
 static const PsOpnd *member_opnd(const PsIns *in)
 {
-	return in->op == OP_mma || in->op == OP_ldmatrix ? NULL : &in->o[in->n - 1];
+	return in->op == OP_mma || in->op == OP_ldmatrix || in->op == OP_wgmma ? NULL :
+	       &in->o[in->n - 1];
 }
 
 /* Per-lane membermasks of the lanes in group. */
@@ -675,6 +676,82 @@ static bool do_ldmatrix(Sim *s, Warp *w, const PsIns *in, uint32_t act)
 	return true;
 }
 
+/* wgmma (sm_90a) for cmetal's cm_wgmma: .fence, .commit_group and
+ * .wait_group order nothing here (the simulator runs each mma_async to
+ * its end at once); mma_async m64nNk16 .f32.f16.f16 (or .bf16) with both
+ * operands in shared memory, described by no-swizzle K-major descriptors
+ * (dpas.c px_wgmma): warp w % 4 of the warpgroup computes rows 16 (w % 4)
+ * .. + 15 of D += A B, A element (m, k) at start_a + SBO (m / 8) + LBO
+ * (k / 8) + 16 (m % 8) + 2 (k % 8), B element (k, n) the same with n for
+ * m; each lane's registers are the m16n8 C fragment of every 8 columns
+ * (ptxsim_mma.c).  Products summed in double, rounded once. */
+static bool do_wgmma(Sim *s, Warp *w, const PsIns *in, uint32_t act)
+{
+	if (act != ALL_LANES)
+		return fail(s, in, "wgmma without all 32 lanes (0x%08x)", act);
+	if (in->wg != WG_MMA)
+		return in->wg ? true : fail(s, in, "a wgmma it does not simulate");
+	int n = in->shape[1];
+	PsType ta = in->ty[1];
+	if (in->shape[0] != 64 || in->shape[2] != 16 || n < 8 || n % 8 || in->nwreg != n / 2 ||
+	    in->n != 7 || in->nty != 3 || ta.bits != 16 || in->ty[2].k != ta.k)
+		return fail(s, in, "a wgmma of a form it does not simulate");
+	for (int k = 2; k < 7; k++)
+		if (in->o[k].kind != OK_IMM || in->o[k].imm != (k < 5))
+			return fail(s, in, "a wgmma with scales or transposes it does not simulate");
+	if (w->id / 4 >= (s->nwarps + 3) / 4 || (w->id | 3) >= s->nwarps)
+		return fail(s, in, "a wgmma in an incomplete warpgroup (%u warps)", s->nwarps);
+	uint64_t desc[2];
+	const uint8_t *base[2];
+	uint32_t lbo[2], sbo[2];
+	for (int k = 0; k < 2; k++) {
+		if (in->o[k].kind != OK_REG)
+			return fail(s, in, "a wgmma descriptor that is not a register");
+		desc[k] = reg(w, in->o[k].reg)[0];
+		uint64_t at = (desc[k] & 0x3fff) << 4, rows = k ? (uint64_t)n : 64;
+		lbo[k] = (uint32_t)((desc[k] >> 16 & 0x3fff) << 4);
+		sbo[k] = (uint32_t)((desc[k] >> 32 & 0x3fff) << 4);
+		if (desc[k] >> 62 || (desc[k] >> 49 & 7))
+			return fail(s, in, "a wgmma descriptor with a swizzle or base offset");
+		uint64_t end = at + (rows / 8 - 1) * sbo[k] + lbo[k] + 128;
+		if (end > s->shsize)
+			return fail(s, in, "a wgmma operand past the %llu bytes of shared memory",
+			            (unsigned long long)s->shsize);
+		base[k] = s->shared + at;
+	}
+	int r0 = 16 * (int)(w->id % 4);
+	double A[16][16], B[16][256];
+	for (int m = 0; m < 16; m++)
+		for (int k = 0; k < 16; k++) {
+			int mm = r0 + m;
+			uint16_t h;
+			memcpy(&h, base[0] + sbo[0] * (mm / 8) + lbo[0] * (k / 8) + 16 * (mm % 8) +
+			       2 * (k % 8), 2);
+			A[m][k] = ps_half_value(ta, h);
+		}
+	for (int j = 0; j < n; j++)
+		for (int k = 0; k < 16; k++) {
+			uint16_t h;
+			memcpy(&h, base[1] + sbo[1] * (j / 8) + lbo[1] * (k / 8) + 16 * (j % 8) +
+			       2 * (k % 8), 2);
+			B[k][j] = ps_half_value(ta, h);
+		}
+	for (int r = 0; r < in->nwreg; r++)
+		for (int l = 0; l < PS_NLANES; l++) {
+			int q = r % 4, row = l / 4 + 8 * (q / 2), col = 8 * (r / 4) + 2 * (l % 4) + q % 2;
+			float f;
+			uint32_t u = (uint32_t)reg(w, in->wreg[r])[l];
+			memcpy(&f, &u, 4);
+			double sum = f;
+			for (int k = 0; k < 16; k++)
+				sum += A[row][k] * B[k][col];
+			f = (float)sum;
+			memcpy(&u, &f, 4);
+			put(s, w, in->wreg[r], l, u);
+		}
+	return true;
+}
+
 /* A collective over the lanes of group; act: those whose guard holds. */
 static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_t act)
 {
@@ -703,6 +780,7 @@ static bool collective(Sim *s, Warp *w, const PsIns *in, uint32_t group, uint32_
 	case OP_match: return do_match(s, w, in, act, mm);
 	case OP_bar: return true;   /* bar.warp.sync: the convergence is all */
 	case OP_ldmatrix: return do_ldmatrix(s, w, in, act);
+	case OP_wgmma: return do_wgmma(s, w, in, act);
 	}
 	return do_mma(s, w, in, act);
 }
@@ -825,7 +903,7 @@ static bool step(Sim *s, Warp *w, uint32_t group, int pc)
 				put(s, w, in->o[0].reg, l, group);
 		return true;
 	case OP_shfl: case OP_vote: case OP_redux: case OP_match: case OP_mma: case OP_bar:
-	case OP_ldmatrix:
+	case OP_ldmatrix: case OP_wgmma:
 		return collective(s, w, in, group, act);
 	case OP_testp:
 		return fail(s, in, "testp is not simulated");

@@ -40,7 +40,7 @@ void ps_region(uint64_t base, uint64_t size, bool add);
 
 /* ---- decoded instructions (shared by the three files) ---- */
 
-enum { PS_MAXOPND = 6, PS_NLANES = 32 };
+enum { PS_MAXOPND = 8, PS_NLANES = 32 };
 
 /* Type kinds; a type is a kind and a width in bits. */
 enum { TK_NONE, TK_B, TK_U, TK_S, TK_F, TK_PRED, TK_BF16, TK_TF32 };
@@ -84,10 +84,12 @@ typedef struct {
 	X(cvt) X(sqrt) X(rsqrt) X(rcp) X(ex2) X(lg2) X(sin) X(cos) X(copysign) \
 	X(ld) X(st) X(atom) X(red) X(shfl) X(vote) X(redux) X(match) X(bar) X(barrier) \
 	X(fence) X(membar) X(nanosleep) X(bra) X(ret) X(exit) X(activemask) \
-	X(mma) X(ldmatrix) X(testp)
+	X(mma) X(ldmatrix) X(testp) X(wgmma)
 #define PS_OP_ENUM_(n) OP_##n,
 enum { PS_OPS(PS_OP_ENUM_) OP_COUNT_, OP_BAD };
 #undef PS_OP_ENUM_
+
+enum { WG_NONE, WG_FENCE, WG_MMA, WG_COMMIT, WG_WAIT };
 
 /* Modifier values. */
 enum { CMP_NONE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO, CMP_LS,
@@ -111,7 +113,10 @@ typedef struct {
 	uint16_t flags;           /* F_* */
 	uint8_t nty;
 	PsType ty[4];             /* the types in the order written */
-	int8_t shape[3];          /* mma: m, n, k; ldmatrix: m, n */
+	int16_t shape[3];         /* mma, wgmma: m, n, k; ldmatrix: m, n */
+	uint8_t wg;               /* wgmma: WG_FENCE, WG_MMA, WG_COMMIT, WG_WAIT */
+	uint8_t nwreg;            /* wgmma.mma_async: its accumulator registers */
+	int *wreg;
 	int guard;                /* predicate register or -1 */
 	bool gneg;                /* @!%p */
 	uint8_t n;                /* operands */
@@ -166,6 +171,9 @@ int ps_find_sym(const PsModule *m, const char *name);
  * (na, nb, nc of them), d receives the destination registers. */
 bool ps_mma(const PsIns *in, uint64_t (*a)[PS_NLANES], int na, uint64_t (*b)[PS_NLANES], int nb,
             uint64_t (*c)[PS_NLANES], int nc, uint64_t (*d)[PS_NLANES], const char **why);
+
+/* A 16-bit element of type t (f16 or bf16) as a double. */
+double ps_half_value(PsType t, uint16_t h);
 
 /* ---- ptxsim_ops.c ---- */
 

@@ -135,3 +135,8 @@ bool ps_mma(const PsIns *in, uint64_t (*a)[PS_NLANES], int na, uint64_t (*b)[PS_
 	}
 	return true;
 }
+
+double ps_half_value(PsType t, uint16_t h)
+{
+	return elem(t, h, 0);
+}

@@ -188,6 +188,7 @@ static const struct { const char *name; uint8_t field; uint16_t val; } mods[] = 
 	{"relaxed", MF_IGNORE, 0}, {"acquire", MF_IGNORE, 0}, {"release", MF_IGNORE, 0},
 	{"acq_rel", MF_IGNORE, 0}, {"sc", MF_IGNORE, 0}, {"volatile", MF_IGNORE, 0},
 	{"row", MF_IGNORE, 0}, {"col", MF_IGNORE, 0},
+	{"proxy", MF_IGNORE, 0}, {"async", MF_IGNORE, 0}, {"shared::cta", MF_IGNORE, 0},
 };
 
 /* Applies modifier s (n bytes) to in; false when it is unknown. */
@@ -201,13 +202,21 @@ static bool modifier(PsIns *in, const char *s, size_t n)
 	}
 	int m, nn, k;
 	if (n > 1 && s[0] == 'm' && sscanf(s, "m%dn%dk%d", &m, &nn, &k) == 3) {
-		in->shape[0] = (int8_t)m, in->shape[1] = (int8_t)nn, in->shape[2] = (int8_t)k;
+		in->shape[0] = (int16_t)m, in->shape[1] = (int16_t)nn, in->shape[2] = (int16_t)k;
 		return true;
+	}
+	if (in->op == OP_wgmma) {   /* wgmma.fence, .mma_async, .commit_group, .wait_group */
+		static const char *const wg[] = {"fence", "mma_async", "commit_group", "wait_group"};
+		for (int i = 0; i < 4; i++)
+			if (strlen(wg[i]) == n && !memcmp(wg[i], s, n)) {
+				in->wg = (uint8_t)(WG_FENCE + i);
+				return true;
+			}
 	}
 	int used = 0;
 	if (in->op == OP_ldmatrix && sscanf(s, "m%dn%d%n", &m, &nn, &used) == 2 &&
 	    (size_t)used == n) {
-		in->shape[0] = (int8_t)m, in->shape[1] = (int8_t)nn;
+		in->shape[0] = (int16_t)m, in->shape[1] = (int16_t)nn;
 		return true;
 	}
 	if (n == 2 && !memcmp(s, "lo", 2) && in->op != OP_setp) {
@@ -499,6 +508,33 @@ static PsIns *new_ins(P *p)
 	return in;
 }
 
+/* wgmma.mma_async's accumulator list "{%f0, .., %fN}, " (up to 128
+ * registers, more than an operand holds) into in->wreg; *s moves past it. */
+static bool wgmma_regs(P *p, PsIns *in, const char **s, const char **why)
+{
+	const char *t = *s, *e = strchr(t, '}');
+	*why = "a wgmma without its {accumulator} list";
+	if (*t != '{' || !e)
+		return false;
+	in->wreg = malloc(128 * sizeof *in->wreg);
+	for (t++; t < e && in->nwreg < 128;) {
+		t = skipws(t);
+		size_t n = strcspn(t, ",} \t");
+		if ((in->wreg[in->nwreg++] = reg_of(p, t, n)) < 0) {
+			*why = "an unknown register in a wgmma's accumulator list";
+			return false;
+		}
+		t = skipws(t + n);
+		if (*t == ',')
+			t++;
+	}
+	t = skipws(e + 1);
+	if (*t != ',')
+		return false;
+	*s = skipws(t + 1);
+	return true;
+}
+
 /* One instruction line (s at its first character, '@' or the opcode). */
 static void instruction(P *p, const char *s)
 {
@@ -517,7 +553,11 @@ static void instruction(P *p, const char *s)
 			why = "unknown guard predicate";
 	}
 	size_t n = strcspn(s, " \t;");
-	bool ok = !why && opcode(in, s, n, &why) && operands(p, in, skipws(s + n), &why);
+	bool ok = !why && opcode(in, s, n, &why);
+	s = skipws(s + n);
+	if (ok && in->op == OP_wgmma && in->wg == WG_MMA)
+		ok = wgmma_regs(p, in, &s, &why);
+	ok = ok && operands(p, in, s, &why);
 	if (!ok) {
 		in->op = OP_BAD;
 		in->why = why;

@@ -109,6 +109,11 @@ sim-cpu:hf_pair: cm_dpas summation order (docs/builtins.md)
 sim-cpu:tf32_pair: cm_dpas summation order (docs/builtins.md)
 sim-cpu:df_pair: cm_dpas summation order (docs/builtins.md)
 sim-cpu:hf_media: cm_dpas summation order (docs/builtins.md)
+sim-cpu:wgmma_n8: cm_wgmma adds its products in k order on the CPU, in the tensor core order on the GPU (docs/builtins.md)
+sim-cpu:wgmma_n32: cm_wgmma summation order (docs/builtins.md)
+sim-cpu:wgmma_n56: cm_wgmma summation order (docs/builtins.md)
+sim-cpu:hgemm_wg: cm_wgmma summation order (docs/builtins.md)
+sim-cpu:wgmma_pair: cm_wgmma summation order (docs/builtins.md)
 '
 
 # same VARIANT: its digest against the default run's, less the outputs of

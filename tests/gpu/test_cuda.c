@@ -752,6 +752,84 @@ static void fake_native_march(void *lib)
 	unsetenv("FAKE_CUDA_CC");
 }
 
+/* SLM over 48 KB is dynamic shared memory (rt/cuda_abi.h dynamic_slm):
+ * the device's limit is its opt-in shared memory per CTA (227 KB on
+ * sm_90), and a launch whose SLM and back-end scratch exceed it is refused
+ * with a message, before the driver sees it. */
+static const char big_slm_src[] =
+	"extern \"C\" _GENX_MAIN_ void big(SurfaceIndex ix, SurfaceIndex o)\n"
+	"{\n"
+	"	cm_slm_init(226 * 1024);\n"
+	"	vector<ushort, 64> idx;\n"
+	"	read(ix, 0, idx);\n"
+	"	vector<uint, 64> y;\n"
+	"	cm_slm_block_read(0, 0, y.select<32, 1>(0));\n"
+	"	cm_slm_block_read(0, 128, y.select<32, 1>(32));\n"
+	"	vector<uint, 64> z = y.iselect(idx);\n"
+	"	write(o, 0, z.select<32, 1>(0));\n"
+	"}\n";
+
+static int fake_big_slm(cmetal_device *dev)
+{
+	uint64_t max = 0;
+	MUST(cmetal_device_info(dev, CMETAL_DEVICE_MAX_SLM, &max));
+	check("gpu/fake_max_slm", max == 227 * 1024, NULL);
+	cmetal_program *p;
+	cmetal_kernel *k;
+	cmetal_buffer *b;
+	cm_status s = cmetal_program_build(dev, big_slm_src, "", &p);
+	check("gpu/fake_big_slm_build", s == CM_SUCCESS, cmetal_last_error());
+	if (s)
+		return 1;
+	MUST(cmetal_kernel_create(p, "big", &k));
+	MUST(cmetal_buffer_create(dev, 256, &b));
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+	MUST(cmetal_kernel_set_arg_buffer(k, 1, b));
+	check_err("gpu/fake_big_slm_scratch",
+	          cmetal_launch_groups(k, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){8, 1, 1}, NULL),
+	          CM_GROUP_TOO_LARGE, "bytes of shared memory per CTA (231424 of SLM and",
+	          "this device allows at most 232448", NULL);
+	cmetal_buffer_release(b);
+	cmetal_kernel_release(k);
+	return cmetal_program_release(p);
+}
+
+/* A kernel with cm_wgmma (metadata "wgmma 1") runs on whole warpgroups:
+ * groups of 6 CM threads, or a thread space, are refused with a message. */
+static const char wgmma_src[] =
+	"extern \"C\" _GENX_MAIN_ void wg(SurfaceIndex o)\n"
+	"{\n"
+	"	cm_slm_init(4096);\n"
+	"	matrix<float, 16, 8> acc = 0;\n"
+	"	acc = cm_wgmma<CM_PRECISION_HF, CM_PRECISION_HF, 8>(acc, 0, 2048);\n"
+	"	write(o, 0, acc.row(0));\n"
+	"}\n";
+
+static int fake_wgmma_groups(cmetal_device *dev)
+{
+	cmetal_program *p;
+	cmetal_kernel *k;
+	cmetal_buffer *b;
+	cm_status s = cmetal_program_build(dev, wgmma_src, "", &p);
+	check("gpu/fake_wgmma_build", s == CM_SUCCESS, cmetal_last_error());
+	if (s)
+		return 1;
+	MUST(cmetal_kernel_create(p, "wg", &k));
+	MUST(cmetal_buffer_create(dev, 256, &b));
+	MUST(cmetal_kernel_set_arg_buffer(k, 0, b));
+	check_err("gpu/fake_wgmma_group_of_6",
+	          cmetal_launch_groups(k, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){6, 1, 1}, NULL),
+	          CM_INVALID_THREAD_SPACE, "a group of 6 CM threads is not whole warpgroups", NULL);
+	check_err("gpu/fake_wgmma_walker", cmetal_launch_walker(k, 4, 1, CMETAL_DEP_NONE, NULL),
+	          CM_INVALID_THREAD_SPACE, "uses cm_wgmma", "not as a thread space", NULL);
+	check("gpu/fake_wgmma_group_of_8",
+	      cmetal_launch_groups(k, (uint32_t[3]){1, 1, 1}, (uint32_t[3]){8, 1, 1}, NULL) ==
+	      CM_SUCCESS, cmetal_last_error());
+	cmetal_buffer_release(b);
+	cmetal_kernel_release(k);
+	return cmetal_program_release(p);
+}
+
 static int fake_main(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW);
@@ -770,6 +848,8 @@ static int fake_main(void)
 	check("gpu/fake_open", strstr(name, "FakeGPU") && strstr(name, "sm_90"), name);
 	fake_memory(dev);
 	fake_launches(dev, st);
+	fake_big_slm(dev);
+	fake_wgmma_groups(dev);
 	int *maxreg_loads = dlsym(lib, "fake_maxreg_loads");
 	if (maxreg_loads)
 		fake_register_cap(dev, maxreg_loads), fake_raise_cap(dev, maxreg_loads);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # PTX back end suite.  Usage: tests/ptx/run.sh BUILD
 #  - every tests/ptx/NAME.ir is compiled with `cmetal -S -t ptx` and the
-#    result assembled with `ptxas -arch=sm_90` (when ptxas is on PATH);
+#    result assembled with `ptxas -arch=sm_90` (sm_90a when its .target
+#    says so: cm_wgmma) (when ptxas is on PATH);
 #  - NAME.ptx (if present): the exact text, compiled with CMETAL_NO_PTXAS=1
 #    so it does not depend on the ptxas version;
 #  - NAME.expect (if present): every line of it must occur in the PTX, as
@@ -28,6 +29,12 @@
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CMETAL=$(cd "$ROOT/$BUILD" 2>/dev/null && pwd)/cmetal
+# march PTX: the architecture its .target names (sm_90, or sm_90a for a
+# module with cm_wgmma), for ptxas
+march() {
+	sed -n 's/^\.target \(sm_[0-9a-z]*\).*/\1/p' "$1" | head -n 1
+}
+
 DIR=$ROOT/tests/ptx
 REGS=$DIR/regs.txt
 tmp=$(mktemp -d)
@@ -66,7 +73,7 @@ for src in "$DIR"/*.ir "$ROOT"/tests/c/*.ir "$ROOT"/tests/ir/*.ir; do
 	# shellcheck disable=SC2086
 	if ! "$CMETAL" -S -t ptx $opts "$src" -o "$out" 2> "$tmp/cerr"; then
 		why="cmetal failed: $(head -n 5 "$tmp/cerr")"
-	elif [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$out" -o "$tmp/x.cubin" 2> "$tmp/err"; then
+	elif [ $have_ptxas = 1 ] && ! ptxas -arch="$(march "$out")" "$out" -o "$tmp/x.cubin" 2> "$tmp/err"; then
 		why="ptxas: $(head -n 5 "$tmp/err")"
 	fi
 	if [ -z "$why" ] && [ $have_ptxas = 1 ]; then
@@ -121,7 +128,7 @@ for mode in default fast; do
 	# shellcheck disable=SC2086
 	if ! CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx $opt "$DIR/fp.ir" -o "$tmp/fp.ptx" 2>"$tmp/err"; then
 		why="cmetal failed: $(head -n 5 "$tmp/err")"
-	elif [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$tmp/fp.ptx" -o "$tmp/x.cubin" 2>"$tmp/err"; then
+	elif [ $have_ptxas = 1 ] && ! ptxas -arch="$(march "$tmp/fp.ptx")" "$tmp/fp.ptx" -o "$tmp/x.cubin" 2>"$tmp/err"; then
 		why="ptxas: $(head -n 5 "$tmp/err")"
 	else
 		fp_ops "$tmp/fp.ptx" > "$tmp/fpops"
@@ -160,7 +167,7 @@ cm_kernel() {
 	fi
 	why=
 	if [ $have_ptxas = 1 ]; then
-		ptxas -arch=sm_90 "$out" -o "$tmp/x.cubin" 2> "$tmp/err" || why="ptxas: $(head -n 5 "$tmp/err")"
+		ptxas -arch="$(march "$out")" "$out" -o "$tmp/x.cubin" 2> "$tmp/err" || why="ptxas: $(head -n 5 "$tmp/err")"
 		[ -n "$why" ] || why=$(check_regs "$key" "$out")
 	fi
 	if [ -z "$why" ]; then echo "ok $label (ptx)"; else
@@ -247,7 +254,7 @@ for src in "$ROOT"/tests/exec/*.cm; do
 		# shellcheck disable=SC2086
 		CMETAL_NO_PTXAS=1 "$CMETAL" -S -t ptx -fbounds-check $mode $opts "$src" \
 			-o "$tmp/chk.ptx" 2>/dev/null || continue
-		if [ $have_ptxas = 1 ] && ! ptxas -arch=sm_90 "$tmp/chk.ptx" -o "$tmp/x.cubin" 2>"$tmp/err"; then
+		if [ $have_ptxas = 1 ] && ! ptxas -arch="$(march "$tmp/chk.ptx")" "$tmp/chk.ptx" -o "$tmp/x.cubin" 2>"$tmp/err"; then
 			why="$why ptxas ($mode): $(head -n 3 "$tmp/err");"
 		fi
 	done

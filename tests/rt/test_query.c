@@ -55,7 +55,7 @@ static int device_info(cmetal_device *dev)
 	      v[CMETAL_DEVICE_KIND] == 0 && v[CMETAL_DEVICE_ORDINAL] == 0 &&
 	      v[CMETAL_DEVICE_COMPUTE_UNITS] >= 1 && strncmp(name, want, strlen(want)) == 0 &&
 	      v[CMETAL_DEVICE_MEMORY] >= (64u << 20) && v[CMETAL_DEVICE_CC_MAJOR] == 0 &&
-	      v[CMETAL_DEVICE_MAX_GROUP_THREADS] == 1024 && v[CMETAL_DEVICE_MAX_SLM] == 65536 &&
+	      v[CMETAL_DEVICE_MAX_GROUP_THREADS] == 1024 && v[CMETAL_DEVICE_MAX_SLM] == 232448 &&
 	      v[CMETAL_DEVICE_THREADS] == v[CMETAL_DEVICE_COMPUTE_UNITS] &&
 	      v[CMETAL_DEVICE_MAX_WALKER] == 65535 && v[CMETAL_DEVICE_HOST_SVM] == 1,
 	      name);

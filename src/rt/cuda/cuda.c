@@ -352,7 +352,10 @@ cm_status rt_cuda_open(cmetal_device *dev, int ordinal)
 	/* a group of more than 32 CM threads is a cluster launch (launch.c) */
 	dev->info[CMETAL_DEVICE_MAX_GROUP_THREADS] =
 		c->cc_major >= 9 && cu->LaunchKernelEx ? 256 : 32;
-	dev->info[CMETAL_DEVICE_MAX_SLM] = RT_MAX_SLM;
+	/* the opt-in shared memory per CTA (launch.c places SLM over 48 KB in
+	 * the dynamic window), at most what the CPU device accepts */
+	dev->info[CMETAL_DEVICE_MAX_SLM] =
+		c->arch.smem_per_cta < RT_MAX_SLM ? c->arch.smem_per_cta : RT_MAX_SLM;
 	/* 64 resident warps per SM (sm_80 and newer) */
 	dev->info[CMETAL_DEVICE_THREADS] = (uint64_t)c->nsm * 64u;
 	dev->info[CMETAL_DEVICE_HOST_SVM] = 0;

@@ -269,6 +269,8 @@ typedef struct CudaKernel {
 	                               shared memory of scratch * CM threads per CTA */
 	uint32_t lanes;             /* lanes per CM thread: 32, or W when 32/W
 	                               CM threads share a warp ("lanes W") */
+	uint32_t dyn_slm;           /* the SLM in dynamic shared memory, rounded to
+	                               16 ("dynamic_slm 1"); the scratch follows */
 	uint32_t dyn_max;           /* dynamic shared memory the function allows */
 	CUfunction narrow_fn;       /* NAME$narrow (target/ptx/variant.c): launched
 	                               when an image argument's pixels are
@@ -276,6 +278,8 @@ typedef struct CudaKernel {
 	uint32_t narrow_eb;         /* metadata "narrow E" */
 	int narrow_max_threads;     /* per CTA, as narrow_fn's registers allow */
 	uint32_t narrow_dyn_max;    /* dyn_max of narrow_fn */
+	bool wgmma;                 /* it has cm_wgmma ("wgmma 1"): groups of
+	                               whole warpgroups only (launch.c) */
 	const char *thread_args;    /* "2,3": arguments read from per-thread
 	                               tables (metadata "thread_args"); NULL */
 	CUdeviceptr targ_mem;       /* those tables on the device, grown on demand */
@@ -305,6 +309,8 @@ typedef struct CudaProgram {
 	bool *split;                /* per kernel: "split 1" */
 	uint32_t *scratch;          /* per kernel: per-CM-thread scratch bytes */
 	uint32_t *narrow;           /* per kernel: "narrow E" (0: none) */
+	bool *dslm;                 /* per kernel: "dynamic_slm 1" */
+	bool *wgmma;                /* per kernel: "wgmma 1" */
 	uint32_t *lanes;            /* per kernel: lanes per CM thread */
 	char *ptx;                  /* the module text (malloc'd), for tools */
 	void *cubin;                /* loaded from a container: ptxas's output

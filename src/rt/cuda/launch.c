@@ -449,12 +449,54 @@ static void check_fault(CudaDevice *c, RtLaunch *l, uint32_t slot)
 		c->cu->MemsetD8(c->fault_dev + (CUdeviceptr)slot * sizeof f, 0, sizeof f);
 }
 
-/* The dynamic shared memory of a launch: the kernel's per-CM-thread scratch
- * for every CM thread of the CTA (k->lanes lanes each) (rt/cuda_abi.h "Metadata"), with the function's
+/* A kernel with cm_wgmma runs wgmma on warpgroups of 4 consecutive CM
+ * threads (warps) of a CTA: its launches must be of groups of a multiple
+ * of 4 CM threads (a cluster's CTAs would split them: at most 32). */
+static cm_status warpgroups_fit(const RtLaunch *l, const CudaKernel *k)
+{
+	uint64_t n = (uint64_t)l->threads[0] * l->threads[1] * l->threads[2];
+	if (!k->wgmma || (l->kind != RT_LAUNCH_WALKER && n % 4 == 0 && n <= 32))
+		return CM_SUCCESS;
+	if (l->kind == RT_LAUNCH_WALKER)
+		return rt_fail(CM_INVALID_THREAD_SPACE, "kernel '%s' uses cm_wgmma, whose warpgroups "
+		               "are 4 CM threads of a group: launch it in groups of 4, 8, .. 32 "
+		               "threads, not as a thread space", l->info->name);
+	return rt_fail(CM_INVALID_THREAD_SPACE, "kernel '%s' uses cm_wgmma: a group of %llu CM "
+	               "threads is not whole warpgroups on a CUDA device (groups of 4, 8, .. 32)",
+	               l->info->name, (unsigned long long)n);
+}
+
+/* The dynamic shared memory of a launch: the kernel's SLM when it lives
+ * there ("dynamic_slm 1"), then its per-CM-thread scratch for every CM
+ * thread of the CTA (k->lanes lanes each) (rt/cuda_abi.h "Metadata"). */
+static uint64_t dyn_bytes(const Geometry *g, const CudaKernel *k)
+{
+	uint64_t threads = (uint64_t)g->block[0] * g->block[1] * g->block[2] / k->lanes;
+	return k->dyn_slm + (uint64_t)k->scratch * threads;
+}
+
+/* A CTA's shared memory must fit the device's opt-in maximum: a clear
+ * error, where the driver would refuse the launch with a bare code. */
+static cm_status shared_fits(const CudaDevice *c, const RtLaunch *l, const Geometry *g,
+                             const CudaKernel *k)
+{
+	uint64_t dyn = dyn_bytes(g, k), stat = k->shared_bytes > 0 ? (uint64_t)k->shared_bytes : 0;
+	uint64_t slm = k->dyn_slm ? k->dyn_slm : stat;
+	if (dyn + stat <= c->arch.smem_per_cta)
+		return CM_SUCCESS;
+	return rt_fail(CM_GROUP_TOO_LARGE,
+	               "kernel '%s' needs %llu bytes of shared memory per CTA (%u of SLM and "
+	               "%llu of the PTX back end's scratch for its CM threads); this device "
+	               "allows at most %u", l->info->name, (unsigned long long)(dyn + stat),
+	               l->info->slm_size, (unsigned long long)(dyn + stat - slm),
+	               c->arch.smem_per_cta);
+}
+
+/* The dynamic shared memory of a launch (dyn_bytes), with the function's
  * limit raised past the default 48 KB when it needs more. */
 static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k, CUfunction fn)
 {
-	unsigned bytes = k->scratch * (g->block[0] * g->block[1] * g->block[2] / k->lanes);
+	unsigned bytes = (unsigned)dyn_bytes(g, k);
 	uint32_t *max = fn == k->fn ? &k->dyn_max : &k->narrow_dyn_max;
 	if (bytes > 48 * 1024 && bytes > *max && c->cu->FuncSetAttribute &&
 	    !c->cu->FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -565,13 +607,16 @@ static cm_status prepare(CudaDevice *c, RtLaunch *l, uint32_t slot, Geometry *g,
 	char targs[256];
 	bool any;
 	thread_arg_list(l, targs, sizeof targs);
-	cm_status s = geometry(c, l, &cp, g);
+	cm_status s = warpgroups_fit(l, &cp->ks[l->kernel->index]);
+	if (!s)
+		s = geometry(c, l, &cp, g);
 	if (!s)
 		s = cuda_thread_args_program(c, cp, l->kernel->index, targs, &cp);
 	if (s)
 		return s;
 	CudaKernel *k = &cp->ks[l->kernel->index];
-	if (k->uses_printf)
+	s = shared_fits(c, l, g, k);
+	if (!s && k->uses_printf)
 		s = printf_prepare(c);
 	if (!s)
 		s = build_block(c, l, g, k, slot);

@@ -53,6 +53,8 @@ typedef struct {
 	bool checks;          /* "checks 1": built with -fbounds-check */
 	bool split;           /* "split 1": its groups may run as several CTAs */
 	uint32_t narrow;      /* "narrow E": a NAME$narrow entry (target/ptx/variant.c) */
+	bool dslm;            /* "dynamic_slm 1": SLM in dynamic shared memory */
+	bool wgmma;           /* "wgmma 1": it has cm_wgmma */
 } MetaKernel;
 
 /* One "kernel" line's fields after the keyword; "scratch N", "lanes W",
@@ -92,6 +94,10 @@ static bool parse_kernel(Arena *a, const char *s, MetaKernel *mk)
 	if (nw && (sscanf(nw, " narrow %u", &mk->narrow) != 1 || mk->narrow < 2 ||
 	           mk->narrow > 8))
 		return false;
+	/* "dynamic_slm 1": its SLM is byte 0 of the dynamic shared memory */
+	mk->dslm = strstr(s, " dynamic_slm 1") != NULL;
+	/* "wgmma 1": it runs warpgroup instructions (cm_wgmma) */
+	mk->wgmma = strstr(s, " wgmma 1") != NULL;
 	/* "thread_args I,J": those arguments are per-thread tables */
 	const char *ta = strstr(s, " thread_args ");
 	mk->targs = NULL;
@@ -271,7 +277,11 @@ bool cuda_parse_metadata(Arena *a, const char *ptx, CmkKernelInfo **infos, uint3
 		cp->checks = NEWN(a, bool, ks.len + 1);
 		cp->split = NEWN(a, bool, ks.len + 1);
 		cp->narrow = NEWN(a, uint32_t, ks.len + 1);
+		cp->dslm = NEWN(a, bool, ks.len + 1);
+		cp->wgmma = NEWN(a, bool, ks.len + 1);
 		for (int i = 0; i < ks.len; i++) {
+			cp->dslm[i] = ks.data[i].dslm;
+			cp->wgmma[i] = ks.data[i].wgmma;
 			cp->checks[i] = ks.data[i].checks;
 			cp->split[i] = ks.data[i].split;
 			cp->narrow[i] = ks.data[i].narrow;
@@ -375,6 +385,8 @@ static cm_status setup_kernels(CudaDevice *c, CudaProgram *cp)
 	for (uint32_t i = 0; i < cp->n; i++) {
 		CudaKernel *k = &cp->ks[i];
 		k->scratch = cp->scratch ? cp->scratch[i] : 0;
+		k->dyn_slm = cp->dslm && cp->dslm[i] ? (cp->infos[i].slm_size + 15u) & ~15u : 0;
+		k->wgmma = cp->wgmma && cp->wgmma[i];
 		k->lanes = cp->lanes && cp->lanes[i] ? cp->lanes[i] : 32;
 		k->thread_args = cp->targs ? cp->targs[i] : NULL;
 		CUresult r = cu->ModuleGetFunction(&k->fn, cp->mod, cp->infos[i].name);

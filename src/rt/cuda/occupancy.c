@@ -42,12 +42,12 @@ uint32_t cuda_cta_warps(const CudaKernel *k, uint64_t n)
 }
 
 /* The calculator's view of k: its scratch is per CM thread, the
- * calculator's per warp. */
+ * calculator's per warp; an SLM in dynamic shared memory counts as static. */
 static OccKernel occ_kernel(const CudaKernel *k)
 {
 	uint32_t per_warp = 32 / (k->lanes ? k->lanes : 32);
 	return (OccKernel){k->regs > 0 ? (uint32_t)k->regs : 0,
-	                   k->shared_bytes > 0 ? (uint32_t)k->shared_bytes : 0,
+	                   (k->shared_bytes > 0 ? (uint32_t)k->shared_bytes : 0) + k->dyn_slm,
 	                   k->scratch * per_warp};
 }
 

@@ -710,6 +710,14 @@ bool c_emit_op(CGen *g, const Inst *i)
 		buf_printf(g->out, "%d, %d, %d, %d);\n", ir_dpas_p1(i), ir_dpas_p2(i), ir_dpas_rc(i),
 		           ir_dpas_es(i));
 		return true;
+	case Owgmma:
+		buf_puts(g->out, "\tcmk_wgmma(t, ");
+		for (int k = -1; k < 3; k++) {
+			c_name(g, k < 0 ? i : i->ops[k]);
+			buf_puts(g->out, ", ");
+		}
+		buf_printf(g->out, "%d, %d);\n", (int)i->imm, ir_wgmma_n(i));
+		return true;
 	case Oany: case Oall: case Orsum: case Orprod: case Ormin: case Ormax:
 	case Opack: case Ounpack:
 		return reduce(g, i);

@@ -115,7 +115,7 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 		return own(p, u);
 	if (u->op == Ophi && own(p, u))
 		return own(p, u);
-	if (u->op == Odpas && px_dpas_layout(p, u, k))
+	if ((u->op == Odpas || u->op == Owgmma) && px_dpas_layout(p, u, k))
 		return px_dpas_layout(p, u, k);
 	if (u->op == Ogather && k == 2 && own(p, u) && !own(p, u)->canon)
 		return own(p, u);   /* assign_gather: offsets where the elements go */
@@ -225,7 +225,8 @@ static const Layout *tiles_layout(Px *p, const Inst *phi, const Inst *v)
 {
 	uint32_t m = 0;
 	for (const Inst *w = v; w != phi; w = w->ops[0], m++)
-		if (w->op != Owrregion || ir_roff(w) || ir_mask(w) || w->ops[1]->op != Odpas ||
+		if (w->op != Owrregion || ir_roff(w) || ir_mask(w) ||
+		    (w->ops[1]->op != Odpas && w->ops[1]->op != Owgmma) ||
 		    !ir_type_eq(w->ty, phi->ty) || !px_dpas_layout(p, w->ops[1], 0))
 			return NULL;
 	IrRegion *rg = NEWN(p->arena, IrRegion, m + 1);
@@ -243,7 +244,7 @@ static const Layout *phi_layout(Px *p, const Inst *i)
 	for (uint32_t k = 0; k < i->nops; k++) {
 		const Inst *v = i->ops[k];
 		const Layout *l = NULL;
-		if (v->op == Odpas && ir_type_eq(v->ty, i->ty))
+		if ((v->op == Odpas || v->op == Owgmma) && ir_type_eq(v->ty, i->ty))
 			l = px_dpas_layout(p, v, 0);
 		else if (v != i && v->op == Owrregion)
 			l = tiles_layout(p, i, v);
@@ -364,8 +365,9 @@ static Block *common_dominator(Block *a, Block *b)
 
 /* Moves each copy from right after its value's definition to the start
  * of the nearest block that dominates all its readers, when that is a
- * later block of the same loop depth (not into a loop, where it would be
- * made every iteration).  A copy only an image's edge fix-up reads (a
+ * later block of the same loop depth or outside the loop (not into a
+ * loop, where it would be made every iteration; an accumulator phi read
+ * only after its k loop is converted once, at the exit).  A copy only an image's edge fix-up reads (a
  * runtime region, canonical) is then made on the fix-up's path alone,
  * not on every tile's. */
 static void sink_copies(Px *p, Func *f, Use **uses)
@@ -391,7 +393,7 @@ static void sink_copies(Px *p, Func *f, Use **uses)
 					at = !at ? ub : common_dominator(at, ub);
 					ok = ok && at;
 				}
-				if (!ok || !at || at == v->block || depth[at->id] != depth[v->block->id] ||
+				if (!ok || !at || at == v->block || depth[at->id] > depth[v->block->id] ||
 				    !ir_dominates(v->block, at))
 					continue;
 				if (!pv->copy_at)
@@ -490,8 +492,9 @@ static bool costly_region(Px *p, const Inst *i)
 }
 
 /* Where v's SLM copy is stored: right before its reads when they are all
- * in one block of v's loop depth (so a path that never reads v, like a
- * stencil's interior tiles that skip the edge code, never stores it), else
+ * in one block of v's loop depth or outside v's loop (so a path that never
+ * reads v, like a stencil's interior tiles that skip the edge code, never
+ * stores it, and an accumulator read after its loop is stored once), else
  * right after v's definition (hoisted out of the loops its reads are in). */
 static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 {
@@ -508,7 +511,7 @@ static void place_slm(Px *p, Func *f, Inst *v, const uint32_t *depth)
 			if (!first)
 				first = i;
 		}
-	if (first && first->block != v->block && depth[first->block->id] == depth[v->block->id])
+	if (first && first->block != v->block && depth[first->block->id] <= depth[v->block->id])
 		p->val[first->id].store_before = v;
 	else
 		p->val[v->id].store_after = true;
@@ -738,7 +741,7 @@ void px_assign(Px *p)
 			else if (assign_load(p, i, uses[i->id]) || assign_mload(p, i, uses[i->id]) ||
 			         assign_gather(p, i, uses[i->id]))
 				;
-			else if (i->op == Odpas && px_dpas_layout(p, i, 0))
+			else if ((i->op == Odpas || i->op == Owgmma) && px_dpas_layout(p, i, 0))
 				p->val[i->id].lay = (Layout *)px_dpas_layout(p, i, 0);
 			else if (i->op == Ophi && phi_layout(p, i))
 				p->val[i->id].lay = (Layout *)phi_layout(p, i);

@@ -39,6 +39,8 @@
  * accumulator and scattered its result: per m8n8k4 257 SASS and 18 SHFL,
  * per m16n8k16 563 and 50 (sm_90, tests/sass).
  */
+#include <string.h>
+
 #include "target/ptx/ptx.h"
 
 typedef struct {
@@ -163,18 +165,39 @@ static const Layout *frag_layout(Px *p, const Inst *i, uint32_t k)
 	return table_layout(p, v->ty.n, (uint32_t)nregs, at);
 }
 
+/* cm_wgmma's accumulator (and result) fragment: the m16n8 C/D fragment of
+ * the top comment repeated N / 8 times, register 4j + q of lane L holding
+ * row L / 4 + 8 (q / 2), column 8j + 2 (L % 4) + q % 2 of the CM thread's
+ * 16 x N (the PTX ISA's wgmma D fragment of warp t of the warpgroup, rows
+ * 16t..16t+15 of the 64 x N). */
+static const Layout *wgmma_layout(Px *p, const Inst *i, uint32_t k)
+{
+	int n = ir_wgmma_n(i), nregs = n / 2;
+	if (k)
+		return NULL;   /* the SLM offsets are scalars */
+	int32_t *at = NEWN(p->arena, int32_t, 32 * nregs);
+	for (int r = 0; r < nregs; r++)
+		for (int L = 0; L < 32; L++) {
+			int q = r % 4, row = L / 4 + 8 * (q / 2), col = 8 * (r / 4) + 2 * (L % 4) + q % 2;
+			at[r * 32 + L] = row * n + col;
+		}
+	return table_layout(p, i->ty.n, (uint32_t)nregs, at);
+}
+
 /* Layout passes ask for the same fragments many times (want.c per round
  * and per use): one per call and operand, kept while the kernel is
  * emitted. */
 const Layout *px_dpas_layout(Px *p, const Inst *i, uint32_t k)
 {
+	if (i->op == Owgmma && !p->f)
+		return wgmma_layout(p, i, k);
 	if (!p->f)
 		return frag_layout(p, i, k);
 	if (!p->frags)
 		p->frags = NEWN(p->arena, PxFrag, (size_t)p->f->nextid + 1);
 	PxFrag *c = &p->frags[i->id];
 	if (!(c->done >> k & 1)) {
-		c->l[k] = frag_layout(p, i, k);
+		c->l[k] = i->op == Owgmma ? wgmma_layout(p, i, k) : frag_layout(p, i, k);
 		c->done |= (uint8_t)(1u << k);
 	}
 	return c->l[k];
@@ -432,5 +455,237 @@ bool px_dpas(Px *p, Inst *i)
 		tile(p, i, &m, afr, t, valid, d + t * m.nc, direct);
 	if (!direct)
 		scatter_result(p, i, &m, d, ntiles);
+	return true;
+}
+
+/* ---- cm_wgmma (cmetal) ---------------------------------------------------- */
+
+bool px_uses_wgmma(const Func *f)
+{
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (const Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (i->op == Owgmma)
+				return true;
+	return false;
+}
+
+/* The 64-bit matrix descriptor of the SLM operand at byte offset off (a
+ * u32 register) into d: its shared-window address / 16 in bits 0..13,
+ * then the layout of ir.h's Owgmma (no swizzle, K-major core matrices):
+ * LBO, the bytes between the two core matrices along K, 128, in bits
+ * 16..29 (/ 16), and SBO, between core matrices along M or N, 256, in
+ * bits 32..45 (/ 16). */
+static void descriptor(Px *p, const char *d, const char *off)
+{
+	const char *a = px_tmp(p, RC_B32);
+	px_ins(p, "mov.u32 %s, %s", a, px_slm_base(p));
+	px_ins(p, "add.u32 %s, %s, %s", a, a, off);
+	px_ins(p, "cvt.u64.u32 %s, %s", d, a);
+	px_ins(p, "shr.u64 %s, %s, 4", d, d);
+	px_ins(p, "and.b64 %s, %s, 16383", d, d);
+	px_ins(p, "or.b64 %s, %s, %llu", d, d, (unsigned long long)(128 / 16) << 16 |
+	       (unsigned long long)(256 / 16) << 32);
+}
+
+/* Whether y is x plus exactly d bytes (u32 scalars): both constants, or
+ * one affine root and scale. */
+static bool byte_step(const Inst *x, const Inst *y, int64_t d)
+{
+	int64_t kx, ky, cx, cy;
+	if (ir_const_int32(x, &kx) && ir_const_int32(y, &ky))
+		return ky - kx == d;
+	const Inst *rx, *ry;
+	uint32_t sx, sy;
+	ir_affine(x, &rx, &sx, &cx);
+	ir_affine(y, &ry, &sy, &cy);
+	return rx == ry && sx == sy && cy - cx == d;
+}
+
+/* Whether u reads the result of a member of the group from head to last. */
+static bool reads_group(const Px *p, const Inst *u, const Inst *head, const Inst *last)
+{
+	for (uint32_t k = 0; k < u->nops; k++)
+		for (const Inst *m = head; m; m = m == last ? NULL : p->val[m->id].wnext)
+			if (u->ops[k] == m)
+				return true;
+	return false;
+}
+
+/* Groups of cm_wgmma calls that are one wgmma of N = the sum of theirs
+ * (at most 256): calls of one precision and N, one after another in a
+ * block with only pure register instructions between them (no memory
+ * access, barrier or other call), on one A (the same offset) and
+ * consecutive B blocks (each call's slm_b 32 N bytes after the last's),
+ * none reading another's result, and nothing between them reading one
+ * (nor a copy of one in another layout or in SLM, made after it):
+ * a 128-column tile kept as four 16 x 32 accumulators is one m64n128k16.
+ * The D fragment of m64n(kN) is the k calls' fragments one after another
+ * (8 columns a 4 registers), so each call's registers are its own part.
+ * Marks wnext (the next member) and whead (the first) on every member;
+ * px_wgmma emits the group at its last member. */
+void px_wgmma_groups(Px *p)
+{
+	for (uint32_t b = 0; b < p->f->nblocks; b++)
+		for (Inst *i = p->f->blocks[b]->first; i; i = i->next) {
+			if (i->op != Owgmma || p->val[i->id].whead)
+				continue;
+			Inst *last = i;
+			int n = ir_wgmma_n(i), total = n;
+			for (Inst *j = i->next; j; j = j->next) {
+				if (reads_group(p, j, i, last))
+					break;
+				if (j->op == Owgmma) {
+					/* last's result is made at the group's end: no copy
+					 * of it may be made right after it (assign.c) */
+					const PxVal *lv = &p->val[last->id];
+					if (lv->ncopies || lv->in_slm || j->imm != i->imm ||
+					    ir_wgmma_n(j) != n || total + n > 256 ||
+					    (j->ops[1] != i->ops[1] && !byte_step(i->ops[1], j->ops[1], 0)) ||
+					    !byte_step(last->ops[2], j->ops[2], (int64_t)ir_wgmma_b_bytes((uint32_t)n)))
+						break;
+					p->val[last->id].wnext = j;
+					last = j;
+					total += n;
+					continue;
+				}
+				unsigned fl = ir_ops[j->op].flags;
+				if (!(fl & IRF_PURE) || (fl & IRF_MEM) || j->op == Ophi)
+					break;
+			}
+			if (last == i)
+				continue;
+			for (Inst *m = i; m; m = (Inst *)p->val[m->id].wnext)
+				p->val[m->id].whead = i;
+		}
+}
+
+/* A predicate: the wgmma's A (at a) and its B of bb bytes (at b) are
+ * 16-byte aligned and inside the kernel's SLM. */
+static const char *operands_ok(Px *p, const char *a, const char *b, uint32_t bb)
+{
+	const char *t = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED);
+	uint32_t slm = p->f->slm_size;
+	px_ins(p, "or.b32 %s, %s, %s", t, a, b);
+	px_ins(p, "and.b32 %s, %s, 15", t, t);
+	px_ins(p, "setp.eq.u32 %s, %s, 0", ok, t);
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, a,
+	       slm >= IR_WGMMA_A_BYTES ? slm - IR_WGMMA_A_BYTES : 0, ok);
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, b, slm >= bb ? slm - bb : 0, ok);
+	if (slm < IR_WGMMA_A_BYTES || slm < bb)
+		px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", ok, ok);
+	return ok;
+}
+
+/* One wgmma m64nNk16 on d[0 .. N/2 - 1] (read and written), A at a, B at
+ * b, waited for.  fence.proxy.async makes this warp's SLM writes visible
+ * to the wgmma's reads (cm_barrier does the same for the other warps'),
+ * and the wait makes the result ready, and the SLM free to write, at the
+ * next instruction. */
+static void issue(Px *p, int prec, int n, const char **d, const char *a, const char *b)
+{
+	const char *da = px_tmp(p, RC_B64), *db = px_tmp(p, RC_B64);
+	descriptor(p, da, a);
+	descriptor(p, db, b);
+	px_ins(p, "fence.proxy.async.shared::cta");
+	px_ins(p, "wgmma.fence.sync.aligned");
+	Buf s = {0};
+	buf_printf(&s, "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, ab_type(prec),
+	           ab_type(prec));
+	for (int r = 0; r < n / 2; r++)
+		buf_printf(&s, "%s%s", r ? ", " : "", d[r]);
+	buf_printf(&s, "}, %s, %s, 1, 1, 1, 0, 0", da, db);
+	px_ins(p, "%s", buf_cstr(&s));
+	buf_free(&s);
+	px_ins(p, "wgmma.commit_group.sync.aligned");
+	px_ins(p, "wgmma.wait_group.sync.aligned 0");
+}
+
+/* Member i's accumulator moved into the registers the wgmma updates (its
+ * result's own when the result lives in the fragment), those into d. */
+static bool take_acc(Px *p, Inst *i, const char **d)
+{
+	int nregs = ir_wgmma_n(i) / 2;
+	const Layout *fl = px_dpas_layout(p, i, 0), *rd = px_read_layout(p, i, 0);
+	const Inst *c = i->ops[0];
+	const char **cr = NEWN(p->arena, const char *, nregs);
+	if (lay_equal(rd, fl)) {
+		for (int r = 0; r < nregs; r++)
+			cr[r] = px_reg_in(p, c, rd, (uint32_t)r);
+	} else {
+		const char **s = NEWN(p->arena, const char *, rd->nregs);
+		for (uint32_t r = 0; r < rd->nregs; r++)
+			s[r] = px_reg_in(p, c, rd, r);
+		for (int r = 0; r < nregs; r++)
+			cr[r] = px_tmp(p, RC_F32);
+		LPlan *pl = lay_plan(p->arena, fl, rd, NULL);
+		p->nshfl += pl->shfl;
+		px_emit_plan(p, E_F32, cr, s, pl, false, NULL);
+	}
+	bool direct = lay_equal(p->val[i->id].lay, fl);
+	for (int r = 0; r < nregs; r++) {
+		d[r] = direct ? px_own(p, i, (uint32_t)r) : px_tmp(p, RC_F32);
+		if (strcmp(d[r], cr[r]))
+			px_ins(p, "mov.f32 %s, %s", d[r], cr[r]);
+	}
+	return direct;
+}
+
+/* The result of member i from d into its own layout (not the fragment:
+ * -fptx-layout=canonical). */
+static void give_result(Px *p, const Inst *i, const char **d)
+{
+	const Layout *dst = p->val[i->id].lay, *fl = px_dpas_layout(p, i, 0);
+	const char **o = NEWN(p->arena, const char *, dst->nregs);
+	for (uint32_t k = 0; k < dst->nregs; k++)
+		o[k] = px_own(p, i, k);
+	LPlan *pl = lay_plan(p->arena, dst, fl, NULL);
+	p->nshfl += pl->shfl;
+	px_emit_plan(p, E_F32, o, d, pl, false, NULL);
+}
+
+/* Owgmma as wgmma.mma_async m64nNk16 on the warpgroup (the 4 warps of 4
+ * consecutive CM threads), alone or, at the last member of a group
+ * (px_wgmma_groups), the group's calls as one wgmma.  An operand not
+ * 16-byte aligned or not inside the SLM (the same for the 4 warps) skips
+ * the call; a group whose operands are not all inside runs its calls one
+ * at a time instead, each with its own test, in the cold section. */
+bool px_wgmma(Px *p, Inst *i)
+{
+	PxVal *pv = &p->val[i->id];
+	if (pv->wnext) {
+		px_comment(p, "wgmma: %%%u is a part of the wgmma of its group's last call", i->id);
+		return true;
+	}
+	Inst *m[32];
+	int k = 0, n = ir_wgmma_n(i), prec = (int)i->imm;
+	for (Inst *x = pv->whead ? (Inst *)pv->whead : i; x && k < 32;
+	     x = (Inst *)p->val[x->id].wnext)
+		m[k++] = x;
+	px_comment(p, "wgmma: m64n%dk16 from SLM (%d call%s)", n * k, k, k > 1 ? "s" : "");
+	const char **d = NEWN(p->arena, const char *, (size_t)(n / 2 * k));
+	bool *direct = NEWN(p->arena, bool, (size_t)k);
+	for (int q = 0; q < k; q++)
+		direct[q] = take_acc(p, m[q], d + q * (n / 2));
+	const char *a = px_reg(p, m[0]->ops[1], 0), *b = px_reg(p, m[0]->ops[2], 0);
+	const char *ok = operands_ok(p, a, b, ir_wgmma_b_bytes((uint32_t)(n * k)));
+	const char *cold = px_label(p), *done = px_label(p);
+	px_ins(p, "@!%s bra.uni %s", ok, k > 1 ? cold : done);
+	issue(p, prec, n * k, d, a, b);
+	buf_printf(&p->body, "%s:\n", done);
+	if (k > 1) {
+		px_cold_begin(p, cold);
+		for (int q = 0; q < k; q++) {
+			const char *aq = px_reg(p, m[q]->ops[1], 0), *bq = px_reg(p, m[q]->ops[2], 0);
+			const char *okq = operands_ok(p, aq, bq, ir_wgmma_b_bytes((uint32_t)n));
+			const char *skip = px_label(p);
+			px_ins(p, "@!%s bra.uni %s", okq, skip);
+			issue(p, prec, n, d + q * (n / 2), aq, bq);
+			buf_printf(&p->body, "%s:\n", skip);
+		}
+		px_cold_end(p, done);
+	}
+	for (int q = 0; q < k; q++)
+		if (!direct[q])
+			give_result(p, m[q], d + q * (n / 2));
 	return true;
 }

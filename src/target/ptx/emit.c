@@ -685,6 +685,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	case Ordregion: case Owrregion: case Oiselect: return px_region(p, i);
 	case Obitcast: return px_bitcast(p, i);
 	case Odpas: return px_dpas(p, i);
+	case Owgmma: return px_wgmma(p, i);
 	default: break;
 	}
 	if (ir_ops[i->op].flags & IRF_MEM)
@@ -805,6 +806,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px.tmp = arena_child(px.arena);
 	*out = (Buf){0};
 	Px *p = &px;
+	p->wgmma = px_uses_wgmma(f);
 	px_if_convert(p);
 	px_unroll(p);
 	px_merge_gathers(p);
@@ -819,6 +821,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_media_groups(p);
 	px_block_pairs(p);
 	px_dpas_pairs(p);
+	px_wgmma_groups(p);
 	px_ldsm_pairs(p);
 	px_slm_vectorize(p);
 	px_slm_order(p);
@@ -862,7 +865,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 			           "%%sp%u, %%sx%u;\n", k, k, k, k, k, k);
 	declare_regs(p, &h);
 	px_cluster_decls(p, &h);
-	if (f->slm_size)
+	if (f->slm_size && !px_slm_dynamic(f))   /* else the module's head's */
 		buf_printf(&h, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
 	*nshfl = p->nshfl;
 	*scratch = p->scratch;
@@ -917,12 +920,17 @@ static int check_march(const char *m)
 }
 
 static void metadata(const Func *f, const EmitOptions *o, uint32_t nshfl, uint32_t scratch,
-                     uint32_t lanes, uint32_t narrow, const Buf *pfmeta, Buf *out)
+                     uint32_t lanes, uint32_t narrow, bool wgmma, const Buf *pfmeta,
+                     Buf *out)
 {
 	buf_printf(out, "//@cmetal kernel %s slm %u barrier %d wait %d simd %u shuffles %u",
 	           f->name, f->slm_size, f->uses_barrier, f->uses_wait, f->simd_width, nshfl);
 	if (scratch)
 		buf_printf(out, " scratch %u", scratch);
+	if (px_slm_dynamic(f))
+		buf_printf(out, " dynamic_slm 1");   /* rt/cuda_abi.h */
+	if (wgmma)
+		buf_printf(out, " wgmma 1");         /* groups of whole warpgroups */
 	if (lanes && lanes < 32)
 		buf_printf(out, " lanes %u", lanes);   /* pack.c */
 	if (o->bounds_check)
@@ -1026,6 +1034,7 @@ typedef struct {
 	size_t at, len;       /* its .entry: out->data[at, at + len) */
 	Buf pfmeta;           /* its printf metadata lines */
 	uint32_t nshfl, scratch, lanes, narrow;   /* narrow: "narrow E" (variant.c) */
+	bool wgmma;           /* it has cm_wgmma (metadata "wgmma 1") */
 	Wide widest[3];
 } PxKernel;
 
@@ -1066,13 +1075,43 @@ static bool check_own_thread_args(const Func *f, const char *spec)
 	return true;
 }
 
+/* cm_wgmma is Hopper's wgmma (sm_90a only): a module for sm_90 that has
+ * one targets sm_90a (what an sm_90 GPU runs, as sm_90); any other
+ * architecture, or groups as clusters (whose SLM is another CTA's, out of
+ * the wgmma's reach), is an error. */
+static bool wgmma_target(PxModule *x, const Func *f)
+{
+	Loc at = {0};
+	for (uint32_t b = 0; b < f->nblocks && !at.line; b++)
+		for (const Inst *i = f->blocks[b]->first; i && !at.line; i = i->next)
+			if (i->op == Owgmma)
+				at = i->loc;
+	const char *m = marchs[x->arch].name;
+	if (x->o->cluster_slm) {
+		error_at(at, "cm_wgmma cannot run in groups of more than 32 CM threads (a cluster: "
+		         "-fcluster-slm), whose SLM is another CTA's");
+		return false;
+	}
+	if (strcmp(m, "sm_90") && strcmp(m, "sm_90a")) {
+		error_at(at, "cm_wgmma needs an sm_90 GPU (Hopper: wgmma, PTX target sm_90a); this "
+		         "build targets %s", m);
+		return false;
+	}
+	x->arch = check_march("sm_90a");
+	return true;
+}
+
 static bool ptx_kernel(void *st, Func *f)
 {
 	PxModule *x = st;
 	if (!check_own_thread_args(f, x->o->thread_args))
 		return false;
+	bool wg = px_uses_wgmma(f);
+	if (wg && !wgmma_target(x, f))
+		return false;
 	vec_push(&x->kern, ((PxKernel){.f = f, .at = x->out->len}));
 	PxKernel *k = &vec_last(&x->kern);
+	k->wgmma = wg;
 	find_widest(f, k->widest);
 	bool ok = emit_kernel(f, x->o, x->out, &x->globals, &k->nshfl, &k->scratch, &k->lanes,
 	                      &k->narrow, &k->pfmeta, &x->npf);
@@ -1114,6 +1153,10 @@ static bool ptx_put_together(PxModule *x)
 			buf_puts(&head, ".extern .shared .align 16 .b8 cmetal_scratch[];\n");
 			break;
 		}
+	for (int k = 0; k < x->kern.len; k++)   /* SLM over 48 KB: dynamic, at byte 0 */
+		if (px_slm_dynamic(x->kern.data[k].f))
+			buf_printf(&head, ".extern .shared .align 16 .b8 %s_slm[];\n",
+			           x->kern.data[k].f->name);
 	if (x->o->debug)
 		for (uint32_t fi = 1; src_get(fi); fi++)
 			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);
@@ -1138,8 +1181,8 @@ static bool ptx_put_together(PxModule *x)
 	size_t *hdr_at = xmalloc(sizeof(size_t) * (size_t)(x->kern.len + 1));
 	for (int k = 0; k < x->kern.len; k++) {
 		PxKernel *kk = &x->kern.data[k];
-		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, kk->narrow, &kk->pfmeta,
-		         &pre);
+		metadata(kk->f, x->o, kk->nshfl, kk->scratch, kk->lanes, kk->narrow, kk->wgmma,
+		         &kk->pfmeta, &pre);
 		hdr_at[k] = hdrs.len;
 		buf_putc(&hdrs, '\n');
 		kernel_header(kk->f, kk->nshfl, kk->widest, info, ninfo, &hdrs);

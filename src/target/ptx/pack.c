@@ -113,6 +113,8 @@ static const char *refusal(Px *p, uint32_t *maxn)
 				*maxn = i->ty.n;
 			if (i->op == Odpas)
 				why = "cm_dpas is a warp-wide mma.sync";
+			else if (i->op == Owgmma)
+				why = "cm_wgmma is a warpgroup-wide wgmma";
 			else if (i->op == Osbarrier && !why)
 				why = "a split barrier counts whole warps";
 		}

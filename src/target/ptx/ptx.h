@@ -96,6 +96,11 @@ typedef struct {
 		                         load is emitted here (bpair.c) */
 		const Inst *dpair;    /* a cm_dpas: its partner, emitted with it
 		                         as one m16n8k4 (dpair.c) */
+		struct {      /* a cm_wgmma of a group (dpas.c px_wgmma_groups): */
+			const Inst *wnext; /* the next member (NULL: the last,
+			                 where the group's one wgmma is emitted) */
+			const Inst *whead; /* the first member */
+		};
 		struct {      /* an SLM gather or scatter: */
 			const Inst *svlead; /* (a member of a merged group) where
 			                 the group's vector accesses are emitted
@@ -163,6 +168,8 @@ typedef struct {
 	struct PxLaneTab *ltabs; /* region.c px_lane_elems: those made so far */
 	struct PxLaneOff *loffs; /* mem.c media_lane_off: the same */
 	PxFrag *frags;        /* dpas.c: by cm_dpas id, its fragment layouts */
+	bool wgmma;           /* the kernel has cm_wgmma: barriers fence the
+	                         async proxy (dpas.c px_wgmma) */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
@@ -323,6 +330,11 @@ const char *px_extract(Px *p, const Inst *v, uint32_t k);
 
 /* dpas.c: Odpas (cm_dpas) as mma.sync */
 bool px_dpas(Px *p, Inst *i);
+/* dpas.c: cm_wgmma (Owgmma, a cmetal extension) as wgmma.mma_async; its
+ * accumulator's fragment is px_dpas_layout(p, i, 0) */
+bool px_wgmma(Px *p, Inst *i);
+bool px_uses_wgmma(const Func *f);
+void px_wgmma_groups(Px *p);   /* consecutive calls as one wgmma */
 /* The layout of Odpas i's mma fragment of operand k (0: the accumulator,
  * also the result's; 1: B; 2: A); NULL for operands of 8- or 16-bit
  * elements (packed into dwords by the gather). */
@@ -365,6 +377,17 @@ void px_slm_order(Px *p);
 void px_slm_sync(Px *p, const Inst *i);
 /* The prologue's loads of every surface parameter's descriptor. */
 void px_load_surfaces(Px *p);
+
+/* A kernel's SLM past what a static .shared array may hold (48 KB, the
+ * driver's limit) is the start of the dynamic shared memory instead: an
+ * `.extern .shared` array NAME_slm, the scratch after it at
+ * px_scratch_at (rt/cuda_abi.h "Metadata", dynamic_slm). */
+#define PX_STATIC_SLM_MAX (48u * 1024u)
+static inline bool px_slm_dynamic(const Func *f) { return f->slm_size > PX_STATIC_SLM_MAX; }
+static inline uint32_t px_scratch_at(const Func *f)
+{
+	return px_slm_dynamic(f) ? (f->slm_size + 15u) & ~15u : 0;
+}
 
 /* cluster.c: CM groups over thread-block clusters (-fcluster-slm); every
  * hook does nothing (or what the ordinary kernel does) when it is off */

@@ -72,6 +72,8 @@ static const char *scratch_base(Px *p)
 	px_ins(p, "shr.u32 %s, %s, %u", t, t, px_lane_shift(p));   /* CM thread */
 	px_ins(p, "mov.u32 %s, cmetal_scratch", b);
 	px_ins(p, "mad.lo.u32 %s, %s, %u, %s", b, t, p->scratch, b);
+	if (px_scratch_at(p->f))   /* after a dynamic SLM (px_slm_dynamic) */
+		px_ins(p, "add.u32 %s, %s, %u", b, b, px_scratch_at(p->f));
 	return b;
 }
 

@@ -53,7 +53,7 @@ static const Layout *whole_want(Px *p, const Inst *u, uint32_t k)
 {
 	const Layout *w = p->val[u->id].want;
 	switch (u->op) {
-	case Odpas: return px_dpas_layout(p, u, k);
+	case Odpas: case Owgmma: return px_dpas_layout(p, u, k);
 	case Ophi: return w;
 	case Owrregion:
 		if (ir_roff(u) || ir_mask(u) || !w)
@@ -107,7 +107,7 @@ void px_wants(Px *p, PxUse **uses, bool seeded)
 	bool any = seeded;	/* wants start at cm_dpas operands and seeds */
 	for (uint32_t b = 0; b < f->nblocks && !any; b++)
 		for (Inst *i = f->blocks[b]->first; i && !any; i = i->next)
-			any = i->op == Odpas;
+			any = i->op == Odpas || i->op == Owgmma;
 	for (int round = 0; any && round < 16; round++) {
 		bool changed = false;
 		for (uint32_t b = f->nblocks; b-- > 0;)

@@ -676,7 +676,11 @@ bool px_warp(Px *p, Inst *i)
 	case Oany: case Oall: return vote(p, i);
 	case Opack: case Ounpack: return pack(p, i);
 	case Orsum: case Orprod: case Ormin: case Ormax: return reduce(p, i);
-	case Obarrier: px_ins(p, "bar.sync 0"); return true;
+	case Obarrier:
+		if (p->wgmma)   /* this warp's SLM writes, to the wgmmas after it */
+			px_ins(p, "fence.proxy.async.shared::cta");
+		px_ins(p, "bar.sync 0");
+		return true;
 	case Osbarrier: {
 		const char *t = px_tmp(p, RC_B32), *u = px_tmp(p, RC_B32);
 		px_ins(p, "mov.u32 %s, %%ntid.x", t);

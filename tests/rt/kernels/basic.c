@@ -213,7 +213,7 @@ static const CmkKernelInfo kernels[] = {
 	{"blur2d", blur2d, 2, a_blur, 0, 0, 0, 0, 1},
 	{"globals", globals, 1, a_out, 0, 64, 1, 0, 1},
 	{"atomic_count", atomic_count, 1, a_any, 0, 0, 0, 0, 1},
-	{"big_slm", big_slm, 1, a_hello, 70000, 0, 0, 0, 1},
+	{"big_slm", big_slm, 1, a_hello, 300000, 0, 0, 0, 1},
 };
 
 const CmkProgramInfo cmk_program = {sizeof kernels / sizeof kernels[0], kernels};
