@@ -17,7 +17,7 @@ CMETAL_DEVICE=cuda timeout 120 sh tests/exec/run.sh build $T > $O/exec-new.txt 2
 CMETAL_DEVICE=cuda CMETAL_EXEC_OPTIONS=-fbounds-check timeout 120 sh tests/exec/run.sh build $T \
 	>> $O/exec-new.txt 2>&1
 grep -c "^ok" $O/exec-new.txt; grep -A4 "^FAIL" $O/exec-new.txt | head -40
-CMETAL_DEVICE=cuda timeout 300 sh tests/exec/run.sh build > $O/exec-all.txt 2>&1
+CMETAL_DEVICE=cuda timeout 240 sh tests/exec/run.sh build > $O/exec-all.txt 2>&1
 echo "exec on cuda: $(grep -c '^ok' $O/exec-all.txt) ok, $(grep -c '^FAIL' $O/exec-all.txt) FAIL"
 grep -A4 "^FAIL" $O/exec-all.txt | head -40
 sh "$H/ab.sh" $O hgemm > $O/ab-summary.txt 2>&1
