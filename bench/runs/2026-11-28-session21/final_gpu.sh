@@ -15,4 +15,6 @@ tail -3 $O/gpu.log; grep -c ",yes" $O/gpu-cm.csv; grep -v "^#" $O/gpu-cm.csv | g
 if [ -n "${2:-}" ]; then
 	mkdir -p $O/ab && sh "$H/ab.sh" $O/ab "$2" > $O/ab/summary.txt 2>&1
 	grep ",cm" $O/ab/ab.txt | cut -d, -f1-2,4-5,8
+	# one file back for the A/B (a call returns at most 8)
+	tar -C $O -czf /tmp/ab.tar.gz ab && rm -rf $O/ab && mv /tmp/ab.tar.gz $O/
 fi
