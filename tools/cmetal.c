@@ -89,12 +89,15 @@ static void usage(FILE *f)
 	      "                     contiguous, aligned, non-overlapping bytes stay one\n"
 	      "                     ld/st.shared per element (by default they merge\n"
 	      "                     into ld/st.shared.v2/v4; -S notes each decision)\n"
-	      "  -fslm-ranges       PTX: SLM gathers, scatters and atomics whose offsets\n"
-	      "                     are known to stay inside the kernel's SLM (value\n"
-	      "                     ranges: a digit & 255) go without per-lane checks\n"
+	      "  -fno-slm-ranges    PTX: check every lane of SLM gathers, scatters and\n"
+	      "                     atomics (by default those whose offsets are known\n"
+	      "                     to stay inside the kernel's SLM, from their value\n"
+	      "                     ranges, e.g. a digit & 255, go unchecked)\n"
 	      "  -fexact-loop-depths PTX: a block is in a loop only when a back edge\n"
 	      "                     (a jump to a block that dominates it) closes one\n"
 	      "                     over it, not every jump to an earlier block\n"
+	      "                     (off by default: it misses loops whose test is\n"
+	      "                     laid out at the bottom)\n"
 	      "  -fno-ldmatrix      PTX: tiles read from SLM into cm_dpas operands stay\n"
 	      "                     one ld.shared per fragment register (by default\n"
 	      "                     aligned 8 x 16-byte blocks are read by ldmatrix)\n"
@@ -228,8 +231,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))
 		o->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal (docs/analyzer.md) */
-	else if (!strcmp(a, "-fslm-ranges") || !strcmp(a, "-fno-slm-ranges"))
-		o->slm_ranges = a[2] == 's';   /* PTX: SLM accesses in range (ptx/mem.c) */
+	else if (!strcmp(a, "-fno-slm-ranges") || !strcmp(a, "-fslm-ranges"))
+		o->no_slm_ranges = a[2] == 'n';   /* PTX: SLM accesses in range (ptx/mem.c) */
 	else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths"))
 		o->exact_loops = a[2] == 'e';   /* PTX: loop depths (ptx/assign.c) */
 	else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix"))

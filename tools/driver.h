@@ -26,7 +26,7 @@ typedef struct {
 	bool no_slm_vec;          /* -fno-slm-vectorize */
 	bool no_ldmatrix;         /* -fno-ldmatrix */
 	bool exact_loops;         /* -fexact-loop-depths */
-	bool slm_ranges;          /* -fslm-ranges */
+	bool no_slm_ranges;       /* -fno-slm-ranges */
 	bool no_slm_regions;      /* -fno-slm-regions */
 	bool no_loop_versions;    /* -fno-loop-versions */
 	bool no_loop_test_fold;   /* -fno-loop-test-fold */

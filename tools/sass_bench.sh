@@ -1,6 +1,6 @@
 #!/bin/sh
 # sass_bench.sh — assembles every bench kernel variant that bench/cm builds
-# (same -D options, and -ffp-contract=fast as bench/cm/common.c builds them)
+# (same -D and -f options, and -ffp-contract=fast as bench/cm/common.c builds them)
 # and prints per-kernel SASS counts and registers:
 #   tools/sass_bench.sh [-o DIR] CMETAL [cmetal flags...]
 # -o DIR keeps, per variant, NAME.ptx, NAME.cubin, NAME.log (ptxas -v) and
@@ -41,9 +41,10 @@ variant() {
 # the variants, two at a time (CI machines have 2 cores)
 b=$here/bench/cm
 variants() {
-	for f in bitonic gemm hgemm hgemm_wg histogram linear radix spmv transpose; do
+	for f in bitonic gemm hgemm hgemm_wg histogram linear spmv transpose; do
 		echo "$f $f.cm"
 	done
+	echo "radix radix.cm -fexact-loop-depths"
 	echo "spmv_s2 spmv.cm -DSEG=2 -DWIDTH=64"
 	echo "linear_swar linear.cm -DSWAR=1"
 	echo "scan_u32 scan.cm -DT=uint -DT_INT"

@@ -53,10 +53,11 @@ typedef struct {
 	                         ptx/slmvec.c) */
 	bool slm_vec_no_overlap; /* PTX: refuse overlapping SLM reads as seed
 	                         001 does (-fno-slm-vectorize-overlap) */
-	bool slm_ranges;      /* PTX: SLM gathers, scatters and atomics whose
-	                         offsets' value ranges (ptx/range.c) keep them
-	                         inside the kernel's SLM go unchecked
-	                         (-fslm-ranges; ptx/mem.c slm_inside) */
+	bool no_slm_ranges;   /* PTX: check every lane of SLM gathers, scatters
+	                         and atomics even when their offsets' value
+	                         ranges (ptx/range.c) keep them inside the
+	                         kernel's SLM (-fno-slm-ranges, for A/B runs;
+	                         ptx/mem.c slm_inside) */
 	bool exact_loops;     /* PTX: loop depths from back edges to
 	                         dominators only, not from every jump to an
 	                         earlier block (-fexact-loop-depths; ptx/assign.c
@@ -142,7 +143,7 @@ typedef struct {
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_ldmatrix;     /* -fno-ldmatrix */
 	bool exact_loops;     /* -fexact-loop-depths */
-	bool slm_ranges;      /* -fslm-ranges */
+	bool no_slm_ranges;   /* -fno-slm-ranges */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	bool no_unroll;       /* -fno-unroll-loops */
 	bool speculate_reads; /* -fspeculate-reads */

@@ -414,7 +414,10 @@ static void sink_copies(Px *p, Func *f, Use **uses)
  * dominates it): the join of an if whose arm holds an inlined call is laid
  * out before the arm's last blocks, and the jump to it is no loop
  * (radix_pass's tile loads were taken for a loop's, so each was checked
- * alone, and the kernel held 64 registers instead of 56). */
+ * alone, and the kernel held 64 registers instead of 56).  Off by default:
+ * a loop laid out with its test at the bottom (entered at the test, which
+ * jumps up to the body it dominates) has no such jump and gets no depth
+ * (dgemm_slm's, hgemm_slm64's and kmeans_assign's loops; tests/sass). */
 uint32_t *px_loop_depths(Px *p, Func *f)
 {
 	uint32_t *d = NEWN(p->arena, uint32_t, f->nblocks + 1);

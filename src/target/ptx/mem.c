@@ -363,10 +363,10 @@ static const char NOCHECK[] = "";
  * SLM buffer for certain: a constant buffer offset, global offset and
  * offset vector, each index (goff + offs[k], u32) below limit32's limit
  * (the kernel's SLM size is a constant).  Then no lane needs its check (a
- * tile staged in SLM and read back at constant positions).  With
- * -fslm-ranges an offset vector computed at run time does too when its
- * value range (range.c: umax) keeps goff + offs[k] below the limit (a
- * digit (k >> s) & 255 into a histogram). */
+ * tile staged in SLM and read back at constant positions).  An offset
+ * vector computed at run time does too when its value range (range.c:
+ * umax) keeps goff + offs[k] below the limit (a digit (k >> s) & 255 into
+ * a histogram), but with -fno-slm-ranges. */
 static bool slm_inside(Px *p, const Inst *i, int eb, int scale)
 {
 	const Inst *offs = i->ops[2];
@@ -374,7 +374,7 @@ static bool slm_inside(Px *p, const Inst *i, int eb, int scale)
 	if (i->space != SP_SLM || px_cluster_on(p) || !ir_const_int32(i->ops[0], &b) ||
 	    !ir_const_int32(i->ops[1], &g) || ir_is_float(offs->ty.elem))
 		return false;
-	bool ranged = offs->op != Oconst && p->o->slm_ranges && p->val && g >= 0 &&
+	bool ranged = offs->op != Oconst && !p->o->no_slm_ranges && p->val && g >= 0 &&
 	              ir_elem_bytes[offs->ty.elem] <= 4 && p->val[offs->id].umax != UINT64_MAX;
 	if (!ranged && (offs->op != Oconst || ir_elem_bytes[offs->ty.elem] != 4))
 		return false;
@@ -1987,8 +1987,9 @@ static bool atomic(Px *p, Inst *i)
 	if (i->space == SP_SVM && i->aop >= AT_FMAX && eb != 4)
 		return px_unsupported(p, i, "64-bit float atomics");
 	Where w = where(p, i, i->ops[0]);
-	/* -fslm-ranges: an SLM atomic known to be inside goes unchecked too */
-	bool in = p->o->slm_ranges && slm_inside(p, i, eb, scale);
+	/* an SLM atomic known to be inside goes unchecked too (but with
+	 * -fno-slm-ranges: slm_inside) */
+	bool in = !p->o->no_slm_ranges && slm_inside(p, i, eb, scale);
 	const char *goff = NULL, *lim = in ? NOCHECK : NULL, *fails = NULL;
 	uint32_t n = offs->ty.n;
 	for (uint32_t s = 0; s < SLOTS(n); s++) {
