@@ -125,6 +125,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||
 		           !strcmp(a, "-fslm-vectorize-overlap")) {
 			co->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal */
+		} else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains")) {
+			co->no_wgmma_chains = a[2] == 'n';   /* PTX: ptx/dpas.c wgmma chains */
 		} else if (!strcmp(a, "-fslm-ranges") || !strcmp(a, "-fno-slm-ranges")) {
 			co->slm_ranges = a[2] == 's';   /* PTX: ptx/mem.c slm_inside */
 		} else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths")) {

@@ -53,6 +53,9 @@ typedef struct {
 	                         ptx/slmvec.c) */
 	bool slm_vec_no_overlap; /* PTX: refuse overlapping SLM reads as seed
 	                         001 does (-fno-slm-vectorize-overlap) */
+	bool no_wgmma_chains; /* PTX: every cm_wgmma group waits for its own
+	                         result (-fno-wgmma-chains, for A/B runs;
+	                         ptx/dpas.c px_wgmma_groups) */
 	bool slm_ranges;      /* PTX: SLM gathers, scatters and atomics whose
 	                         offsets' value ranges (ptx/range.c) keep them
 	                         inside the kernel's SLM go unchecked
@@ -140,6 +143,7 @@ typedef struct {
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
+	bool no_wgmma_chains; /* -fno-wgmma-chains */
 	bool no_ldmatrix;     /* -fno-ldmatrix */
 	bool exact_loops;     /* -fexact-loop-depths */
 	bool slm_ranges;      /* -fslm-ranges */
