@@ -81,6 +81,8 @@ static void usage(FILE *f)
 	      "                     columns stay one load per read (by default each\n"
 	      "                     lane loads its k consecutive elements with vector\n"
 	      "                     loads and every column is a register)\n"
+	      "  -fno-wgmma-chains  PTX: every cm_wgmma waits for its result (by default\n"
+	      "                     the wgmmas of one accumulator in a block wait once)\n"
 	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
 	      "                     neighbours) may take layouts where a lane holds 2\n"
 	      "                     or 4 consecutive columns (fewer instructions, more\n"
@@ -227,6 +229,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_phi_coalescing = a[2] == 'n';  /* PTX: phis in registers of their own (ptx/phic.c) */
 	else if (!strcmp(a, "-fno-wide-loads") || !strcmp(a, "-fwide-loads"))
 		o->no_wide_loads = a[2] == 'n';      /* PTX: no run-layout vector loads (ptx/bwide.c) */
+	else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains"))
+		o->no_wgmma_chains = a[2] == 'n';   /* PTX: one wait per wgmma (ptx/dpas.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))
 		o->no_slm_vec = a[2] == 'n';   /* PTX: ld/st.shared.v4 (ptx/slmvec.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize-overlap") || !strcmp(a, "-fslm-vectorize-overlap"))

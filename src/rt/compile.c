@@ -127,6 +127,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->slm_vec_no_overlap = a[2] == 'n';   /* seed 001's refusal */
 		} else if (!strcmp(a, "-fno-slm-ranges") || !strcmp(a, "-fslm-ranges")) {
 			co->no_slm_ranges = a[2] == 'n';   /* PTX: ptx/mem.c slm_inside */
+		} else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains")) {
+			co->no_wgmma_chains = a[2] == 'n';   /* PTX: ptx/dpas.c wgmma chains */
 		} else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths")) {
 			co->exact_loops = a[2] == 'e';   /* PTX: ptx/assign.c px_loop_depths */
 		} else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix")) {

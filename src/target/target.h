@@ -58,6 +58,9 @@ typedef struct {
 	                         ranges (ptx/range.c) keep them inside the
 	                         kernel's SLM (-fno-slm-ranges, for A/B runs;
 	                         ptx/mem.c slm_inside) */
+	bool no_wgmma_chains; /* PTX: every cm_wgmma group waits for its own
+	                         result (-fno-wgmma-chains, for A/B runs;
+	                         ptx/dpas.c px_wgmma_groups) */
 	bool exact_loops;     /* PTX: loop depths from back edges to
 	                         dominators only, not from every jump to an
 	                         earlier block (-fexact-loop-depths; ptx/assign.c
@@ -141,6 +144,7 @@ typedef struct {
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
+	bool no_wgmma_chains; /* -fno-wgmma-chains */
 	bool no_ldmatrix;     /* -fno-ldmatrix */
 	bool exact_loops;     /* -fexact-loop-depths */
 	bool no_slm_ranges;   /* -fno-slm-ranges */

@@ -511,6 +511,85 @@ static bool reads_group(const Px *p, const Inst *u, const Inst *head, const Inst
 	return false;
 }
 
+/* The members of the group whose last member is last, in order, into m
+ * (at most 32); their count. */
+static int members(const Px *p, const Inst *last, const Inst **m)
+{
+	const Inst *h = p->val[last->id].whead ? p->val[last->id].whead : last;
+	int k = 0;
+	for (const Inst *x = h; x && k < 32; x = p->val[x->id].wnext)
+		m[k++] = x;
+	return k;
+}
+
+/* Whether v's only use in the function is one operand of u. */
+static bool only_user(const Func *f, const Inst *v, const Inst *u)
+{
+	int n = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (const Inst *j = f->blocks[b]->first; j; j = j->next)
+			for (uint32_t k = 0; k < j->nops; k++)
+				if (j->ops[k] == v && (j != u || ++n > 1))
+					return false;
+	return n == 1;
+}
+
+/* Whether the group ending at last continues the chain of the group
+ * ending at prev: as many calls of the same precision and N, member q's
+ * accumulator being prev's member q's result, used nowhere else and
+ * never copied (its registers are never written: the chain's wgmmas
+ * update the first group's registers in place). */
+static bool chains_on(const Px *p, const Inst *prev, const Inst *last)
+{
+	const Inst *pm[32], *cm[32];
+	int k = members(p, prev, pm);
+	if (members(p, last, cm) != k || cm[0]->imm != pm[0]->imm ||
+	    ir_wgmma_n(cm[0]) != ir_wgmma_n(pm[0]))
+		return false;
+	for (int q = 0; q < k; q++) {
+		const PxVal *v = &p->val[pm[q]->id];
+		if (cm[q]->ops[0] != pm[q] || v->ncopies || v->in_slm ||
+		    !only_user(p->f, pm[q], cm[q]))
+			return false;
+	}
+	return true;
+}
+
+/* Chains of groups (or lone calls) in one block, each on the last one's
+ * results, with only pure register instructions between them that read
+ * none of those: the chain's wgmmas update one set of accumulator
+ * registers, fenced once before the first and waited for once after the
+ * last (one commit_group, one wait_group), so the tensor cores run them
+ * back to back.  The wait still comes before any other read of the
+ * accumulators, any memory access, barrier or call, and the block's end.
+ * Marks wprev and wmore on the groups' last members. */
+static void wgmma_chains(Px *p)
+{
+	for (uint32_t b = 0; b < p->f->nblocks; b++) {
+		const Inst *prev = NULL;
+		for (Inst *j = p->f->blocks[b]->first; j; j = j->next) {
+			/* (a call reading one, chains_on decides) */
+			if (prev && j->op != Owgmma &&
+			    reads_group(p, j, p->val[prev->id].whead ? p->val[prev->id].whead : prev,
+			                prev))
+				prev = NULL;
+			if (j->op == Owgmma) {
+				if (p->val[j->id].wnext)
+					continue;
+				if (prev && chains_on(p, prev, j)) {
+					p->val[j->id].wprev = prev;
+					p->val[prev->id].wmore = true;
+				}
+				prev = j;
+				continue;
+			}
+			unsigned fl = ir_ops[j->op].flags;
+			if (!(fl & IRF_PURE) || (fl & IRF_MEM) || j->op == Ophi)
+				prev = NULL;
+		}
+	}
+}
+
 /* Groups of cm_wgmma calls that are one wgmma of N = the sum of theirs
  * (at most 256): calls of one precision and N, one after another in a
  * block with only pure register instructions between them (no memory
@@ -557,6 +636,8 @@ void px_wgmma_groups(Px *p)
 			for (Inst *m = i; m; m = (Inst *)p->val[m->id].wnext)
 				p->val[m->id].whead = i;
 		}
+	if (!p->o->no_wgmma_chains)
+		wgmma_chains(p);
 }
 
 /* A predicate: the wgmma's A (at a) and its B of bb bytes (at b) are
@@ -576,18 +657,35 @@ static const char *operands_ok(Px *p, const char *a, const char *b, uint32_t bb)
 	return ok;
 }
 
+/* Whether the value ranges (range.c) and alignments keep the wgmma's A
+ * (at a) and its B of bb bytes (at b) 16-byte aligned and inside the
+ * kernel's SLM: then it needs no test, and a chain of such wgmmas no
+ * branch between them (ptxas serializes wgmmas that a branch separates). */
+static bool operands_inside(const Px *p, const Inst *a, const Inst *b, uint32_t bb)
+{
+	uint32_t slm = p->f->slm_size;
+	uint64_t ua = p->val[a->id].umax, ub = p->val[b->id].umax;
+	return slm >= IR_WGMMA_A_BYTES && slm >= bb && ua != UINT64_MAX && ub != UINT64_MAX &&
+	       ua <= slm - IR_WGMMA_A_BYTES && ub <= slm - bb && px_known_align(a) >= 16 &&
+	       px_known_align(b) >= 16;
+}
+
 /* One wgmma m64nNk16 on d[0 .. N/2 - 1] (read and written), A at a, B at
- * b, waited for.  fence.proxy.async makes this warp's SLM writes visible
+ * b, fenced before (fence) and waited for (wait; a chain's groups do
+ * both once, px_wgmma).  fence.proxy.async makes this warp's SLM writes visible
  * to the wgmma's reads (cm_barrier does the same for the other warps'),
  * and the wait makes the result ready, and the SLM free to write, at the
  * next instruction. */
-static void issue(Px *p, int prec, int n, const char **d, const char *a, const char *b)
+static void issue(Px *p, int prec, int n, const char **d, const char *a, const char *b,
+                  bool fence, bool wait)
 {
 	const char *da = px_tmp(p, RC_B64), *db = px_tmp(p, RC_B64);
 	descriptor(p, da, a);
 	descriptor(p, db, b);
-	px_ins(p, "fence.proxy.async.shared::cta");
-	px_ins(p, "wgmma.fence.sync.aligned");
+	if (fence) {
+		px_ins(p, "fence.proxy.async.shared::cta");
+		px_ins(p, "wgmma.fence.sync.aligned");
+	}
 	Buf s = {0};
 	buf_printf(&s, "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n, ab_type(prec),
 	           ab_type(prec));
@@ -596,8 +694,10 @@ static void issue(Px *p, int prec, int n, const char **d, const char *a, const c
 	buf_printf(&s, "}, %s, %s, 1, 1, 1, 0, 0", da, db);
 	px_ins(p, "%s", buf_cstr(&s));
 	buf_free(&s);
-	px_ins(p, "wgmma.commit_group.sync.aligned");
-	px_ins(p, "wgmma.wait_group.sync.aligned 0");
+	if (wait) {
+		px_ins(p, "wgmma.commit_group.sync.aligned");
+		px_ins(p, "wgmma.wait_group.sync.aligned 0");
+	}
 }
 
 /* Member i's accumulator moved into the registers the wgmma updates (its
@@ -661,31 +761,59 @@ bool px_wgmma(Px *p, Inst *i)
 	for (Inst *x = pv->whead ? (Inst *)pv->whead : i; x && k < 32;
 	     x = (Inst *)p->val[x->id].wnext)
 		m[k++] = x;
-	px_comment(p, "wgmma: m64n%dk16 from SLM (%d call%s)", n * k, k, k > 1 ? "s" : "");
-	const char **d = NEWN(p->arena, const char *, (size_t)(n / 2 * k));
+	/* in a chain (px_wgmma_groups), the first group fences and takes the
+	 * accumulators, the others update its registers, the last waits */
+	bool chained = pv->wprev != NULL, more = pv->wmore, chain = chained || more;
+	px_comment(p, "wgmma: m64n%dk16 from SLM (%d call%s)%s", n * k, k, k > 1 ? "s" : "",
+	           !chain ? "" : !chained ? ", its chain's first" : more ? ", chained" :
+	           ", its chain's last: waits for the chain");
+	const char **d = chained ? p->wacc : NEWN(p->arena, const char *, (size_t)(n / 2 * k));
 	bool *direct = NEWN(p->arena, bool, (size_t)k);
 	for (int q = 0; q < k; q++)
-		direct[q] = take_acc(p, m[q], d + q * (n / 2));
+		direct[q] = chained ? lay_equal(p->val[m[q]->id].lay, px_dpas_layout(p, m[q], 0))
+		                    : take_acc(p, m[q], d + q * (n / 2));
+	if (chain && !chained) {
+		px_ins(p, "fence.proxy.async.shared::cta");
+		px_ins(p, "wgmma.fence.sync.aligned");
+	}
 	const char *a = px_reg(p, m[0]->ops[1], 0), *b = px_reg(p, m[0]->ops[2], 0);
-	const char *ok = operands_ok(p, a, b, ir_wgmma_b_bytes((uint32_t)(n * k)));
+	uint32_t bb = ir_wgmma_b_bytes((uint32_t)(n * k));
+	bool inside = operands_inside(p, m[0]->ops[1], m[0]->ops[2], bb);
 	const char *cold = px_label(p), *done = px_label(p);
-	px_ins(p, "@!%s bra.uni %s", ok, k > 1 ? cold : done);
-	issue(p, prec, n * k, d, a, b);
+	if (!inside)
+		px_ins(p, "@!%s bra.uni %s", operands_ok(p, a, b, bb), k > 1 ? cold : done);
+	else
+		px_comment(p, "wgmma: its operands are inside the SLM (value ranges)");
+	issue(p, prec, n * k, d, a, b, !chain, !chain);
 	buf_printf(&p->body, "%s:\n", done);
-	if (k > 1) {
+	if (k > 1 && !inside) {
 		px_cold_begin(p, cold);
 		for (int q = 0; q < k; q++) {
 			const char *aq = px_reg(p, m[q]->ops[1], 0), *bq = px_reg(p, m[q]->ops[2], 0);
 			const char *okq = operands_ok(p, aq, bq, ir_wgmma_b_bytes((uint32_t)n));
 			const char *skip = px_label(p);
 			px_ins(p, "@!%s bra.uni %s", okq, skip);
-			issue(p, prec, n, d + q * (n / 2), aq, bq);
+			issue(p, prec, n, d + q * (n / 2), aq, bq, true, true);
 			buf_printf(&p->body, "%s:\n", skip);
 		}
 		px_cold_end(p, done);
 	}
-	for (int q = 0; q < k; q++)
+	if (more) {
+		p->wacc = d;   /* the next group's accumulators; no result yet */
+		return true;
+	}
+	if (chained) {
+		px_ins(p, "wgmma.commit_group.sync.aligned");
+		px_ins(p, "wgmma.wait_group.sync.aligned 0");
+	}
+	for (int q = 0; q < k; q++) {
 		if (!direct[q])
 			give_result(p, m[q], d + q * (n / 2));
+		else if (chained)
+			for (int r = 0; r < n / 2; r++)
+				if (strcmp(px_own(p, m[q], (uint32_t)r), d[q * (n / 2) + r]))
+					px_ins(p, "mov.f32 %s, %s", px_own(p, m[q], (uint32_t)r),
+					       d[q * (n / 2) + r]);
+	}
 	return true;
 }

@@ -100,6 +100,12 @@ typedef struct {
 			const Inst *wnext; /* the next member (NULL: the last,
 			                 where the group's one wgmma is emitted) */
 			const Inst *whead; /* the first member */
+			const Inst *wprev; /* (a group's last member) the last
+			                 member of the group before it in its
+			                 chain: it updates the same accumulators
+			                 and waits for them with it */
+			bool wmore;   /* (a group's last member) a later group
+			                 continues its chain: no wait here */
 		};
 		struct {      /* an SLM gather or scatter: */
 			const Inst *svlead; /* (a member of a merged group) where
@@ -170,6 +176,8 @@ typedef struct {
 	PxFrag *frags;        /* dpas.c: by cm_dpas id, its fragment layouts */
 	bool wgmma;           /* the kernel has cm_wgmma: barriers fence the
 	                         async proxy (dpas.c px_wgmma) */
+	const char **wacc;    /* dpas.c: the accumulator registers of the
+	                         wgmma chain being emitted */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
