@@ -497,7 +497,10 @@ static cm_status shared_fits(const CudaDevice *c, const RtLaunch *l, const Geome
 static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k, CUfunction fn)
 {
 	unsigned bytes = (unsigned)dyn_bytes(g, k);
-	uint32_t *max = fn == k->fn ? &k->dyn_max : &k->narrow_dyn_max;
+	/* the limit set so far, per function (a capped program's narrow
+	 * entry, pick_entry: none kept, set at every launch) */
+	uint32_t none = 0;
+	uint32_t *max = fn == k->fn ? &k->dyn_max : fn == k->narrow_fn ? &k->narrow_dyn_max : &none;
 	if (bytes > 48 * 1024 && bytes > *max && c->cu->FuncSetAttribute &&
 	    !c->cu->FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 	                             (int)bytes))
@@ -505,28 +508,46 @@ static unsigned dyn_shared(CudaDevice *c, const Geometry *g, CudaKernel *k, CUfu
 	return bytes;
 }
 
-/* The entry that launch l runs: the kernel's, or its NAME$narrow when an
- * image argument's pixels are narrower than the widest element its media
- * reads take (target/ptx/variant.c); that one's registers may not allow
- * the CTA: an error. */
-static cm_status pick_entry(const RtLaunch *l, const Geometry *g, const CudaKernel *k,
-                            CUfunction *fn)
+/* Whether launch l binds an image whose pixels are narrower than the
+ * widest element of k's media reads (its NAME$narrow entry's case). */
+static bool narrow_pixels(const RtLaunch *l, const CudaKernel *k)
 {
-	*fn = k->fn;
 	for (uint32_t i = 0; k->narrow_fn && i < l->info->nargs; i++) {
 		const CmkSurface *s = &l->surfaces[i];
-		if (l->info->args[i].kind != CMK_ARG_SURFACE || !s->is2d || s->bpp >= k->narrow_eb)
-			continue;
-		uint64_t n = (uint64_t)g->block[0] * g->block[1] * g->block[2];
-		if (n > (uint64_t)k->narrow_max_threads)
-			return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': its variant for images of "
-			               "pixels narrower than its media reads' %u-byte elements (argument "
-			               "%u: %u bytes a pixel) fits %d GPU threads a CTA, not %llu: "
-			               "use smaller thread groups", l->info->name, k->narrow_eb, i,
-			               s->bpp, k->narrow_max_threads, (unsigned long long)n);
-		*fn = k->narrow_fn;
-		break;
+		if (l->info->args[i].kind == CMK_ARG_SURFACE && s->is2d && s->bpp < k->narrow_eb)
+			return true;
 	}
+	return false;
+}
+
+/* The entry that launch l runs: the kernel's, or its NAME$narrow
+ * (target/ptx/variant.c) when narrow_pixels.  That entry's registers may
+ * not allow the CTA the kernel's allow: then it comes from the program
+ * JIT-compiled with a register cap for the CTA (cuda_regcap_program; the
+ * launch's parameters are the same for it). */
+static cm_status pick_entry(CudaDevice *c, const RtLaunch *l, const Geometry *g,
+                            CudaProgram *cp, const CudaKernel *k, CUfunction *fn)
+{
+	*fn = k->fn;
+	if (!narrow_pixels(l, k))
+		return CM_SUCCESS;
+	*fn = k->narrow_fn;
+	uint64_t n = (uint64_t)g->block[0] * g->block[1] * g->block[2];
+	if (n <= (uint64_t)k->narrow_max_threads)
+		return CM_SUCCESS;
+	CudaProgram *capped;
+	uint32_t i = l->kernel->index;
+	cm_status s = cuda_regcap_program(c, l->kernel->prog, cp, i, (uint32_t)((n + 31) / 32),
+	                                  &capped);
+	if (s)
+		return s;
+	if (!capped->ks[i].narrow_fn || n > (uint64_t)capped->ks[i].narrow_max_threads)
+		return rt_fail(CM_GROUP_TOO_LARGE, "kernel '%s': its entry for images of pixels "
+		               "narrower than its media reads' %u-byte elements fits %d GPU threads "
+		               "a CTA, not %llu, even with capped registers: use smaller thread groups",
+		               l->info->name, k->narrow_eb, capped->ks[i].narrow_max_threads,
+		               (unsigned long long)n);
+	*fn = capped->ks[i].narrow_fn;
 	return CM_SUCCESS;
 }
 
@@ -639,7 +660,7 @@ cm_status cuda_enqueue(CudaDevice *c, RtLaunch *l, uint32_t slot, CudaQueued *q)
 	CUfunction fn;
 	cm_status s = prepare(c, l, slot, &g, &cp, &k);
 	if (!s)
-		s = pick_entry(l, &g, k, &fn);
+		s = pick_entry(c, l, &g, cp, k, &fn);
 	if (s)
 		return s;
 	set_params(l, k);
