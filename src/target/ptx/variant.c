@@ -22,8 +22,10 @@
  *     //@narrow   the byte path (the second entry's), its temporaries
  *                 and labels named apart (px_tmp, px_label: Px.alt)
  *     //@end
- * and px_variant_split cuts the kernel's text into the two entries.
- * Neither path may leave a value that code after it reads (as for any
+ * and px_variant_split cuts the kernel's text into the two entries (the
+ * narrow one without comments).  A path that goes out of line in turn (a
+ * fault record, px_cold_begin) takes its markers along into the cold
+ * section (px_variant_enter, px_variant_leave).  Neither path may leave a value that code after it reads (as for any
  * exact path, which is the other side of a branch): per-kernel values go
  * to the prologue (blimit.c), which both entries have. */
 #include <string.h>
