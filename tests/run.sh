@@ -10,6 +10,8 @@
 # for a many-core machine such as the GPU machine, where the suites that
 # launch kernels spend most of their time waiting on the driver.  The
 # failures and progress lines then come at the end, in suite order.
+#
+# TEST_SUITES="exec gpu ..." runs only the suites named (default: all).
 BUILD=${1:-build}
 export BUILD
 cd "$(dirname "$0")/.." || exit 1
@@ -25,6 +27,12 @@ one_suite='
 	echo "[suite] $name: $(grep -c "^ok " "$dir/$name.out") ok, $(grep -c "^FAIL " "$dir/$name.out") FAIL ($(( $(date +%s) - t0 )) s)" >"$dir/$name.line"'
 
 suites=$(for s in tests/*/run.sh; do [ -x "$s" ] && echo "$s"; done)
+if [ -n "${TEST_SUITES:-}" ]; then
+	for n in $TEST_SUITES; do
+		[ -x "tests/$n/run.sh" ] || { echo "tests/run.sh: no suite tests/$n" >&2; exit 2; }
+	done
+	suites=$(for n in $TEST_SUITES; do echo "tests/$n/run.sh"; done)
+fi
 if [ "$jobs" -le 1 ]; then
 	for suite in $suites; do
 		name=${suite#tests/}
