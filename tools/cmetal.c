@@ -95,11 +95,9 @@ static void usage(FILE *f)
 	      "                     atomics (by default those whose offsets are known\n"
 	      "                     to stay inside the kernel's SLM, from their value\n"
 	      "                     ranges, e.g. a digit & 255, go unchecked)\n"
-	      "  -fexact-loop-depths PTX: a block is in a loop only when a back edge\n"
-	      "                     (a jump to a block that dominates it) closes one\n"
-	      "                     over it, not every jump to an earlier block\n"
-	      "                     (off by default: it misses loops whose test is\n"
-	      "                     laid out at the bottom)\n"
+	      "  -fno-exact-loop-depths PTX: take every jump to an earlier block for a\n"
+	      "                     loop's back edge, not only those of natural loops\n"
+	      "                     (a jump to a block that dominates it), for A/B runs\n"
 	      "  -fno-ldmatrix      PTX: tiles read from SLM into cm_dpas operands stay\n"
 	      "                     one ld.shared per fragment register (by default\n"
 	      "                     aligned 8 x 16-byte blocks are read by ldmatrix)\n"
@@ -238,7 +236,7 @@ static bool flag_option(const char *a, DriverOptions *o)
 	else if (!strcmp(a, "-fno-slm-ranges") || !strcmp(a, "-fslm-ranges"))
 		o->no_slm_ranges = a[2] == 'n';   /* PTX: SLM accesses in range (ptx/mem.c) */
 	else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths"))
-		o->exact_loops = a[2] == 'e';   /* PTX: loop depths (ptx/assign.c) */
+		o->layout_loops = a[2] == 'n';   /* PTX: loop depths (ptx/assign.c) */
 	else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix"))
 		o->no_ldmatrix = a[2] == 'n';   /* PTX: SLM tiles into mma fragments (ptx/ldsm.c) */
 	else if (!strcmp(a, "-fno-atomic-aggregation") || !strcmp(a, "-fatomic-aggregation"))

@@ -408,27 +408,65 @@ static void sink_copies(Px *p, Func *f, Use **uses)
 		}
 }
 
-/* Loop depth per block.  The lowering lays loops out in order, so a jump
- * to an earlier (or the same) block closes a loop over the blocks between.
- * With -fexact-loop-depths only a back edge does (a jump to a block that
- * dominates it): the join of an if whose arm holds an inlined call is laid
- * out before the arm's last blocks, and the jump to it is no loop
- * (radix_pass's tile loads were taken for a loop's, so each was checked
- * alone, and the kernel held 64 registers instead of 56).  Off by default:
- * a loop laid out with its test at the bottom (entered at the test, which
- * jumps up to the body it dominates) has no such jump and gets no depth
- * (dgemm_slm's, hgemm_slm64's and kmeans_assign's loops; tests/sass). */
+/* Natural loops: every edge a -> h where h dominates a closes a loop of h
+ * and the blocks that reach a without passing h; each block's depth
+ * counts the loop headers it lies under.  Loops laid out with their test
+ * at the bottom (entered at the test, which jumps up into the body) count
+ * as well as top-tested ones. */
+static void natural_depths(Px *p, Func *f, uint32_t *d)
+{
+	ir_dominators(f);
+	bool *in = NEWN(p->arena, bool, f->nblocks);
+	Block **work = NEWN(p->arena, Block *, f->nblocks);
+	for (uint32_t h = 0; h < f->nblocks; h++) {
+		Block *hb = f->blocks[h];
+		uint32_t n = 0;
+		bool loop = false;
+		memset(in, 0, f->nblocks * sizeof *in);
+		in[h] = true;	/* the walk stops at the header */
+		for (uint32_t k = 0; k < hb->npreds; k++) {
+			Block *a = hb->preds[k];
+			if (a->rpo == UINT32_MAX || !ir_dominates(hb, a))
+				continue;
+			loop = true;	/* a == hb: a loop of one block */
+			if (!in[a->id])
+				in[a->id] = true, work[n++] = a;
+		}
+		if (!loop)
+			continue;
+		while (n) {
+			Block *b = work[--n];
+			for (uint32_t k = 0; k < b->npreds; k++) {
+				Block *q = b->preds[k];
+				if (q->rpo != UINT32_MAX && !in[q->id])
+					in[q->id] = true, work[n++] = q;
+			}
+		}
+		for (uint32_t x = 0; x < f->nblocks; x++)
+			d[x] += in[x];
+	}
+}
+
+/* Loop depth per block, from natural loops.  -fno-exact-loop-depths (for
+ * A/B runs) keeps the older estimate from the layout: the lowering lays
+ * loops out in order, so a jump to an earlier (or the same) block closes a
+ * loop over the blocks between.  That takes a jump to the join of an if
+ * whose arm holds an inlined call (laid out before the arm's last blocks)
+ * for a loop: radix_pass's tile loads were taken for a loop's, so each was
+ * checked alone, and the kernel held 64 registers instead of 56; natural
+ * loops also cut dgemm_slm from 140 registers to 128 and scan_tiles from
+ * 1.214 SASS an element to 1.131 (tests/sass). */
 uint32_t *px_loop_depths(Px *p, Func *f)
 {
 	uint32_t *d = NEWN(p->arena, uint32_t, f->nblocks + 1);
-	bool exact = p->o->exact_loops;
-	if (exact)
-		ir_dominators(f);
+	if (!p->o->layout_loops) {
+		natural_depths(p, f, d);
+		return d;
+	}
 	for (uint32_t b = 0; b < f->nblocks; b++)
 		for (int k = 0; k < 2; k++) {
 			Block *to = f->blocks[b]->jmp.to[k];
-			if (f->blocks[b]->jmp.kind != J_RET && to && to->id <= b &&
-			    (!exact || ir_dominates(to, f->blocks[b])))
+			if (f->blocks[b]->jmp.kind != J_RET && to && to->id <= b)
 				for (uint32_t x = to->id; x <= b; x++)
 					d[x]++;
 		}
