@@ -95,9 +95,10 @@ static void usage(FILE *f)
 	      "                     atomics (by default those whose offsets are known\n"
 	      "                     to stay inside the kernel's SLM, from their value\n"
 	      "                     ranges, e.g. a digit & 255, go unchecked)\n"
-	      "  -fno-exact-loop-depths PTX: take every jump to an earlier block for a\n"
-	      "                     loop's back edge, not only those of natural loops\n"
-	      "                     (a jump to a block that dominates it), for A/B runs\n"
+	      "  -fexact-loop-depths PTX: loop depths from natural loops (an edge to a\n"
+	      "                     block that dominates its source closes one), not\n"
+	      "                     from every jump to an earlier block (off by\n"
+	      "                     default: slower scan and dgemm_slm on an H200)\n"
 	      "  -fno-ldmatrix      PTX: tiles read from SLM into cm_dpas operands stay\n"
 	      "                     one ld.shared per fragment register (by default\n"
 	      "                     aligned 8 x 16-byte blocks are read by ldmatrix)\n"
@@ -236,7 +237,7 @@ static bool flag_option(const char *a, DriverOptions *o)
 	else if (!strcmp(a, "-fno-slm-ranges") || !strcmp(a, "-fslm-ranges"))
 		o->no_slm_ranges = a[2] == 'n';   /* PTX: SLM accesses in range (ptx/mem.c) */
 	else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths"))
-		o->layout_loops = a[2] == 'n';   /* PTX: loop depths (ptx/assign.c) */
+		o->exact_loops = a[2] == 'e';   /* PTX: loop depths (ptx/assign.c) */
 	else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix"))
 		o->no_ldmatrix = a[2] == 'n';   /* PTX: SLM tiles into mma fragments (ptx/ldsm.c) */
 	else if (!strcmp(a, "-fno-atomic-aggregation") || !strcmp(a, "-fatomic-aggregation"))

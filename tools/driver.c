@@ -158,7 +158,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .dump_pass = o->dump_pass, .cluster_slm = o->cluster_slm,
 	                     .ptx_canonical = o->ptx_canonical, .thread_args = o->thread_args,
 	                     .no_pack = o->no_pack, .no_slm_vec = o->no_slm_vec,
-	                     .no_ldmatrix = o->no_ldmatrix, .layout_loops = o->layout_loops,
+	                     .no_ldmatrix = o->no_ldmatrix, .exact_loops = o->exact_loops,
 	                     .no_slm_ranges = o->no_slm_ranges,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,

@@ -25,7 +25,7 @@ typedef struct {
 	bool no_pack;             /* -fno-warp-packing */
 	bool no_slm_vec;          /* -fno-slm-vectorize */
 	bool no_ldmatrix;         /* -fno-ldmatrix */
-	bool layout_loops;        /* -fno-exact-loop-depths */
+	bool exact_loops;         /* -fexact-loop-depths */
 	bool no_slm_ranges;       /* -fno-slm-ranges */
 	bool no_slm_regions;      /* -fno-slm-regions */
 	bool no_loop_versions;    /* -fno-loop-versions */

@@ -44,7 +44,7 @@ variants() {
 	for f in bitonic gemm hgemm hgemm_wg histogram linear spmv transpose; do
 		echo "$f $f.cm"
 	done
-	echo "radix radix.cm"
+	echo "radix radix.cm -fexact-loop-depths"
 	echo "spmv_s2 spmv.cm -DSEG=2 -DWIDTH=64"
 	echo "linear_swar linear.cm -DSWAR=1"
 	echo "scan_u32 scan.cm -DT=uint -DT_INT"

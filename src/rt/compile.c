@@ -130,7 +130,7 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		} else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains")) {
 			co->no_wgmma_chains = a[2] == 'n';   /* PTX: ptx/dpas.c wgmma chains */
 		} else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths")) {
-			co->layout_loops = a[2] == 'n';   /* PTX: ptx/assign.c px_loop_depths */
+			co->exact_loops = a[2] == 'e';   /* PTX: ptx/assign.c px_loop_depths */
 		} else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix")) {
 			co->no_ldmatrix = a[2] == 'n';   /* PTX: ptx/ldsm.c */
 		} else if (!strcmp(a, "-fno-atomic-aggregation") ||

@@ -69,7 +69,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .ptx_canonical = o->ptx_canonical, .no_pack = o->no_pack,
 	                     .no_slm_vec = o->no_slm_vec, .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .no_wgmma_chains = o->no_wgmma_chains,
-	                     .no_ldmatrix = o->no_ldmatrix, .layout_loops = o->layout_loops,
+	                     .no_ldmatrix = o->no_ldmatrix, .exact_loops = o->exact_loops,
 	                     .no_slm_ranges = o->no_slm_ranges,
 	                     .no_slm_regions = o->no_slm_regions,
 	                     .no_loop_versions = o->no_loop_versions,

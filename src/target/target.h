@@ -61,10 +61,10 @@ typedef struct {
 	bool no_wgmma_chains; /* PTX: every cm_wgmma group waits for its own
 	                         result (-fno-wgmma-chains, for A/B runs;
 	                         ptx/dpas.c px_wgmma_groups) */
-	bool layout_loops;    /* PTX: loop depths from every jump to an
-	                         earlier block, not from natural loops
-	                         (-fno-exact-loop-depths, for A/B runs;
-	                         ptx/assign.c px_loop_depths) */
+	bool exact_loops;     /* PTX: loop depths from natural loops, not
+	                         from every jump to an earlier block
+	                         (-fexact-loop-depths; ptx/assign.c
+	                         px_loop_depths) */
 	bool no_ldmatrix;     /* PTX: SLM gathers into mma fragments one
 	                         ld.shared a register, not ldmatrix
 	                         (-fno-ldmatrix, for A/B runs; ptx/ldsm.c) */
@@ -146,7 +146,7 @@ typedef struct {
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_wgmma_chains; /* -fno-wgmma-chains */
 	bool no_ldmatrix;     /* -fno-ldmatrix */
-	bool layout_loops;    /* -fno-exact-loop-depths */
+	bool exact_loops;     /* -fexact-loop-depths */
 	bool no_slm_ranges;   /* -fno-slm-ranges */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */
 	bool no_unroll;       /* -fno-unroll-loops */

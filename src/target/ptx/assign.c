@@ -447,19 +447,21 @@ static void natural_depths(Px *p, Func *f, uint32_t *d)
 	}
 }
 
-/* Loop depth per block, from natural loops.  -fno-exact-loop-depths (for
- * A/B runs) keeps the older estimate from the layout: the lowering lays
- * loops out in order, so a jump to an earlier (or the same) block closes a
- * loop over the blocks between.  That takes a jump to the join of an if
- * whose arm holds an inlined call (laid out before the arm's last blocks)
- * for a loop: radix_pass's tile loads were taken for a loop's, so each was
- * checked alone, and the kernel held 64 registers instead of 56; natural
- * loops also cut dgemm_slm from 140 registers to 128 and scan_tiles from
- * 1.214 SASS an element to 1.131 (tests/sass). */
+/* Loop depth per block.  The lowering lays loops out in order, so a jump
+ * to an earlier (or the same) block closes a loop over the blocks between.
+ * That takes a jump to the join of an if whose arm holds an inlined call
+ * (laid out before the arm's last blocks) for a loop: radix_pass's tile
+ * loads were taken for a loop's, so each was checked alone, and the
+ * kernel held 64 registers instead of 56.  -fexact-loop-depths counts
+ * natural loops instead (natural_depths).  It is not the default: though
+ * it cuts dgemm_slm from 140 registers to 128 and scan_tiles from 1.214
+ * SASS an element to 1.131 (tests/sass), an H200 ran scan-i32 2^28 21%
+ * and dgemm_slm 4096^3 9% slower with it (bitonic 2% faster; two rounds,
+ * bench/runs/2026-11-28-session22/call2), for reasons not profiled. */
 uint32_t *px_loop_depths(Px *p, Func *f)
 {
 	uint32_t *d = NEWN(p->arena, uint32_t, f->nblocks + 1);
-	if (!p->o->layout_loops) {
+	if (p->o->exact_loops) {
 		natural_depths(p, f, d);
 		return d;
 	}
