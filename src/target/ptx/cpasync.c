@@ -64,25 +64,41 @@ static const char *dst_ok(Px *p, const char *d, const char *ok, uint32_t r)
 	return q;
 }
 
-/* Slot r of the copy: this lane's source address and source size (the
- * buffer's bytes from the offset rounded down, at most 16) into *src and
- * *sz. */
-static void source(Px *p, Inst *i, uint32_t r, const char *base, const char *size,
-                   const char **src, const char **sz)
+/* The buffer's size (b64) as its whole 16-byte units, clamped to 2^32 - 1
+ * (b32: a u32 offset's unit index is below 2^28), and the bytes of the
+ * last, partial one into *tail (b32). */
+static const char *units(Px *p, const char *size, const char **tail)
+{
+	const char *t = px_tmp(p, RC_B64), *q = px_tmp(p, RC_B32);
+	*tail = px_tmp(p, RC_B32);
+	px_ins(p, "shr.u64 %s, %s, 4", t, size);
+	px_ins(p, "min.u64 %s, %s, 4294967295", t, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", q, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", *tail, size);
+	px_ins(p, "and.b32 %s, %s, 15", *tail, *tail);
+	return q;
+}
+
+/* Slot r of the copy: this lane's source address and source size into
+ * *src and *sz: unit e = off / 16 of the buffer has 16 bytes below q (its
+ * whole units), tail bytes at q, none past it (units). */
+static void source(Px *p, Inst *i, uint32_t r, const char *base, const char *q,
+                   const char *tail, const char **src, const char **sz)
 {
 	const Inst *offs = i->ops[2];
 	const char *o = offs->ty.n == 1 ? px_reg(p, offs, 0) :
 	                px_reg_in(p, offs, px_read_layout(p, i, 2), r);
-	const char *o32 = px_tmp(p, RC_B32), *o64 = px_tmp(p, RC_B64), *t = px_tmp(p, RC_B64);
+	const char *o16 = px_tmp(p, RC_B32), *e = px_tmp(p, RC_B32);
+	const char *full = px_tmp(p, RC_PRED), *part = px_tmp(p, RC_PRED);
 	*src = px_tmp(p, RC_B64);
 	*sz = px_tmp(p, RC_B32);
-	px_ins(p, "and.b32 %s, %s, -16", o32, o);
-	px_ins(p, "cvt.u64.u32 %s, %s", o64, o32);
-	px_ins(p, "max.u64 %s, %s, %s", t, size, o64);
-	px_ins(p, "sub.u64 %s, %s, %s", t, t, o64);
-	px_ins(p, "min.u64 %s, %s, %u", t, t, IR_SLMCOPY_BYTES);
-	px_ins(p, "cvt.u32.u64 %s, %s", *sz, t);
-	px_ins(p, "add.u64 %s, %s, %s", *src, base, o64);
+	px_ins(p, "and.b32 %s, %s, -16", o16, o);
+	px_ins(p, "shr.u32 %s, %s, 4", e, o);
+	px_ins(p, "setp.lt.u32 %s, %s, %s", full, e, q);
+	px_ins(p, "setp.eq.u32 %s, %s, %s", part, e, q);
+	px_ins(p, "selp.b32 %s, %s, 0, %s", *sz, tail, part);
+	px_ins(p, "selp.b32 %s, %u, %s, %s", *sz, IR_SLMCOPY_BYTES, *sz, full);
+	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", *src, o16, base);
 }
 
 /* In the checking mode, adds the lanes of slot r whose element reads past
@@ -103,28 +119,29 @@ static void check_slot(Px *p, const char *sz, const char *dok, const char *act,
 static bool copy(Px *p, Inst *i)
 {
 	uint32_t n = i->ops[2]->ty.n;
-	const char *base, *size, *dok0, *fails = NULL;
+	const char *base, *size, *tail, *dok0, *fails = NULL;
 	px_surface(p, i, i->ops[0], &base, &size);
 	px_comment(p, "cm_slm_copy_async: %u x 16 bytes, element k in lane k %% 32", n);
+	const char *q = units(p, size, &tail);
 	const char *d = dst_lane(p, i, &dok0), *slm = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %s", slm, px_slm_base(p));
 	px_ins(p, "add.u32 %s, %s, %s", slm, slm, d);
 	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
-		const char *src, *sz, *dok = dst_ok(p, d, dok0, r), *act = NULL, *q = dok;
-		source(p, i, r, base, size, &src, &sz);
+		const char *src, *sz, *dok = dst_ok(p, d, dok0, r), *act = NULL, *on = dok;
+		source(p, i, r, base, q, tail, &src, &sz);
 		if (n - 32 * r < 32) {
 			act = px_lane_lt(p, n - 32 * r);
-			if (q) {
+			if (on) {
 				const char *t = px_tmp(p, RC_PRED);
-				px_ins(p, "and.pred %s, %s, %s", t, q, act);
-				q = t;
+				px_ins(p, "and.pred %s, %s, %s", t, on, act);
+				on = t;
 			} else {
-				q = act;
+				on = act;
 			}
 		}
 		check_slot(p, sz, dok, act, &fails);
-		px_ins(p, "%s%s%scp.async.cg.shared.global [%s+%u], [%s], %u, %s", q ? "@" : "",
-		       q ? q : "", q ? " " : "", slm, 32 * IR_SLMCOPY_BYTES * r, src,
+		px_ins(p, "%s%s%scp.async.cg.shared.global [%s+%u], [%s], %u, %s", on ? "@" : "",
+		       on ? on : "", on ? " " : "", slm, 32 * IR_SLMCOPY_BYTES * r, src,
 		       IR_SLMCOPY_BYTES, sz);
 	}
 	px_fault_end(p, fails, CUDA_FAULT_SLMCOPY, i);
