@@ -344,19 +344,19 @@ TEST(hgemm_wg)
 /* hgemm_wga (hgemm_wg.cm, cm_wgmma on tiles staged by cm_slm_copy_async):
  * A and Bt as buffers, groups of 1 x 8 threads, 128 x 128 of C each, 2 x 2
  * groups, k in 4 stages of 64: with its ring of 4 buffers (the prologue
- * fills 3, the loop the last) and of 2 (-DWA_STAGES=2: each buffer used
- * twice). */
+ * fills 3, the loop the last) and of 3 (-DWA_STAGES=3: the loop's second
+ * copy goes to the first buffer). */
 TEST(hgemm_wga)
 {
 	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wga", SN,
 	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL}, true);
 }
 
-TEST(hgemm_wga_s2)
+TEST(hgemm_wga_s3)
 {
 	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wga", SN,
 	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE,
-	                         "-DWA_STAGES=2"}, true);
+	                         "-DWA_STAGES=3"}, true);
 }
 
 /* hgemm_wga2: hgemm_wga with 128 x 256 of C a group (1 x 2 groups). */
@@ -469,6 +469,6 @@ const HTest exec_dpas[] = {
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
 	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
 	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(hgemm_wg), T(hgemm_wga),
-	T(hgemm_wga_s2), T(hgemm_wga2),
+	T(hgemm_wga_s3), T(hgemm_wga2),
 	{0},
 };
