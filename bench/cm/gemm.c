@@ -32,7 +32,10 @@
  *   hgemm_wga    "cm-wga": hgemm_wg with its tiles staged by
  *                cm_slm_copy_async in a ring of stages, A and B^T as
  *                buffers (C a 2D surface)
- *   hgemm_wga2   "cm-wga2": hgemm_wga with 128 x 256 of C a group */
+ *   hgemm_wga2   "cm-wga2": hgemm_wga with 128 x 256 of C a group
+ *   hgemm_wgp    "cm-wgp", hgemm_wgp2 "cm-wgp2": hgemm_wga and hgemm_wga2
+ *                with a producer warpgroup: groups of 1 x 12 threads, 8
+ *                multiply and 4 copy */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,25 +53,29 @@ typedef struct {
 	int surf;		/* 1: A, B, C bound as 2D surfaces over the buffers;
 				 * 2: C only (A and B as buffers) */
 	int bt;			/* B given transposed (B^T, row-major) */
+	int grows;		/* C rows a group of ty rows of threads when not
+				 * rows x ty (0) */
 } Variant;
 
 static const Variant sgemm_variants[] = {
-	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0, 0 },	/* a group: 128 x 128 of C */
-	{ "sgemm_paper", "cm-paper", 0, 0, 128, 16, "gemm", 0, 0, 0 },	/* no SLM */
+	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0, 0, 0 },	/* a group: 128 x 128 of C */
+	{ "sgemm_paper", "cm-paper", 0, 0, 128, 16, "gemm", 0, 0, 0, 0 },	/* no SLM */
 };
 static const Variant dgemm_variants[] = {
-	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0 },	/* no SLM: regroupable */
-	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* 128 x 128 a group */
-	{ "dgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* the same, staged in SLM */
+	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0, 0 },	/* no SLM: regroupable */
+	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0, 0 },	/* 128 x 128 a group */
+	{ "dgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 0, 0 },	/* the same, staged in SLM */
 };
 static const Variant hgemm_variants[] = {
-	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0 },
-	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* 128 x 128 a group */
-	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* the same, staged in SLM */
-	{ "hgemm_slm64", "cm-slm64", 4, 2, 64, 64, "hgemm", 1, 1, 1 },	/* 256 x 128 a group */
-	{ "hgemm_wg", "cm-wg", 1, 8, 128, 16, "hgemm_wg", 1, 1, 1 },	/* 128 x 128 a group */
-	{ "hgemm_wga", "cm-wga", 1, 8, 128, 16, "hgemm_wg", 1, 2, 1 },	/* 128 x 128 a group */
-	{ "hgemm_wga2", "cm-wga2", 1, 8, 256, 16, "hgemm_wg", 1, 2, 1 },	/* 128 x 256 a group */
+	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0, 0 },
+	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1, 0 },	/* 128 x 128 a group */
+	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1, 0 },	/* the same, staged in SLM */
+	{ "hgemm_slm64", "cm-slm64", 4, 2, 64, 64, "hgemm", 1, 1, 1, 0 },	/* 256 x 128 a group */
+	{ "hgemm_wg", "cm-wg", 1, 8, 128, 16, "hgemm_wg", 1, 1, 1, 0 },	/* 128 x 128 a group */
+	{ "hgemm_wga", "cm-wga", 1, 8, 128, 16, "hgemm_wg", 1, 2, 1, 0 },	/* 128 x 128 a group */
+	{ "hgemm_wga2", "cm-wga2", 1, 8, 256, 16, "hgemm_wg", 1, 2, 1, 0 },	/* 128 x 256 a group */
+	{ "hgemm_wgp", "cm-wgp", 1, 12, 128, 16, "hgemm_wg", 1, 2, 1, 128 },	/* 128 x 128 a group */
+	{ "hgemm_wgp2", "cm-wgp2", 1, 12, 256, 16, "hgemm_wg", 1, 2, 1, 128 },	/* 128 x 256 a group */
 };
 
 typedef struct {
@@ -163,7 +170,8 @@ static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v0, int n)
 	}
 	if (!v->tx)	/* a sweep setting: cmb_add_2d regroups */
 		return cmb_add_2d(t, k, n / v->cols, n / v->rows, 1, 1);
-	return cmb_add_2d(t, k, n / v->cols, n / v->rows, v->tx, v->ty);
+	return cmb_add_2d(t, k, n / v->cols, v->grows ? n / v->grows * v->ty : n / v->rows, v->tx,
+			  v->ty);
 }
 
 /* Builds, checks and times variant v; prints its row. */

@@ -366,6 +366,20 @@ TEST(hgemm_wga2)
 	                (HShape){0, 0, {1, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL}, true);
 }
 
+/* hgemm_wgp, hgemm_wgp2: hgemm_wga, hgemm_wga2 with a producer warpgroup
+ * (groups of 1 x 12 threads: 8 multiply, 4 copy). */
+TEST(hgemm_wgp)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgp", SN,
+	                (HShape){0, 0, {2, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE, NULL}, true);
+}
+
+TEST(hgemm_wgp2)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgp2", SN,
+	                (HShape){0, 0, {1, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE, NULL}, true);
+}
+
 TEST(dgemm_dpas)
 {
 	static double a[GN * GN], b[GN * GN], c[GN * GN], c0[GN * GN];
@@ -469,6 +483,6 @@ const HTest exec_dpas[] = {
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
 	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
 	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(hgemm_wg), T(hgemm_wga),
-	T(hgemm_wga_s3), T(hgemm_wga2),
+	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2),
 	{0},
 };
