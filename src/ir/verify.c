@@ -180,7 +180,8 @@ static bool check_wgmma(V *v, const Inst *i)
 static bool check_slmcopy(V *v, const Inst *i)
 {
 	const Inst *offs = i->ops[2];
-	if (!ir_type_eq(i->ops[0]->ty, ir_scalar(E_U32)) || !ir_type_eq(i->ops[1]->ty, ir_scalar(E_U32)))
+	IrType u = ir_scalar(E_U32);
+	if (!ir_type_eq(i->ops[0]->ty, u) || !ir_type_eq(i->ops[1]->ty, u))
 		return BAD("slmcopy's surface and SLM offset must be u32 scalars");
 	if (offs->ty.elem != E_U32 || offs->ty.n < 1 || offs->ty.n > IR_SLMCOPY_MAX)
 		return BAD("slmcopy's offsets must be 1 to 128 u32");
