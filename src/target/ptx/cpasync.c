@@ -101,7 +101,7 @@ static void source(Px *p, Inst *i, uint32_t r, const char *base, const char *q,
 	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", *src, o16, base);
 }
 
-/* In the checking mode, adds the lanes of slot r whose element reads past
+/* In the checking mode, adds the lanes of a slot whose element reads past
  * the buffer (sz < 16) or is dropped (dok false) to *fails. */
 static void check_slot(Px *p, const char *sz, const char *dok, const char *act,
                        const char **fails)
