@@ -214,7 +214,7 @@ static bool modifier(PsIns *in, const char *s, size_t n)
 			}
 	}
 	if (in->op == OP_cp) {   /* cp.async{.cg,.ca}, .commit_group, .wait_group */
-		if ((n == 2 && (!memcmp(s, "cg", 2) || !memcmp(s, "ca", 2))))
+		if (n == 2 && (!memcmp(s, "cg", 2) || !memcmp(s, "ca", 2)))
 			return true;
 		if (n == 12 && !memcmp(s, "commit_group", 12)) {
 			in->wg = WG_COMMIT;
