@@ -28,7 +28,14 @@
  *                of C, n a multiple of 256)
  *   hgemm_wg     "cm-wg": hgemm_slm64's product on cm_wgmma (hgemm_wg.cm:
  *                sm_90 GPUs and the CPU), groups of 1 x 8 threads, 128 x
- *                128 of C, 16 x 128 a thread */
+ *                128 of C, 16 x 128 a thread
+ *   hgemm_wga    "cm-wga": hgemm_wg with its tiles staged by
+ *                cm_slm_copy_async in a ring of stages, A and B^T as
+ *                buffers (C a 2D surface)
+ *   hgemm_wga2   "cm-wga2": hgemm_wga with 128 x 256 of C a group
+ *   hgemm_wgp    "cm-wgp", hgemm_wgp2 "cm-wgp2": hgemm_wga and hgemm_wga2
+ *                with a producer warpgroup: groups of 1 x 12 threads, 8
+ *                multiply and 4 copy */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,25 +50,32 @@ typedef struct {
 	const char *prog;	/* cm/PROG.cm */
 	int plain;		/* C += A B, no alpha, beta arguments; with
 				 * tx = ty = 1 a walker launch (get_thread_origin) */
-	int surf;		/* A, B, C bound as 2D surfaces over the buffers */
+	int surf;		/* 1: A, B, C bound as 2D surfaces over the buffers;
+				 * 2: C only (A and B as buffers) */
 	int bt;			/* B given transposed (B^T, row-major) */
+	int grows;		/* C rows a group of ty rows of threads when not
+				 * rows x ty (0) */
 } Variant;
 
 static const Variant sgemm_variants[] = {
-	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0, 0 },	/* a group: 128 x 128 of C */
-	{ "sgemm_paper", "cm-paper", 0, 0, 128, 16, "gemm", 0, 0, 0 },	/* no SLM */
+	{ "sgemm", "cm", 8, 1, 16, 128, "gemm", 0, 0, 0, 0 },	/* a group: 128 x 128 of C */
+	{ "sgemm_paper", "cm-paper", 0, 0, 128, 16, "gemm", 0, 0, 0, 0 },	/* no SLM */
 };
 static const Variant dgemm_variants[] = {
-	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0 },	/* no SLM: regroupable */
-	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* 128 x 128 a group */
-	{ "dgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 0 },	/* the same, staged in SLM */
+	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0, 0 },	/* no SLM: regroupable */
+	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0, 0 },	/* 128 x 128 a group */
+	{ "dgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 0, 0 },	/* the same, staged in SLM */
 };
 static const Variant hgemm_variants[] = {
-	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0 },
-	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* 128 x 128 a group */
-	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1 },	/* the same, staged in SLM */
-	{ "hgemm_slm64", "cm-slm64", 4, 2, 64, 64, "hgemm", 1, 1, 1 },	/* 256 x 128 a group */
-	{ "hgemm_wg", "cm-wg", 1, 8, 128, 16, "hgemm_wg", 1, 1, 1 },	/* 128 x 128 a group */
+	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0, 0 },
+	{ "hgemm_bt", "cm-bt", 4, 4, 32, 32, "hgemm", 1, 1, 1, 0 },	/* 128 x 128 a group */
+	{ "hgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 1, 0 },	/* the same, staged in SLM */
+	{ "hgemm_slm64", "cm-slm64", 4, 2, 64, 64, "hgemm", 1, 1, 1, 0 },	/* 256 x 128 a group */
+	{ "hgemm_wg", "cm-wg", 1, 8, 128, 16, "hgemm_wg", 1, 1, 1, 0 },	/* 128 x 128 a group */
+	{ "hgemm_wga", "cm-wga", 1, 8, 128, 16, "hgemm_wg", 1, 2, 1, 0 },	/* 128 x 128 a group */
+	{ "hgemm_wga2", "cm-wga2", 1, 8, 256, 16, "hgemm_wg", 1, 2, 1, 0 },	/* 128 x 256 a group */
+	{ "hgemm_wgp", "cm-wgp", 1, 12, 128, 16, "hgemm_wg", 1, 2, 1, 128 },	/* 128 x 128 a group */
+	{ "hgemm_wgp2", "cm-wgp2", 1, 12, 256, 16, "hgemm_wg", 1, 2, 1, 128 },	/* 128 x 256 a group */
 };
 
 typedef struct {
@@ -156,7 +170,8 @@ static int add(cmetal_task *t, cmetal_kernel *k, const Variant *v0, int n)
 	}
 	if (!v->tx)	/* a sweep setting: cmb_add_2d regroups */
 		return cmb_add_2d(t, k, n / v->cols, n / v->rows, 1, 1);
-	return cmb_add_2d(t, k, n / v->cols, n / v->rows, v->tx, v->ty);
+	return cmb_add_2d(t, k, n / v->cols, v->grows ? n / v->grows * v->ty : n / v->rows, v->tx,
+			  v->ty);
 }
 
 /* Builds, checks and times variant v; prints its row. */
@@ -186,8 +201,8 @@ static void run_variant(cmetal_device *dev, const BenchCase *c, const char *devi
 	k = p ? cmb_kernel(p, v->kernel) : NULL;
 	if (k && (ba = cmb_buffer(dev, abytes, in->a)) && (bb = cmb_buffer(dev, abytes, v->bt ? in->bt : in->b)) &&
 	    (bc = cmb_buffer(dev, bytes, in->c0)) &&
-	    !arg_matrix(dev, k, 0, ba, n, abytes / ((size_t)n * n), v->surf, &sa) &&
-	    !arg_matrix(dev, k, 1, bb, n, abytes / ((size_t)n * n), v->surf, &sb) &&
+	    !arg_matrix(dev, k, 0, ba, n, abytes / ((size_t)n * n), v->surf == 1, &sa) &&
+	    !arg_matrix(dev, k, 1, bb, n, abytes / ((size_t)n * n), v->surf == 1, &sb) &&
 	    !arg_matrix(dev, k, 2, bc, n, in->es, v->surf, &sc) && !cmb_arg(k, 3, 4, &n) &&
 	    (v->plain || (!cmb_arg(k, 4, in->es, dbl ? (void *)&da : (void *)&fa) &&
 			  !cmb_arg(k, 5, in->es, dbl ? (void *)&db : (void *)&fb))) &&

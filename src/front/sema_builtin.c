@@ -1693,6 +1693,30 @@ static bool ck_wgmma(BiCall *c)
 	return true;
 }
 
+/* cm_slm_copy_async(slm, buf, off) (cmetal): 1 to 128 offsets (four
+ * 16-byte copies a lane of a warp at most). */
+static bool ck_slm_copy(BiCall *c)
+{
+	int n = elems(c->a[2]);
+	if (n < 1 || n > 128) {
+		bi_error(c, c->a[2], "the offsets must have 1 to 128 elements, found %d", n);
+		return false;
+	}
+	return true;
+}
+
+/* cm_slm_copy_wait(n) (cmetal): n 0..7, cp.async.wait_group's range. */
+static bool ck_slm_copy_wait(BiCall *c)
+{
+	int64_t v;
+	if (const_val(c->a[0], &v) && (v < 0 || v > 7)) {
+		bi_error(c, c->a[0], "the groups left in flight must be 0 to 7, found %lld",
+		         (long long)v);
+		return false;
+	}
+	return true;
+}
+
 /* A printf argument for conversion text (len bytes): an integer, a double
  * or (%s) a string literal, as fmt_scan says; false after an error. */
 static bool ck_printf_arg(BiCall *c, int i, const char *text, int len, const FmtConv *fc,

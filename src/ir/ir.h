@@ -207,6 +207,9 @@ enum {
 	X(fence, "fence", 0, IRF_VOID | IRF_BARRIER)       /* imm: mask */    \
 	X(wait, "wait", 1, IRF_VOID | IRF_BARRIER)         /* u32 mask */     \
 	X(signal, "signal", 0, IRF_VOID | IRF_BARRIER)                        \
+	X(slmcopy, "slmcopy", 3, IRF_VOID | IRF_BARRIER) /* surf, slm, offs */ \
+	X(slmcommit, "slmcommit", 0, IRF_VOID | IRF_BARRIER)                  \
+	X(slmwait, "slmwait", 0, IRF_VOID | IRF_BARRIER) /* imm: groups left */ \
 	X(tid, "tid", 0, IRF_P)            /* imm: IrTid */                   \
 	X(timer, "timer", 0, 0)        /* cm_rdtsc: v4u32 */                  \
 	X(printf, "printf", 0, IRF_VOID | IRF_VAR) /* str, scalar args */     \
@@ -249,6 +252,18 @@ enum {
  * pure: it reads memory, so it stays where it is. */
 #define IR_WGMMA_A_BYTES 2048u                        /* 64 x 16 halves */
 static inline uint32_t ir_wgmma_b_bytes(uint32_t n) { return 32u * n; }   /* 16 x N */
+/* Oslmcopy surf, slm, offs (cm_slm_copy_async, a cmetal extension): surf
+ * a u32 surface index (a buffer), slm a u32 SLM byte offset, offs v{n}u32
+ * byte offsets (n 1..128).  Element k, the 16 bytes of the surface at
+ * (offs[k] & ~15), is copied to the SLM at (slm & ~15) + 16 k; bytes past
+ * the surface's end read 0, and an element whose 16 bytes are not all
+ * inside the SLM is dropped.  The copies may complete at any time until an
+ * Oslmwait lets at most imm of this thread's groups (the copies between
+ * two Oslmcommits) stay in flight.  The three order memory as barriers do,
+ * so no pass moves an access over them. */
+#define IR_SLMCOPY_BYTES 16u
+#define IR_SLMCOPY_MAX 128u
+#define IR_SLMWAIT_MAX 7
 typedef enum { PR_U8 = 6, PR_S8 = 7, PR_BF = 8, PR_HF = 9, PR_TF32 = 10, PR_DF = 16 } IrPrec;
 #define IR_DPAS_IMM(p1, p2, rc) ((int64_t)(p1) | (int64_t)(p2) << 8 | (int64_t)(rc) << 16)
 

@@ -491,8 +491,47 @@ static void branch(L *l, Node *c, Block *t, Block *f)
 	lw_cbr(l, lw_cond(l, c), t, f);
 }
 
+/* Whether statement n holds a label or a case that a jump from outside
+ * it may reach. */
+static bool has_label(const Node *n)
+{
+	if (!n)
+		return false;
+	switch (n->kind) {
+	case ND_LABEL: case ND_CASE: case ND_DEFAULT:
+		return true;
+	case ND_BLOCK:
+		for (int i = 0; i < n->args.len; i++)
+			if (has_label(n->args.data[i]))
+				return true;
+		return false;
+	case ND_IF:
+		return has_label(n->then) || has_label(n->els);
+	case ND_FOR: case ND_WHILE: case ND_DO:
+		return has_label(n->body);
+	default:
+		return false;
+	}
+}
+
+/* An if on an integer constant (a template argument's test, `if (NB ==
+ * 2)`) is its taken branch alone, in the current block: the blocks of
+ * the other, which the passes would drop, would otherwise be laid out
+ * between this block and the code after the if, a seam opt/blocks.c
+ * cannot close (a cm_wgmma chain across it is cut in two). */
+static bool const_if(L *l, Node *n)
+{
+	if (!n->cond || !n->cond->has_value || !ty_is_integer(n->cond->ty) ||
+	    has_label(n->then) || has_label(n->els))
+		return false;
+	lw_stmt(l, n->cond->cval ? n->then : n->els);
+	return true;
+}
+
 static void stmt_if(L *l, Node *n)
 {
+	if (const_if(l, n))
+		return;
 	Block *bt = lw_block(l), *be = lw_block(l), *join = n->els ? lw_block(l) : be;
 	branch(l, n->cond, bt, be);
 	lw_seal_block(l, bt);

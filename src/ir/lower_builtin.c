@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ir/lower.h"
+#include "rt/cmk_abi.h"
 
 static Node *A(Node *c, int i) { return i < c->args.len ? c->args.data[i] : NULL; }
 static Inst *ex(L *l, Node *c, int i) { return lw_expr(l, A(c, i)); }
@@ -1071,6 +1072,27 @@ static Inst *wgmma(L *l, Node *c)
 	return i;
 }
 
+/* cm_slm_copy_async(slm, buf, off): one Oslmcopy.  buf must be a buffer:
+ * a kernel parameter declared as an image is an error here, where the
+ * surface is known (an inlined function's SurfaceIndex is its caller's). */
+static Inst *slm_copy(L *l, Node *c)
+{
+	Inst *slm = ex(l, c, 0), *surf = ex(l, c, 1), *offs = ex(l, c, 2);
+	if (!slm || !surf || !offs)
+		return NULL;
+	if (surf->op == Oarg && (uint32_t)surf->imm < l->f->nparams) {
+		const IrParam *pa = &l->f->params[surf->imm];
+		if (pa->surf != CMK_SURF_BUFFER && pa->surf != CMK_SURF_ANY) {
+			error_at(c->loc, "cm_slm_copy_async copies from a buffer; '%s' is declared "
+			         "as '%s'", pa->name, pa->type_attr);
+			return NULL;
+		}
+	}
+	Inst *ops[3] = {u32(l, surf), u32(l, slm), u32(l, offs)};
+	emit(l, Oslmcopy, ir_type(E_VOID, 0), SP_NONE, ops, 3, NULL);
+	return NULL;
+}
+
 Inst *lw_builtin(L *l, Node *c)
 {
 	Inst *r;
@@ -1148,6 +1170,12 @@ Inst *lw_builtin(L *l, Node *c)
 		return dpas(l, c);
 	case BI_WGMMA:
 		return wgmma(l, c);
+	case BI_SLM_COPY_ASYNC:
+		return slm_copy(l, c);
+	case BI_SLM_COPY_COMMIT:
+		return sync(l, c, Oslmcommit, 0, NULL);
+	case BI_SLM_COPY_WAIT:
+		return sync(l, c, Oslmwait, const_arg(c, 0, 0), NULL);
 	default:
 		error_at(c->loc, "builtin '%s' is not supported by the lowering",
 		         c->lhs && c->lhs->name ? c->lhs->name : "?");

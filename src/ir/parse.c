@@ -472,7 +472,9 @@ static void item(P *p, Inst *i, Items *it)
 static bool item_starts(P *p, const Inst *i)
 {
 	switch (p->t.kind) {
-	case K_VAL: case K_STR:
+	case K_VAL:   /* not the next line's result after `barrier`, `slmcommit` */
+		return ir_ops[i->op].nops || (ir_ops[i->op].flags & IRF_VAR);
+	case K_STR:
 		return true;
 	case K_PUNCT:
 		return p->t.c == '<' || p->t.c == '#' || (p->t.c == '[' && i->op == Ophi);

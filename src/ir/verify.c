@@ -176,6 +176,18 @@ static bool check_wgmma(V *v, const Inst *i)
 	return true;
 }
 
+/* Oslmcopy: ir.h's comment. */
+static bool check_slmcopy(V *v, const Inst *i)
+{
+	const Inst *offs = i->ops[2];
+	IrType u = ir_scalar(E_U32);
+	if (!ir_type_eq(i->ops[0]->ty, u) || !ir_type_eq(i->ops[1]->ty, u))
+		return BAD("slmcopy's surface and SLM offset must be u32 scalars");
+	if (offs->ty.elem != E_U32 || offs->ty.n < 1 || offs->ty.n > IR_SLMCOPY_MAX)
+		return BAD("slmcopy's offsets must be 1 to 128 u32");
+	return true;
+}
+
 static bool check_types(V *v, const Inst *i)
 {
 	const OpInfo *oi = &ir_ops[i->op];
@@ -224,6 +236,12 @@ static bool check_types(V *v, const Inst *i)
 		return check_dpas(v, i);
 	case Owgmma:
 		return check_wgmma(v, i);
+	case Oslmcopy:
+		return check_slmcopy(v, i);
+	case Oslmwait:
+		if (i->imm < 0 || i->imm > IR_SLMWAIT_MAX)
+			return BAD("slmwait leaves 0 to 7 groups in flight");
+		return true;
 	case Oany: case Oall:
 		if (!is_mask(i->ops[0]->ty) || !ir_type_eq(i->ty, ir_scalar(E_I1)))
 			return BAD("any/all take an i1 vector and yield i1");

@@ -378,7 +378,8 @@ typedef struct CudaLaunch {
 	X(MSTORE, "media block write outside the surface") \
 	X(TYPED, "typed access out of bounds") \
 	X(ATOMIC, "atomic out of bounds") \
-	X(TATOMIC, "typed atomic out of bounds")
+	X(TATOMIC, "typed atomic out of bounds") \
+	X(SLMCOPY, "SLM copy out of bounds")
 #define CUDA_FAULT_ENUM_(N, TEXT) CUDA_FAULT_##N,
 enum { CUDA_FAULT_NONE = 0, CUDA_FAULT_KINDS(CUDA_FAULT_ENUM_) CUDA_FAULT_COUNT_ };
 #undef CUDA_FAULT_ENUM_

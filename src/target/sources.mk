@@ -22,4 +22,5 @@ TARGET_SRC += src/target/ptx/emit.c src/target/ptx/alu.c src/target/ptx/region.c
               src/target/ptx/check.c src/target/ptx/blimit.c src/target/ptx/bpair.c src/target/ptx/bwide.c src/target/ptx/mgroup.c \
               src/target/ptx/slmvec.c src/target/ptx/ldsm.c src/target/ptx/want.c src/target/ptx/dpair.c \
               src/target/ptx/divc.c src/target/ptx/phic.c src/target/ptx/aggregate.c src/target/ptx/unroll.c src/target/ptx/gmerge.c src/target/ptx/ifconv.c \
-              src/target/ptx/runs.c src/target/ptx/variant.c
+              src/target/ptx/runs.c src/target/ptx/variant.c \
+              src/target/ptx/cpasync.c

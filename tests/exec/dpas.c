@@ -285,10 +285,12 @@ TEST(hgemm_bt)
 }
 
 /* An SLM-staged hgemm kernel of hgemm.cm (A, Bt half, C float, n x n
- * 2D surfaces) on grid, checked against the product in doubles. */
+ * 2D surfaces; A and Bt buffers with bufs) on grid, checked against the
+ * product in doubles. */
 enum { SN = 256 };	/* the largest n of these tests */
 
-static void staged_hgemm_in(H *h, const char *file, const char *kernel, int n, HShape grid)
+static void staged_hgemm_in(H *h, const char *file, const char *kernel, int n, HShape grid,
+                            bool bufs)
 {
 	static uint16_t a[SN * SN], bt[SN * SN];
 	static float fa[SN * SN], fb[SN * SN], c[SN * SN], c0[SN * SN];
@@ -303,8 +305,8 @@ static void staged_hgemm_in(H *h, const char *file, const char *kernel, int n, H
 	/* SURF2D's size would be the arrays', not the n x n used */
 	size_t nn = (size_t)n * n;
 	if (!H_RUN(h, file, kernel, grid,
-	           ((HArg){HA_SURF2D, a, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
-	           ((HArg){HA_SURF2D, bt, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
+	           ((HArg){bufs ? HA_IN : HA_SURF2D, a, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
+	           ((HArg){bufs ? HA_IN : HA_SURF2D, bt, nn * 2, n, n, CMETAL_FMT_R16_UINT}),
 	           ((HArg){HA_SURF2D, c, nn * 4, n, n, CMETAL_FMT_R32F}), I32(n)))
 		return;
 	check_hgemm_c(h, n, fa, fb, c0, c);
@@ -312,7 +314,7 @@ static void staged_hgemm_in(H *h, const char *file, const char *kernel, int n, H
 
 static void staged_hgemm(H *h, const char *kernel, int n, HShape grid)
 {
-	staged_hgemm_in(h, "../../bench/cm/hgemm", kernel, n, grid);
+	staged_hgemm_in(h, "../../bench/cm/hgemm", kernel, n, grid, false);
 }
 
 /* hgemm_slm: hgemm_bt's product with the tiles staged in SLM by a group
@@ -336,7 +338,46 @@ TEST(hgemm_slm64)
 TEST(hgemm_wg)
 {
 	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wg", SN,
-	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL});
+	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL}, false);
+}
+
+/* hgemm_wga (hgemm_wg.cm, cm_wgmma on tiles staged by cm_slm_copy_async):
+ * A and Bt as buffers, groups of 1 x 8 threads, 128 x 128 of C each, 2 x 2
+ * groups, k in 4 stages of 64: with its ring of 4 buffers (the prologue
+ * fills 3, the loop the last) and of 3 (-DWA_STAGES=3: the loop's second
+ * copy goes to the first buffer). */
+TEST(hgemm_wga)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wga", SN,
+	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL}, true);
+}
+
+TEST(hgemm_wga_s3)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wga", SN,
+	                (HShape){0, 0, {2, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE,
+	                         "-DWA_STAGES=3"}, true);
+}
+
+/* hgemm_wga2: hgemm_wga with 128 x 256 of C a group (1 x 2 groups). */
+TEST(hgemm_wga2)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wga2", SN,
+	                (HShape){0, 0, {1, 2, 1}, {1, 8, 1}, true, CMETAL_DEP_NONE, NULL}, true);
+}
+
+/* hgemm_wgp, hgemm_wgp2: hgemm_wga, hgemm_wga2 with a producer warpgroup
+ * (groups of 1 x 12 threads: 8 multiply, 4 copy). */
+TEST(hgemm_wgp)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgp", SN,
+	                (HShape){0, 0, {2, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE, NULL}, true);
+}
+
+TEST(hgemm_wgp2)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgp2", SN,
+	                (HShape){0, 0, {1, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE, NULL}, true);
 }
 
 TEST(dgemm_dpas)
@@ -441,6 +482,7 @@ const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
 	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
-	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(hgemm_wg),
+	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(hgemm_wg), T(hgemm_wga),
+	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2),
 	{0},
 };

@@ -327,7 +327,7 @@ bool h_run_n(H *h, const char *file, const char *kernel, HShape s, HArg *a, int 
 static const HTest *const families[] = {
 	exec_core, exec_members, exec_simd, exec_memory, exec_math, exec_sync, exec_arith,
 	exec_dataport, exec_lang, exec_compat, exec_dpas, exec_gpu_regress, exec_diff_regress,
-	exec_fp, exec_occupancy, exec_pack, exec_vloop, exec_unroll, exec_ifconv,
+	exec_fp, exec_occupancy, exec_pack, exec_vloop, exec_unroll, exec_ifconv, exec_async,
 };
 
 int main(int argc, char **argv)

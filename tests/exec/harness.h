@@ -106,6 +106,6 @@ extern const HTest exec_core[], exec_members[], exec_simd[], exec_memory[],
 	exec_compat[], exec_dpas[];
 extern const HTest exec_gpu_regress[], exec_diff_regress[], exec_fp[], exec_occupancy[],
                     exec_vloop[], exec_unroll[], exec_ifconv[];
-extern const HTest exec_pack[];
+extern const HTest exec_pack[], exec_async[];
 
 #endif

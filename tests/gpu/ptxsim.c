@@ -84,7 +84,21 @@ typedef struct {
 	uint32_t yield;           /* lanes that slept (nanosleep): others first */
 	int8_t bar[PS_NLANES];    /* the barrier each atbar lane waits at */
 	unsigned id;              /* warp index in the CTA */
+	struct Copy *cp;          /* cp.async copies in flight, in issue order */
+	size_t ncp, capcp;
+	uint32_t cpgroup[PS_NLANES]; /* each lane's groups committed so far */
 } Warp;
+
+/* A cp.async in flight: its 16 bytes, read when it was issued, reach the
+ * shared memory when a wait_group finishes its group (a kernel that reads
+ * them before that, or at another warp without a barrier after the wait,
+ * sees the old bytes, as it may on a GPU). */
+typedef struct Copy {
+	uint64_t dst;             /* shared memory offset */
+	uint32_t group;           /* the lane's group: cpgroup when issued */
+	int lane;
+	uint8_t data[16];
+} Copy;
 
 typedef struct {
 	const PsModule *m;
@@ -316,6 +330,87 @@ static bool do_st(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
 			memcpy(p + i * size, &v[i][l], size);
 	}
 	return true;
+}
+
+/* ---- cp.async ---- */
+
+/* The value of address operand o in lane (register, offset and symbol). */
+static uint64_t cp_addr(Sim *s, Warp *w, const PsOpnd *o, int lane)
+{
+	uint64_t a = (uint64_t)o->imm;
+	if (o->reg >= 0)
+		a += reg(w, o->reg)[lane];
+	if (o->sym >= 0)
+		a += sym_addr(s, o->sym);
+	return a;
+}
+
+/* cp.async.cg.shared.global [dst], [src], 16{, src_size}: lane l reads
+ * src_size bytes (the rest of the 16 zeros) now and writes them later
+ * (finish_copies). */
+static bool cp_issue(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
+{
+	uint64_t sz[PS_NLANES];
+	if ((in->n != 3 && in->n != 4) || in->o[0].kind != OK_MEM || in->o[1].kind != OK_MEM ||
+	    in->o[2].kind != OK_IMM || in->o[2].imm != 16)
+		return fail(s, in, "a cp.async of a form it does not simulate");
+	if (in->n == 4 && !fetch(s, w, in, &in->o[3], (PsType){TK_U, 32}, mask, sz))
+		return false;
+	for (int l = 0; l < PS_NLANES; l++) {
+		if (!(mask >> l & 1))
+			continue;
+		uint64_t d = cp_addr(s, w, &in->o[0], l), a = cp_addr(s, w, &in->o[1], l);
+		uint64_t n = in->n == 4 ? sz[l] : 16;
+		if (d % 16 || a % 16)
+			return fail(s, in, "cp.async at misaligned addresses in lane %d", l);
+		if (d + 16 > s->shsize)
+			return fail(s, in, "cp.async to shared address 0x%llx in lane %d, past the %llu "
+			            "bytes of shared memory", (unsigned long long)d, l,
+			            (unsigned long long)s->shsize);
+		if (n > 16 || (n && !in_regions(a, n)))
+			return fail(s, in, "cp.async of %llu bytes from 0x%llx in lane %d, in no "
+			            "allocation", (unsigned long long)n, (unsigned long long)a, l);
+		if (w->ncp == w->capcp) {
+			w->capcp = w->capcp ? 2 * w->capcp : 256;
+			w->cp = realloc(w->cp, w->capcp * sizeof *w->cp);
+		}
+		Copy *c = &w->cp[w->ncp++];
+		*c = (Copy){.dst = d, .group = w->cpgroup[l], .lane = l};
+		if (n)
+			memcpy(c->data, (const void *)(uintptr_t)a, n);
+	}
+	return true;
+}
+
+/* Writes the copies of the lanes in mask whose groups are older than the
+ * last `keep` each committed, in issue order, and forgets them. */
+static void finish_copies(Sim *s, Warp *w, uint32_t mask, uint64_t keep)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < w->ncp; i++) {
+		Copy *c = &w->cp[i];
+		if (mask >> c->lane & 1 && (uint64_t)c->group + keep < w->cpgroup[c->lane])
+			memcpy(s->shared + c->dst, c->data, 16);
+		else
+			w->cp[k++] = *c;
+	}
+	w->ncp = k;
+}
+
+static bool do_cp(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
+{
+	switch (in->wg) {
+	case WG_COMMIT:
+		for (int l = 0; l < PS_NLANES; l++)
+			w->cpgroup[l] += mask >> l & 1;
+		return true;
+	case WG_WAIT:
+		if (in->n != 1 || in->o[0].kind != OK_IMM)
+			return fail(s, in, "a cp.async.wait_group without its count");
+		finish_copies(s, w, mask, (uint64_t)in->o[0].imm);
+		return true;
+	}
+	return cp_issue(s, w, in, mask);
 }
 
 /* The new value of an atomic on old with operands b, c. */
@@ -893,6 +988,7 @@ static bool step(Sim *s, Warp *w, uint32_t group, int pc)
 	case OP_ld: return do_ld(s, w, in, act);
 	case OP_st: return do_st(s, w, in, act);
 	case OP_atom: case OP_red: return do_atom(s, w, in, act);
+	case OP_cp: return do_cp(s, w, in, act);
 	case OP_fence: case OP_membar: return true;
 	case OP_nanosleep:
 		w->yield |= act;
@@ -1023,6 +1119,8 @@ static bool run_cta(Sim *s)
 		w->exited = nthreads - first >= PS_NLANES ? 0 : ALL_LANES << (nthreads - first);
 		w->atbar = w->waiting = w->yield = 0;
 		memset(w->pc, 0, sizeof w->pc);
+		w->ncp = 0;   /* copies never waited for are lost with their CTA */
+		memset(w->cpgroup, 0, sizeof w->cpgroup);
 	}
 	memset(s->arrived, 0, sizeof s->arrived);
 	for (;;) {
@@ -1069,8 +1167,10 @@ static bool setup(Sim *s)
 
 static void teardown(Sim *s)
 {
-	for (unsigned i = 0; s->w && i < s->nwarps; i++)
+	for (unsigned i = 0; s->w && i < s->nwarps; i++) {
 		free(s->w[i].rf);
+		free(s->w[i].cp);
+	}
 	free(s->w);
 	free(s->shared);
 }

@@ -84,7 +84,7 @@ typedef struct {
 	X(cvt) X(sqrt) X(rsqrt) X(rcp) X(ex2) X(lg2) X(sin) X(cos) X(copysign) \
 	X(ld) X(st) X(atom) X(red) X(shfl) X(vote) X(redux) X(match) X(bar) X(barrier) \
 	X(fence) X(membar) X(nanosleep) X(bra) X(ret) X(exit) X(activemask) \
-	X(mma) X(ldmatrix) X(testp) X(wgmma)
+	X(mma) X(ldmatrix) X(testp) X(wgmma) X(cp)
 #define PS_OP_ENUM_(n) OP_##n,
 enum { PS_OPS(PS_OP_ENUM_) OP_COUNT_, OP_BAD };
 #undef PS_OP_ENUM_
@@ -114,7 +114,8 @@ typedef struct {
 	uint8_t nty;
 	PsType ty[4];             /* the types in the order written */
 	int16_t shape[3];         /* mma, wgmma: m, n, k; ldmatrix: m, n */
-	uint8_t wg;               /* wgmma: WG_FENCE, WG_MMA, WG_COMMIT, WG_WAIT */
+	uint8_t wg;               /* wgmma: WG_FENCE, WG_MMA, WG_COMMIT, WG_WAIT;
+	                             cp.async: WG_NONE (a copy), WG_COMMIT, WG_WAIT */
 	uint8_t nwreg;            /* wgmma.mma_async: its accumulator registers */
 	int *wreg;
 	int guard;                /* predicate register or -1 */

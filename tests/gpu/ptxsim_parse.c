@@ -213,6 +213,18 @@ static bool modifier(PsIns *in, const char *s, size_t n)
 				return true;
 			}
 	}
+	if (in->op == OP_cp) {   /* cp.async{.cg,.ca}, .commit_group, .wait_group */
+		if (n == 2 && (!memcmp(s, "cg", 2) || !memcmp(s, "ca", 2)))
+			return true;
+		if (n == 12 && !memcmp(s, "commit_group", 12)) {
+			in->wg = WG_COMMIT;
+			return true;
+		}
+		if (n == 10 && !memcmp(s, "wait_group", 10)) {
+			in->wg = WG_WAIT;
+			return true;
+		}
+	}
 	int used = 0;
 	if (in->op == OP_ldmatrix && sscanf(s, "m%dn%d%n", &m, &nn, &used) == 2 &&
 	    (size_t)used == n) {

@@ -17,22 +17,28 @@
 
 static int chk(CGen *g) { return g->o->bounds_check ? 1 : 0; }
 
-/* Opens the block of one access with m, its memory.  A surface that is a
- * kernel argument was looked up once, at the argument (c_surface_arg):
- * looking it up at every access reloads t->surfaces, as every store
- * through m may alias the table, and keeps a branch in each loop. */
-static void mem_base(CGen *g, const Inst *i, const Inst *base)
+/* Opens the block of one access to base (in space sp) with m, its memory.
+ * A surface that is a kernel argument was looked up once, at the argument
+ * (c_surface_arg): looking it up at every access reloads t->surfaces, as
+ * every store through m may alias the table, and keeps a branch in each
+ * loop. */
+static void mem_open(CGen *g, IrSpace sp, const Inst *base)
 {
 	static const char *const fn[] = {"", "cmk_surf(t, ", "cmk_svm(", "cmk_slm(t, "};
-	if (i->space == SP_SURF && c_surface_arg(g, base)) {
+	if (sp == SP_SURF && c_surface_arg(g, base)) {
 		buf_printf(g->out, "\t{\n\t\tCmkMem m = s%u;\n", base->id);
 		return;
 	}
 	/* the checking mode tests SVM addresses against the live allocations */
-	const char *f = i->space == SP_SVM && chk(g) ? "cmk_svmc(t, " : fn[i->space];
+	const char *f = sp == SP_SVM && chk(g) ? "cmk_svmc(t, " : fn[sp];
 	buf_printf(g->out, "\t{\n\t\tCmkMem m = %s(uint64_t)", f);
 	c_name(g, base);
 	buf_puts(g->out, ");\n");
+}
+
+static void mem_base(CGen *g, const Inst *i, const Inst *base)
+{
+	mem_open(g, (IrSpace)i->space, base);
 }
 
 /* &v for a scalar, v for an array. */
@@ -86,6 +92,19 @@ static bool media_op(CGen *g, const Inst *i)
 	addr_of(g, v);
 	buf_printf(g->out, ", %u, %u, %d, %d);\n", cols * ir_elem_bytes[v->ty.elem], v->ty.n / cols,
 	           chk(g), g->line);
+	return true;
+}
+
+/* Oslmcopy: cmk_slm_copy (prelude.c) copies at once; commit and wait
+ * have nothing left to do. */
+static bool slm_copy_op(CGen *g, const Inst *i)
+{
+	mem_open(g, SP_SURF, i->ops[0]);
+	buf_puts(g->out, "\t\tcmk_slm_copy(t, m, ");
+	c_name(g, i->ops[1]);
+	buf_puts(g->out, ", ");
+	addr_of(g, i->ops[2]);
+	buf_printf(g->out, ", %u, %d, %d);\n\t}\n", i->ops[2]->ty.n, chk(g), g->line);
 	return true;
 }
 
@@ -659,6 +678,10 @@ bool c_emit_mem(CGen *g, const Inst *i)
 	}
 	case Osignal:
 		svc_call(g, "signal", "");
+		return true;
+	case Oslmcopy:
+		return slm_copy_op(g, i);
+	case Oslmcommit: case Oslmwait:
 		return true;
 	case Otid:
 		buf_putc(o, '\t');

@@ -686,6 +686,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	case Obitcast: return px_bitcast(p, i);
 	case Odpas: return px_dpas(p, i);
 	case Owgmma: return px_wgmma(p, i);
+	case Oslmcopy: case Oslmcommit: case Oslmwait: return px_slm_copy(p, i);
 	default: break;
 	}
 	if (ir_ops[i->op].flags & IRF_MEM)
@@ -1101,13 +1102,30 @@ static bool wgmma_target(PxModule *x, const Func *f)
 	return true;
 }
 
+/* cm_slm_copy_async's cp.async writes the CTA's own shared memory: groups
+ * as clusters (-fcluster-slm), whose SLM is the first CTA's, are an error
+ * (every architecture cmetal targets, sm_80 and newer, has cp.async). */
+static bool slm_copy_target(const PxModule *x, const Func *f)
+{
+	if (!x->o->cluster_slm)
+		return true;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (const Inst *i = f->blocks[b]->first; i; i = i->next)
+			if (i->op == Oslmcopy) {
+				error_at(i->loc, "cm_slm_copy_async cannot run in groups of more than 32 "
+				         "CM threads (a cluster: -fcluster-slm), whose SLM is another CTA's");
+				return false;
+			}
+	return true;
+}
+
 static bool ptx_kernel(void *st, Func *f)
 {
 	PxModule *x = st;
 	if (!check_own_thread_args(f, x->o->thread_args))
 		return false;
 	bool wg = px_uses_wgmma(f);
-	if (wg && !wgmma_target(x, f))
+	if ((wg && !wgmma_target(x, f)) || !slm_copy_target(x, f))
 		return false;
 	vec_push(&x->kern, ((PxKernel){.f = f, .at = x->out->len}));
 	PxKernel *k = &vec_last(&x->kern);

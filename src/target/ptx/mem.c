@@ -157,6 +157,13 @@ void px_load_surfaces(Px *p)
 	}
 }
 
+void px_surface(Px *p, Inst *i, Inst *b, const char **base, const char **size)
+{
+	Where w = where(p, i, b);
+	*base = w.base;
+	*size = w.size;
+}
+
 /* The address of byte offset o (b64) and the predicate "o + bytes fits"
  * (NULL when unchecked). */
 static const char *address(Px *p, const Where *w, const char *o, int bytes, const char **ok)
@@ -2090,6 +2097,8 @@ static uint8_t slm_effect(const Inst *i, uint8_t pending, bool *sync)
 	*sync = false;
 	if (i->op == Obarrier)
 		return 0;
+	if (i->op == Oslmwait)   /* the other lanes' copies, as their stores */
+		return pending | SLM_STORED;
 	if (i->space != SP_SLM || !(ir_ops[i->op].flags & IRF_MEM))
 		return pending;
 	bool atomic = i->op == Oatomic || i->op == Otatomic;

@@ -115,6 +115,8 @@ static const char *refusal(Px *p, uint32_t *maxn)
 				why = "cm_dpas is a warp-wide mma.sync";
 			else if (i->op == Owgmma)
 				why = "cm_wgmma is a warpgroup-wide wgmma";
+			else if (i->op == Oslmcopy)
+				why = "cm_slm_copy_async puts element k in lane k % 32";
 			else if (i->op == Osbarrier && !why)
 				why = "a split barrier counts whole warps";
 		}

@@ -377,6 +377,11 @@ void px_fault_lane(Px *p, const char **acc, const char *ok, const char *act);
  * section (acc NULL: nothing). */
 void px_fault_end(Px *p, const char *acc, int kind, const Inst *i);
 
+/* mem.c: the 64-bit base and size (b64) of surface b, which i accesses */
+void px_surface(Px *p, Inst *i, Inst *b, const char **base, const char **size);
+/* cpasync.c: cm_slm_copy_async, _commit, _wait (Oslmcopy, Oslmcommit,
+ * Oslmwait; a cmetal extension) as cp.async; false for other instructions */
+bool px_slm_copy(Px *p, Inst *i);
 /* mem.c: block, media, scattered and atomic accesses with CM bounds */
 bool px_mem(Px *p, Inst *i);
 /* mem.c: Px.slm_in, where SLM accesses need a warp barrier first */

@@ -114,7 +114,11 @@ static uint64_t raw_bound(Px *p, const Inst *i)
 			return UNKNOWN;
 		return a < b ? a : b;
 	case Omax: case Oavg: return max2(a, b);
-	case Odiv: case Orem:	/* x / 0 and x % 0 give 0 */
+	case Orem:	/* x % 0 gives 0; unsigned x % y is below y */
+		if (!ir_is_signed(i->ty.elem) && b != UNKNOWN)
+			return b && b - 1 < a ? b - 1 : a;
+		return ir_is_signed(i->ty.elem) && b == UNKNOWN ? UNKNOWN : a;
+	case Odiv:	/* x / 0 gives 0 */
 		return ir_is_signed(i->ty.elem) && b == UNKNOWN ? UNKNOWN : a;
 	case Oconv:
 		if (i->sat || !is_int(i->ops[0]->ty.elem))

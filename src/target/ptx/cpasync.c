@@ -1,0 +1,159 @@
+/* cpasync.c — cm_slm_copy_async, cm_slm_copy_commit and cm_slm_copy_wait
+ * (a cmetal extension; ir.h Oslmcopy, Oslmcommit, Oslmwait) as cp.async.
+ *
+ * requires: the offsets in the canonical layout (assign.c's default for
+ * an operand: element k in lane k % 32, slot k / 32), surface descriptors
+ * loaded at the kernel's entry (mem.c px_load_surfaces).
+ *
+ * Element k of a copy is lane k % 32's cp.async.cg of 16 bytes in slot
+ * k / 32.  Its source size is the bytes of the buffer left from the
+ * offset, 0 to 16: cp.async fills the rest of the 16 with zeros, which is
+ * CM's rule for a read past the end, and reads nothing past it.  An
+ * element whose 16 SLM bytes are not all inside the kernel's SLM is not
+ * copied; where the value range of the SLM offset (range.c) keeps every
+ * element inside, that test is left out.  Lanes past the last element do
+ * nothing.  The copies write SLM through the generic proxy, like stores:
+ * cm_barrier's fence.proxy.async in a kernel with cm_wgmma (warp.c) makes
+ * them visible to the wgmmas after it, once cp.async.wait_group has
+ * finished them.
+ */
+#include "rt/cuda_abi.h"
+#include "target/ptx/ptx.h"
+
+/* Whether the SLM offset's value range keeps all n elements inside. */
+static bool dst_inside(const Px *p, const Inst *slm, uint32_t n)
+{
+	uint64_t u = p->val[slm->id].umax, size = p->f->slm_size;
+	return u != UINT64_MAX && size >= IR_SLMCOPY_BYTES * (uint64_t)n &&
+	       u <= size - IR_SLMCOPY_BYTES * (uint64_t)n;
+}
+
+/* The SLM offset of this lane's element in slot 0, rounded down (b32),
+ * and in *ok (NULL when the value range keeps them inside) a uniform
+ * predicate: that offset is at most the SLM's size less 16, so the
+ * per-slot tests (dst_ok) cannot wrap. */
+static const char *dst_lane(Px *p, const Inst *i, const char **ok)
+{
+	const char *s = px_tmp(p, RC_B32), *d = px_tmp(p, RC_B32);
+	uint32_t size = p->f->slm_size;
+	px_ins(p, "and.b32 %s, %s, -16", s, px_reg(p, i->ops[1], 0));
+	px_ins(p, "mad.lo.u32 %s, %%lane, 16, %s", d, s);
+	*ok = NULL;
+	if (dst_inside(p, i->ops[1], i->ops[2]->ty.n))
+		return d;
+	*ok = px_tmp(p, RC_PRED);
+	if (size < IR_SLMCOPY_BYTES)
+		px_ins(p, "setp.ne.u32 %s, 0, 0", *ok);
+	else
+		px_ins(p, "setp.le.u32 %s, %s, %u", *ok, s, size - IR_SLMCOPY_BYTES);
+	return d;
+}
+
+/* The predicate "slot r's element of this lane is inside the SLM" from
+ * dst_lane's d and ok (NULL: inside). */
+static const char *dst_ok(Px *p, const char *d, const char *ok, uint32_t r)
+{
+	if (!ok)
+		return NULL;
+	uint32_t size = p->f->slm_size, at = 32 * IR_SLMCOPY_BYTES * r;
+	const char *q = px_tmp(p, RC_PRED);
+	if (size < IR_SLMCOPY_BYTES + at)
+		px_ins(p, "setp.ne.u32 %s, 0, 0", q);
+	else
+		px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", q, d, size - IR_SLMCOPY_BYTES - at, ok);
+	return q;
+}
+
+/* The buffer's size (b64) as its whole 16-byte units, clamped to 2^32 - 1
+ * (b32: a u32 offset's unit index is below 2^28), and the bytes of the
+ * last, partial one into *tail (b32). */
+static const char *units(Px *p, const char *size, const char **tail)
+{
+	const char *t = px_tmp(p, RC_B64), *q = px_tmp(p, RC_B32);
+	*tail = px_tmp(p, RC_B32);
+	px_ins(p, "shr.u64 %s, %s, 4", t, size);
+	px_ins(p, "min.u64 %s, %s, 4294967295", t, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", q, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", *tail, size);
+	px_ins(p, "and.b32 %s, %s, 15", *tail, *tail);
+	return q;
+}
+
+/* Slot r of the copy: this lane's source address and source size into
+ * *src and *sz: unit e = off / 16 of the buffer has 16 bytes below q (its
+ * whole units), tail bytes at q, none past it (units). */
+static void source(Px *p, Inst *i, uint32_t r, const char *base, const char *q,
+                   const char *tail, const char **src, const char **sz)
+{
+	const Inst *offs = i->ops[2];
+	const char *o = offs->ty.n == 1 ? px_reg(p, offs, 0) :
+	                px_reg_in(p, offs, px_read_layout(p, i, 2), r);
+	const char *o16 = px_tmp(p, RC_B32), *e = px_tmp(p, RC_B32);
+	const char *full = px_tmp(p, RC_PRED), *part = px_tmp(p, RC_PRED);
+	*src = px_tmp(p, RC_B64);
+	*sz = px_tmp(p, RC_B32);
+	px_ins(p, "and.b32 %s, %s, -16", o16, o);
+	px_ins(p, "shr.u32 %s, %s, 4", e, o);
+	px_ins(p, "setp.lt.u32 %s, %s, %s", full, e, q);
+	px_ins(p, "setp.eq.u32 %s, %s, %s", part, e, q);
+	px_ins(p, "selp.b32 %s, %s, 0, %s", *sz, tail, part);
+	px_ins(p, "selp.b32 %s, %u, %s, %s", *sz, IR_SLMCOPY_BYTES, *sz, full);
+	px_ins(p, "mad.wide.u32 %s, %s, 1, %s", *src, o16, base);
+}
+
+/* In the checking mode, adds the lanes of a slot whose element reads past
+ * the buffer (sz < 16) or is dropped (dok false) to *fails. */
+static void check_slot(Px *p, const char *sz, const char *dok, const char *act,
+                       const char **fails)
+{
+	if (!px_checking(p))
+		return;
+	const char *ok = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.eq.u32 %s, %s, %u", ok, sz, IR_SLMCOPY_BYTES);
+	if (dok)
+		px_ins(p, "and.pred %s, %s, %s", ok, ok, dok);
+	px_fault_lane(p, fails, ok, act);
+}
+
+/* Oslmcopy: a cp.async of 16 bytes a lane and slot. */
+static bool copy(Px *p, Inst *i)
+{
+	uint32_t n = i->ops[2]->ty.n;
+	const char *base, *size, *tail, *dok0, *fails = NULL;
+	px_surface(p, i, i->ops[0], &base, &size);
+	px_comment(p, "cm_slm_copy_async: %u x 16 bytes, element k in lane k %% 32", n);
+	const char *q = units(p, size, &tail);
+	const char *d = dst_lane(p, i, &dok0), *slm = px_tmp(p, RC_B32);
+	px_ins(p, "mov.u32 %s, %s", slm, px_slm_base(p));
+	px_ins(p, "add.u32 %s, %s, %s", slm, slm, d);
+	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
+		const char *src, *sz, *dok = dst_ok(p, d, dok0, r), *act = NULL, *on = dok;
+		source(p, i, r, base, q, tail, &src, &sz);
+		if (n - 32 * r < 32) {
+			act = px_lane_lt(p, n - 32 * r);
+			if (on) {
+				const char *t = px_tmp(p, RC_PRED);
+				px_ins(p, "and.pred %s, %s, %s", t, on, act);
+				on = t;
+			} else {
+				on = act;
+			}
+		}
+		check_slot(p, sz, dok, act, &fails);
+		px_ins(p, "%s%s%scp.async.cg.shared.global [%s+%u], [%s], %u, %s", on ? "@" : "",
+		       on ? on : "", on ? " " : "", slm, 32 * IR_SLMCOPY_BYTES * r, src,
+		       IR_SLMCOPY_BYTES, sz);
+	}
+	px_fault_end(p, fails, CUDA_FAULT_SLMCOPY, i);
+	return true;
+}
+
+bool px_slm_copy(Px *p, Inst *i)
+{
+	switch (i->op) {
+	case Oslmcopy: return copy(p, i);
+	case Oslmcommit: px_ins(p, "cp.async.commit_group"); return true;
+	case Oslmwait: px_ins(p, "cp.async.wait_group %d", (int)i->imm); return true;
+	default: return false;
+	}
+}
