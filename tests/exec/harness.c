@@ -330,6 +330,23 @@ static const HTest *const families[] = {
 	exec_fp, exec_occupancy, exec_pack, exec_vloop, exec_unroll, exec_ifconv, exec_async,
 };
 
+/* Whether name is one of the space-separated words of list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *w = list; w && *w;) {
+		while (*w == ' ')
+			w++;
+		size_t k = strcspn(w, " ");
+		if (k == n && !strncmp(w, name, n))
+			return true;
+		w += k;
+	}
+	return false;
+}
+
+/* CMETAL_EXEC_SKIP: tests not to run (tests/gpu/sim.sh's slow ones in
+ * its extra variants). */
 int main(int argc, char **argv)
 {
 	const char *d = getenv("CMETAL_EXEC_DIR");
@@ -350,8 +367,11 @@ int main(int argc, char **argv)
 	const char *se = getenv("CMETAL_SEED");
 	unsigned base = se ? (unsigned)strtoul(se, NULL, 0) :
 	                (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
+	const char *skip = getenv("CMETAL_EXEC_SKIP");
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
 		for (const HTest *t = families[f]; t->name; t++) {
+			if (listed(skip, t->name))
+				continue;
 			bool want = argc < 2;
 			for (int i = 1; i < argc; i++)
 				want |= !strcmp(argv[i], t->name);
