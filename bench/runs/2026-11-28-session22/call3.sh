@@ -3,7 +3,7 @@
 # kernels and vloop.c's outer-loop versioning): the exec suite on the GPU,
 # cuBLAS hgemm and sgemm (cudabench -m vendor), then two interleaved
 # rounds of the hgemm rows at 8192^3 and sgemm with and without
-# -fno-outer-loop-versions, and bitonic 2^26 (ab.sh, ab-final.txt).
+# -fno-outer-loop-versions, and bitonic 2^26 (bench/ab.sh, ab-final.txt).
 O=$1
 H=$(cd "$(dirname "$0")" && pwd)
 make -j16 >/dev/null 2>&1 || { echo "make failed"; exit 1; }
@@ -17,5 +17,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv > $O/vendor.csv 2>&1
 date -u >> $O/vendor.csv
 timeout 60 bench/build-gpu/cudabench -m vendor -w hgemm,sgemm -s full >> $O/vendor.csv 2>&1
 echo "vendor rc=$?" >> $O/vendor.csv
-timeout 300 sh $H/ab.sh $O final > $O/ab-out.txt 2>&1
+timeout 300 sh bench/ab.sh $O $H final > $O/ab-out.txt 2>&1
 echo "ab rc=$? $(date -u +%H:%M:%S)" >> $O/ab-out.txt

@@ -1,14 +1,15 @@
 #!/bin/sh
-# Session 21 (kept as used in session 22), one device call: A/B runs of kernel knobs, two interleaved
-# rounds each (bench/cmbench, checked before timing).
-#   whatever the ab-LIST.txt lists name (radix, scan, sgemm, hgemm ...).
-# The variants are the NAME WORKLOAD SIZES ENV DEFS lines of ab-LIST.txt
-# for each LIST of $2 (default: radix scan).
-# Writes ab.txt (NAME then the CSV row), info.txt and logs.tar.gz into $1.
+# ab.sh OUT LISTDIR "LISTS": A/B runs of kernel knobs in one device call,
+# two interleaved rounds (bench/cmbench, checked before timing).  The
+# variants are the NAME WORKLOAD SIZES ENV DEFS lines of LISTDIR/ab-LIST.txt
+# for each LIST (default: radix scan); DEFS may hold -D and compiler flags.
+# Writes ab.txt (NAME then the CSV row), info.txt and logs.tar.gz into OUT.
+# Run from the repository root (the session folders under bench/runs keep
+# their lists and earlier sessions' own copies of this script).
 set -u
 O=$1
-H=$(cd "$(dirname "$0")" && pwd)
-LISTS=${2:-radix scan}
+H=$(cd "${2:?usage: ab.sh OUT LISTDIR [LISTS]}" && pwd)
+LISTS=${3:-radix scan}
 make -j16 >/dev/null 2>&1 || { echo "make failed"; exit 1; }
 make -C bench cm -j16 >/dev/null 2>&1 || { echo "bench cm failed"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv > $O/info.txt 2>&1; date -u >> $O/info.txt
