@@ -4,8 +4,11 @@
 # variants are the NAME WORKLOAD SIZES ENV DEFS lines of LISTDIR/ab-LIST.txt
 # for each LIST (default: radix scan); DEFS may hold -D and compiler flags.
 # Writes ab.txt (NAME then the CSV row), info.txt and logs.tar.gz into OUT.
-# Run from the repository root (the session folders under bench/runs keep
-# their lists and earlier sessions' own copies of this script).
+# AB_TIMEOUT: seconds a run may take (default 120; hgemm_wg.cm's first
+# run JIT-compiles for over a minute).  CMB_IMPLS in ENV picks a
+# workload's variants (cm-wgp2:cm-wga2).  Run from the repository root
+# (the session folders under bench/runs keep their lists and earlier
+# sessions' own copies of this script).
 set -u
 O=$1
 H=$(cd "${2:?usage: ab.sh OUT LISTDIR [LISTS]}" && pwd)
@@ -22,7 +25,7 @@ one() {
 	shift 4
 	[ "$env" = - ] && env=CMB_NONE=1
 	# shellcheck disable=SC2046
-	env $(echo "$env" | tr , ' ') CMBENCH_OPTS="$D $*" CMETAL_LOG=1 timeout 120 \
+	env $(echo "$env" | tr , ' ') CMBENCH_OPTS="$D $*" CMETAL_LOG=1 timeout "${AB_TIMEOUT:-120}" \
 		build/cmbench -d cuda -s full -w "$w" -z "$z" 2>>$O/logs/$name.txt |
 		grep -v "^#\|^workload" | sed "s/^/$name /" >> $O/ab.txt
 }

@@ -71,6 +71,12 @@ void cmb_row(const BenchCase *c, const char *device, double ms, double work,
 void cmb_row_as(const BenchCase *c, const char *device, const char *impl,
 		double ms, double work, const char *unit, const char *err);
 
+/* Whether impl is to be run: CMB_IMPLS, when set, lists the impls to run
+ * ("cm-wgp2,cm-wga2", or with colons as bench/ab.sh's lists need), for
+ * A/B runs of one variant of a workload that has several, such as
+ * hgemm's eight; unset, every impl runs. */
+int cmb_impl_wanted(const char *impl);
+
 /* The group-size sweep (sweep.c, cmbench -g).  cmb_group: -1 the
  * workloads' own groups; 0 every launch of a kernel without SLM or
  * barriers left to the runtime (threads {0, 0, 0}); G > 0 such launches in

@@ -174,6 +174,21 @@ static double run_cpu = -1, row_cpu = -1;
 
 void cmb_cpu(double ms) { row_cpu = ms; }
 
+int cmb_impl_wanted(const char *impl)
+{
+	const char *list = getenv("CMB_IMPLS");
+	size_t n = strlen(impl);
+	if (!list)
+		return 1;
+	for (const char *w = list; *w;) {
+		size_t k = strcspn(w, ",:");
+		if (k == n && !strncmp(w, impl, n))
+			return 1;
+		w += k + (w[k] != 0);
+	}
+	return 0;
+}
+
 double cmb_run(cmetal_task *t)
 {
 	cmetal_event *ev = NULL;

@@ -2,6 +2,8 @@
  * cm_mod, cm_shr/lsr/asr/rol/ror, cm_fbh, cm_bf_reverse/insert, IEEE sqrt
  * and division, sincos, asin/acos/atan, rnde/rndz, the legacy half
  * conversions, dp2/dph/line/pln/sad2/sada2 and the cmtl helpers. */
+#include <stdlib.h>
+
 #include "harness.h"
 
 #define F "arith"

@@ -346,7 +346,8 @@ static bool listed(const char *list, const char *name)
 }
 
 /* CMETAL_EXEC_SKIP: tests not to run (tests/gpu/sim.sh's slow ones in
- * its extra variants). */
+ * its extra variants).  CMETAL_EXEC_TIMES=FILE: each test's wall time in
+ * seconds into FILE, "SECONDS NAME" a line (to find the slow ones). */
 int main(int argc, char **argv)
 {
 	const char *d = getenv("CMETAL_EXEC_DIR");
@@ -368,6 +369,8 @@ int main(int argc, char **argv)
 	unsigned base = se ? (unsigned)strtoul(se, NULL, 0) :
 	                (unsigned)time(NULL) ^ ((unsigned)getpid() << 16);
 	const char *skip = getenv("CMETAL_EXEC_SKIP");
+	const char *tm = getenv("CMETAL_EXEC_TIMES");
+	FILE *times = tm ? fopen(tm, "w") : NULL;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
 		for (const HTest *t = families[f]; t->name; t++) {
 			if (listed(skip, t->name))
@@ -383,7 +386,13 @@ int main(int argc, char **argv)
 				h.seed = h.seed * 31u + (unsigned char)*c;
 			h.rng = (uint64_t)h.seed * 0x9E3779B97F4A7C15ull | 1;
 			fflush(stdout);
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			t->fn(&h);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (times)
+				fprintf(times, "%.3f %s\n", (double)(t1.tv_sec - t0.tv_sec) +
+				        (t1.tv_nsec - t0.tv_nsec) / 1e9, t->name);
 			if (!h.failed)
 				printf("ok exec/%s\n", t->name);
 			fflush(stdout);
@@ -403,5 +412,7 @@ int main(int argc, char **argv)
 	cmetal_device_close(dev);
 	if (digest)
 		fclose(digest);
+	if (times)
+		fclose(times);
 	return 0;
 }
