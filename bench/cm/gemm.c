@@ -35,7 +35,8 @@
  *   hgemm_wga2   "cm-wga2": hgemm_wga with 128 x 256 of C a group
  *   hgemm_wgp    "cm-wgp", hgemm_wgp2 "cm-wgp2": hgemm_wga and hgemm_wga2
  *                with a producer warpgroup: groups of 1 x 12 threads, 8
- *                multiply and 4 copy */
+ *                multiply and 4 copy
+ *   hgemm_wgs2   "cm-wgs2": hgemm_wgp2 with cm_wgmma's 128-byte swizzle */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,7 @@ static const Variant hgemm_variants[] = {
 	{ "hgemm_wga2", "cm-wga2", 1, 8, 256, 16, "hgemm_wg", 1, 2, 1, 0 },	/* 128 x 256 a group */
 	{ "hgemm_wgp", "cm-wgp", 1, 12, 128, 16, "hgemm_wg", 1, 2, 1, 128 },	/* 128 x 128 a group */
 	{ "hgemm_wgp2", "cm-wgp2", 1, 12, 256, 16, "hgemm_wg", 1, 2, 1, 128 },	/* 128 x 256 a group */
+	{ "hgemm_wgs2", "cm-wgs2", 1, 12, 256, 16, "hgemm_wg", 1, 2, 1, 128 },	/* the same, swizzled */
 };
 
 typedef struct {

@@ -1663,9 +1663,11 @@ static bool ck_dpas(BiCall *c)
 	return true;
 }
 
-/* cm_wgmma<P1, P2, N>(acc, slm_a, slm_b) (cmetal): HF or BF operands of
- * one precision, N 8..56 in steps of 8 (16 x N floats stay under CM's
- * 4096-byte limit), acc 16 x N floats; the result is a vector of them. */
+/* cm_wgmma<P1, P2, N[, S]>(acc, slm_a, slm_b) (cmetal): HF or BF operands
+ * of one precision, N 8..56 in steps of 8 (16 x N floats stay under CM's
+ * 4096-byte limit), acc 16 x N floats; the result is a vector of them.  S,
+ * the operands' swizzle: 0 (none, the default) or 128 (rows of 128 bytes,
+ * Hopper's 128-byte swizzle); cargs[2]. */
 static bool ck_wgmma(BiCall *c)
 {
 	int64_t p1 = c->prec[0], p2 = c->prec[1], n = c->ns[0];
@@ -1679,6 +1681,12 @@ static bool ck_wgmma(BiCall *c)
 		         "stays under 4096 bytes), found %lld", (long long)n);
 		return false;
 	}
+	int64_t sw = c->nn > 1 ? c->ns[1] : 0;
+	if (sw != 0 && sw != 128) {
+		bi_error(c, NULL, "the swizzle must be 0 (none) or 128 (128-byte rows, swizzled), "
+		         "found %lld", (long long)sw);
+		return false;
+	}
 	Type *f = ty_scalar(SK_FLOAT);
 	if (elem_of(c->a[0]) != f || elems(c->a[0]) != 16 * n) {
 		bi_error(c, c->a[0], "acc must be a matrix<float, 16, %lld> (16 x N floats), found '%s'",
@@ -1689,7 +1697,8 @@ static bool ck_wgmma(BiCall *c)
 	c->ty = ty_vector(f, (int)(16 * n));
 	c->call->cargs[0] = (int)p1;
 	c->call->cargs[1] = (int)n;
-	c->call->ncargs = 2;
+	c->call->cargs[2] = (int)sw;
+	c->call->ncargs = 3;
 	return true;
 }
 

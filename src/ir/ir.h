@@ -240,18 +240,33 @@ enum {
  * round-to-nearest-even; TF32 inputs drop their low 13 mantissa bits) or
  * f64 (DF: fused multiply-add per k, in order). */
 /* Owgmma acc, a, b (cm_wgmma, a cmetal extension): reads SLM.  imm = the
- * precision of A and B (PR_HF or PR_BF); acc and the result are 16 x N f32
- * (N = n / 16, 8..56 in steps of 8), rows 16t..16t+15 of a warpgroup's
- * 64 x N product, t = the CM thread's linear local id % 4; a and b are u32
- * SLM byte offsets of A (64 x 16) and B (16 x N), both K-major in 8 x 8
- * core matrices of 128 bytes: A's (m, k) at a + 256 (m / 8) + 128 (k / 8)
- * + 16 (m % 8) + 2 (k % 8), B's (k, n) at b + 256 (n / 8) + 128 (k / 8) +
- * 16 (n % 8) + 2 (k % 8).  result[r * N + n] = acc[r * N + n] + sum over
- * k of A[16t + r][k] * B[k][n], as Odpas HF/BF adds; an operand not
- * 16-byte aligned or not wholly inside the SLM leaves acc as it is.  Not
+ * precision of A and B (PR_HF or PR_BF), plus IR_WGMMA_SW128 for the
+ * swizzled layout; acc and the result are 16 x N f32 (N = n / 16, 8..56 in
+ * steps of 8), rows 16t..16t+15 of a warpgroup's 64 x N product, t = the
+ * CM thread's linear local id % 4; a and b are u32 SLM byte offsets of A
+ * (64 x 16) and B (16 x N), both K-major:
+ *  - without the swizzle, in 8 x 8 core matrices of 128 bytes: A's (m, k)
+ *    at a + 256 (m / 8) + 128 (k / 8) + 16 (m % 8) + 2 (k % 8), B's (k, n)
+ *    at b + 256 (n / 8) + 128 (k / 8) + 16 (n % 8) + 2 (k % 8);
+ *  - with IR_WGMMA_SW128, in rows of 128 bytes, Hopper's 128-byte swizzle:
+ *    A's (m, k) at ir_wgmma_sw128(a + 128 m + 2 k), B's (k, n) at
+ *    ir_wgmma_sw128(b + 128 n + 2 k), where a % 1024 and b % 1024 must be
+ *    at most 96 (the operand starts in row 0 of a 1024-byte block, its 32
+ *    bytes of k inside the row).
+ * result[r * N + n] = acc[r * N + n] + sum over k of A[16t + r][k] *
+ * B[k][n], as Odpas HF/BF adds; an operand not so aligned (16 bytes; the
+ * swizzle's rule) or not wholly inside the SLM leaves acc as it is.  Not
  * pure: it reads memory, so it stays where it is. */
-#define IR_WGMMA_A_BYTES 2048u                        /* 64 x 16 halves */
-static inline uint32_t ir_wgmma_b_bytes(uint32_t n) { return 32u * n; }   /* 16 x N */
+#define IR_WGMMA_SW128 256
+static inline int ir_wgmma_prec(int64_t imm) { return (int)(imm & 255); }
+static inline bool ir_wgmma_sw(int64_t imm) { return (imm & IR_WGMMA_SW128) != 0; }
+/* The byte where the swizzled layout keeps logical byte x: its 16-byte
+ * chunk (bits 4..6) exchanged by the row's place in its 1024 bytes. */
+static inline uint32_t ir_wgmma_sw128(uint32_t x) { return x ^ (x >> 3 & 0x70u); }
+/* The bytes A (64 x 16) and B (16 x N) span from their offsets (from the
+ * 128-byte row of the offset, swizzled). */
+static inline uint32_t ir_wgmma_a_bytes(bool sw) { return sw ? 8192u : 2048u; }
+static inline uint32_t ir_wgmma_b_bytes(uint32_t n, bool sw) { return (sw ? 128u : 32u) * n; }
 /* Oslmcopy surf, slm, offs (cm_slm_copy_async, a cmetal extension): surf
  * a u32 surface index (a buffer), slm a u32 SLM byte offset, offs v{n}u32
  * byte offsets (n 1..128).  Element k, the 16 bytes of the surface at

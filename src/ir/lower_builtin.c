@@ -1068,7 +1068,7 @@ static Inst *wgmma(L *l, Node *c)
 	ops[1] = u32(l, ops[1]);
 	ops[2] = u32(l, ops[2]);
 	Inst *i = emit(l, Owgmma, tyof(c), SP_NONE, ops, 3, NULL);
-	i->imm = c->cargs[0];
+	i->imm = c->cargs[0] | (c->cargs[2] == 128 ? IR_WGMMA_SW128 : 0);
 	return i;
 }
 

@@ -166,7 +166,9 @@ static bool check_dpas(V *v, const Inst *i)
 static bool check_wgmma(V *v, const Inst *i)
 {
 	int n = ir_wgmma_n(i);
-	if ((i->imm != PR_HF && i->imm != PR_BF) || n < 8 || n > 56 || n % 8 ||
+	int prec = ir_wgmma_prec(i->imm);
+	if ((prec != PR_HF && prec != PR_BF) || (i->imm & ~(int64_t)(255 | IR_WGMMA_SW128)) ||
+	    n < 8 || n > 56 || n % 8 ||
 	    i->ty.n != 16u * (uint32_t)n || i->ty.elem != E_F32)
 		return BAD("bad wgmma precision or shape");
 	if (!ir_type_eq(i->ops[0]->ty, i->ty))

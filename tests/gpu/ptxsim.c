@@ -774,12 +774,24 @@ static bool do_ldmatrix(Sim *s, Warp *w, const PsIns *in, uint32_t act)
 /* wgmma (sm_90a) for cmetal's cm_wgmma: .fence, .commit_group and
  * .wait_group order nothing here (the simulator runs each mma_async to
  * its end at once); mma_async m64nNk16 .f32.f16.f16 (or .bf16) with both
- * operands in shared memory, described by no-swizzle K-major descriptors
- * (dpas.c px_wgmma): warp w % 4 of the warpgroup computes rows 16 (w % 4)
- * .. + 15 of D += A B, A element (m, k) at start_a + SBO (m / 8) + LBO
- * (k / 8) + 16 (m % 8) + 2 (k % 8), B element (k, n) the same with n for
- * m; each lane's registers are the m16n8 C fragment of every 8 columns
- * (ptxsim_mma.c).  Products summed in double, rounded once. */
+ * operands in shared memory, described by K-major descriptors (dpas.c
+ * px_wgmma): warp w % 4 of the warpgroup computes rows 16 (w % 4) .. + 15
+ * of D += A B.  Without a swizzle, A element (m, k) at start_a + SBO
+ * (m / 8) + LBO (k / 8) + 16 (m % 8) + 2 (k % 8), B element (k, n) the
+ * same with n for m; with the 128-byte swizzle (layout type 1, base offset
+ * 0), at x = start + SBO (m / 8) + 128 (m % 8) + 2 k, its 16-byte chunk
+ * (address bits 4..6) exchanged by bits 7..9 (wg_at).  Each lane's
+ * registers are the m16n8 C fragment of every 8 columns (ptxsim_mma.c).
+ * Products summed in double, rounded once. */
+static uint64_t wg_at(uint64_t at, uint32_t lbo, uint32_t sbo, bool sw, int r, int k)
+{
+	if (!sw)
+		return at + sbo * (uint64_t)(r / 8) + lbo * (uint64_t)(k / 8) + 16 * (uint64_t)(r % 8) +
+		       2 * (uint64_t)(k % 8);
+	uint64_t x = at + sbo * (uint64_t)(r / 8) + 128 * (uint64_t)(r % 8) + 2 * (uint64_t)k;
+	return x ^ (x >> 3 & 0x70);
+}
+
 static bool do_wgmma(Sim *s, Warp *w, const PsIns *in, uint32_t act)
 {
 	if (act != ALL_LANES)
@@ -796,39 +808,42 @@ static bool do_wgmma(Sim *s, Warp *w, const PsIns *in, uint32_t act)
 			return fail(s, in, "a wgmma with scales or transposes it does not simulate");
 	if (w->id / 4 >= (s->nwarps + 3) / 4 || (w->id | 3) >= s->nwarps)
 		return fail(s, in, "a wgmma in an incomplete warpgroup (%u warps)", s->nwarps);
-	uint64_t desc[2];
-	const uint8_t *base[2];
+	uint64_t at[2];
 	uint32_t lbo[2], sbo[2];
+	bool sw[2];
 	for (int k = 0; k < 2; k++) {
 		if (in->o[k].kind != OK_REG)
 			return fail(s, in, "a wgmma descriptor that is not a register");
-		desc[k] = reg(w, in->o[k].reg)[0];
-		uint64_t at = (desc[k] & 0x3fff) << 4, rows = k ? (uint64_t)n : 64;
-		lbo[k] = (uint32_t)((desc[k] >> 16 & 0x3fff) << 4);
-		sbo[k] = (uint32_t)((desc[k] >> 32 & 0x3fff) << 4);
-		if (desc[k] >> 62 || (desc[k] >> 49 & 7))
-			return fail(s, in, "a wgmma descriptor with a swizzle or base offset");
-		uint64_t end = at + (rows / 8 - 1) * sbo[k] + lbo[k] + 128;
+		uint64_t desc = reg(w, in->o[k].reg)[0], rows = k ? (uint64_t)n : 64;
+		at[k] = (desc & 0x3fff) << 4;
+		lbo[k] = (uint32_t)((desc >> 16 & 0x3fff) << 4);
+		sbo[k] = (uint32_t)((desc >> 32 & 0x3fff) << 4);
+		sw[k] = desc >> 62 == 1;
+		if ((desc >> 62 && !sw[k]) || (desc >> 49 & 7))
+			return fail(s, in, "a wgmma descriptor with a swizzle other than 128 bytes or "
+			            "a base offset");
+		if (sw[k] && (at[k] % 128 > 96 || sbo[k] != 1024))
+			return fail(s, in, "a swizzled wgmma operand %llu bytes into its row, or rows "
+			            "groups %u bytes apart (cmetal's are 1024)",
+			            (unsigned long long)(at[k] % 128), sbo[k]);
+		uint64_t end = sw[k] ? at[k] - at[k] % 128 + (rows / 8 - 1) * sbo[k] + 1024 :
+		                       at[k] + (rows / 8 - 1) * sbo[k] + lbo[k] + 128;
 		if (end > s->shsize)
 			return fail(s, in, "a wgmma operand past the %llu bytes of shared memory",
 			            (unsigned long long)s->shsize);
-		base[k] = s->shared + at;
 	}
 	int r0 = 16 * (int)(w->id % 4);
 	double A[16][16], B[16][256];
 	for (int m = 0; m < 16; m++)
 		for (int k = 0; k < 16; k++) {
-			int mm = r0 + m;
 			uint16_t h;
-			memcpy(&h, base[0] + sbo[0] * (mm / 8) + lbo[0] * (k / 8) + 16 * (mm % 8) +
-			       2 * (k % 8), 2);
+			memcpy(&h, s->shared + wg_at(at[0], lbo[0], sbo[0], sw[0], r0 + m, k), 2);
 			A[m][k] = ps_half_value(ta, h);
 		}
 	for (int j = 0; j < n; j++)
 		for (int k = 0; k < 16; k++) {
 			uint16_t h;
-			memcpy(&h, base[1] + sbo[1] * (j / 8) + lbo[1] * (k / 8) + 16 * (j % 8) +
-			       2 * (k % 8), 2);
+			memcpy(&h, s->shared + wg_at(at[1], lbo[1], sbo[1], sw[1], j, k), 2);
 			B[k][j] = ps_half_value(ta, h);
 		}
 	for (int r = 0; r < in->nwreg; r++)

@@ -686,7 +686,8 @@ static void var_decl(P *p, const char *s, int index)
 	} else if (space == SP_SHARED) {
 		PsModule *m = p->m;
 		uint64_t off = (m->shared_static + align - 1) / align * align;
-		int i = add_sym(p, name, n, SP_SHARED, off, size);
+		/* a dynamic one's address is its alignment until all are known */
+		int i = add_sym(p, name, n, SP_SHARED, dynamic ? align : off, size);
 		m->syms[i].dynamic = dynamic;
 		if (!dynamic)
 			m->shared_static = off + size;
@@ -830,8 +831,10 @@ PsModule *ps_load(const char *ptx)
 		}
 	}
 	for (int i = 0; i < p.m->nsyms; i++)   /* dynamic shared memory: after all */
-		if (p.m->syms[i].dynamic)
-			p.m->syms[i].addr = (p.m->shared_static + 15) / 16 * 16;
+		if (p.m->syms[i].dynamic) {
+			uint64_t a = p.m->syms[i].addr > 16 ? p.m->syms[i].addr : 16;
+			p.m->syms[i].addr = (p.m->shared_static + a - 1) / a * a;
+		}
 	map_free(&p.syms);
 	map_free(&p.regs);
 	map_free(&p.labels);

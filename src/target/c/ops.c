@@ -716,7 +716,8 @@ bool c_emit_op(CGen *g, const Inst *i)
 			c_name(g, k < 0 ? i : i->ops[k]);
 			buf_puts(g->out, ", ");
 		}
-		buf_printf(g->out, "%d, %d);\n", (int)i->imm, ir_wgmma_n(i));
+		buf_printf(g->out, "%d, %d, %d);\n", ir_wgmma_prec(i->imm), ir_wgmma_n(i),
+		           ir_wgmma_sw(i->imm));
 		return true;
 	case Oany: case Oall: case Orsum: case Orprod: case Ormin: case Ormax:
 	case Opack: case Ounpack:

@@ -106,20 +106,30 @@ const char c_prelude_text[] =
 "	memcpy(d, out, (size_t)(rc * es) * (p1 == 16 ? 8 : 4));\n"
 "}\n"
 /* cm_wgmma (ir.h Owgmma): thread t = linear local id % 4 of its warpgroup
- * adds rows 16t..16t+15 of A (64 x 16, K-major core matrices at a) times
- * B (16 x N, at b) from the group's SLM, each product exact in float and
- * added in order of k as cmk_dpas does; an operand not 16-byte aligned or
- * not inside the SLM leaves acc unchanged.  d may share acc's variable:
- * each element is read before it is written. */
-"CMK_INL void cmk_wgmma(CmkThread *t, void *d, const void *cv, uint32_t a, uint32_t b, int p, int n) {\n"
+ * adds rows 16t..16t+15 of A (64 x 16, at a) times B (16 x N, at b) from
+ * the group's SLM, K-major core matrices or, with sw, swizzled rows of
+ * 128 bytes (cmk_wg_at), each product exact in float and added in order of
+ * k as cmk_dpas does; an operand not so aligned or not inside the SLM
+ * leaves acc unchanged.  d may share acc's variable: each element is read
+ * before it is written. */
+"CMK_INL uint32_t cmk_wg_at(uint32_t o, int r, int k, int sw) {\n"
+"	if (!sw) return o + 256u * (uint32_t)(r / 8) + 128u * (uint32_t)(k / 8) + 16u * (uint32_t)(r % 8) + 2u * (uint32_t)(k % 8);\n"
+"	uint32_t x = o + 128u * (uint32_t)r + 2u * (uint32_t)k; return x ^ (x >> 3 & 0x70u);\n"
+"}\n"
+"CMK_INL int cmk_wg_in(CmkThread *t, uint32_t o, uint32_t rows, int sw) {\n"
+"	if (o % 16 || (sw && o % 1024 > 96)) return 0;\n"
+"	uint32_t at = sw ? o - o % 128 : o, span = rows * (sw ? 128u : 32u);\n"
+"	return at <= t->slm_size && t->slm_size - at >= span;\n"
+"}\n"
+"CMK_INL void cmk_wgmma(CmkThread *t, void *d, const void *cv, uint32_t a, uint32_t b, int p, int n, int sw) {\n"
 "	const float *c = (const float *)cv; float *o = (float *)d;\n"
 "	uint32_t lid = t->local_id[0] + t->local_size[0] * (t->local_id[1] + t->local_size[1] * t->local_id[2]);\n"
 "	int r0 = (int)(lid % 4) * 16;\n"
-"	int in = t->slm && (a | b) % 16 == 0 && a <= t->slm_size && t->slm_size - a >= 2048u && b <= t->slm_size && t->slm_size - b >= 32u * (uint32_t)n;\n"
+"	int in = t->slm && cmk_wg_in(t, a, 64, sw) && cmk_wg_in(t, b, (uint32_t)n, sw);\n"
 "	float A[16 * 16], B[16 * 56];\n"
 "	if (in) {\n"
-"		for (int m = 0; m < 16; m++) for (int k = 0; k < 16; k++) { int mm = r0 + m; A[m * 16 + k] = (float)cmk_dp_el(t->slm + a + 256 * (mm / 8) + 128 * (k / 8) + 16 * (mm % 8) + 2 * (k % 8), p, 0); }\n"
-"		for (int k = 0; k < 16; k++) for (int j = 0; j < n; j++) B[k * n + j] = (float)cmk_dp_el(t->slm + b + 256 * (j / 8) + 128 * (k / 8) + 16 * (j % 8) + 2 * (k % 8), p, 0);\n"
+"		for (int m = 0; m < 16; m++) for (int k = 0; k < 16; k++) A[m * 16 + k] = (float)cmk_dp_el(t->slm + cmk_wg_at(a, r0 + m, k, sw), p, 0);\n"
+"		for (int k = 0; k < 16; k++) for (int j = 0; j < n; j++) B[k * n + j] = (float)cmk_dp_el(t->slm + cmk_wg_at(b, j, k, sw), p, 0);\n"
 "	}\n"
 "	for (int e = 0; e < 16 * n; e++) {\n"
 "		float s = c[e];\n"

@@ -471,11 +471,14 @@ bool px_uses_wgmma(const Func *f)
 
 /* The 64-bit matrix descriptor of the SLM operand at byte offset off (a
  * u32 register) into d: its shared-window address / 16 in bits 0..13,
- * then the layout of ir.h's Owgmma (no swizzle, K-major core matrices):
- * LBO, the bytes between the two core matrices along K, 128, in bits
- * 16..29 (/ 16), and SBO, between core matrices along M or N, 256, in
- * bits 32..45 (/ 16). */
-static void descriptor(Px *p, const char *d, const char *off)
+ * then the layout of ir.h's Owgmma.  Without the swizzle: K-major core
+ * matrices, LBO, the bytes between the two core matrices along K, 128, in
+ * bits 16..29 (/ 16), and SBO, between core matrices along M or N, 256, in
+ * bits 32..45 (/ 16).  With it (sw): the 128-byte swizzle in bits 62..63
+ * (1), SBO 1024 (8 rows of 128 bytes), LBO unused (1); the operand starts
+ * in row 0 of a 1024-byte block of a 1024-aligned SLM (emit.c), so the
+ * base offset (bits 49..51) is 0. */
+static void descriptor(Px *p, const char *d, const char *off, bool sw)
 {
 	const char *a = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %s", a, px_slm_base(p));
@@ -483,8 +486,9 @@ static void descriptor(Px *p, const char *d, const char *off)
 	px_ins(p, "cvt.u64.u32 %s, %s", d, a);
 	px_ins(p, "shr.u64 %s, %s, 4", d, d);
 	px_ins(p, "and.b64 %s, %s, 16383", d, d);
-	px_ins(p, "or.b64 %s, %s, %llu", d, d, (unsigned long long)(128 / 16) << 16 |
-	       (unsigned long long)(256 / 16) << 32);
+	unsigned long long f = sw ? 1ull << 62 | 1ull << 16 | (1024ull / 16) << 32 :
+	                            (128ull / 16) << 16 | (256ull / 16) << 32;
+	px_ins(p, "or.b64 %s, %s, %llu", d, d, f);
 }
 
 /* Whether y is x plus exactly d bytes (u32 scalars): both constants, or
@@ -620,7 +624,8 @@ void px_wgmma_groups(Px *p)
 					if (lv->ncopies || lv->in_slm || j->imm != i->imm ||
 					    ir_wgmma_n(j) != n || total + n > 256 ||
 					    (j->ops[1] != i->ops[1] && !byte_step(i->ops[1], j->ops[1], 0)) ||
-					    !byte_step(last->ops[2], j->ops[2], (int64_t)ir_wgmma_b_bytes((uint32_t)n)))
+					    !byte_step(last->ops[2], j->ops[2],
+					               (int64_t)ir_wgmma_b_bytes((uint32_t)n, ir_wgmma_sw(i->imm))))
 						break;
 					p->val[last->id].wnext = j;
 					last = j;
@@ -640,34 +645,78 @@ void px_wgmma_groups(Px *p)
 		wgmma_chains(p);
 }
 
-/* A predicate: the wgmma's A (at a) and its B of bb bytes (at b) are
- * 16-byte aligned and inside the kernel's SLM. */
-static const char *operands_ok(Px *p, const char *a, const char *b, uint32_t bb)
+/* Into ok (a predicate, anded): the wgmma operand at o (a u32 register)
+ * spanning span bytes is aligned (16 bytes; with the swizzle sw, at most
+ * 96 bytes into a 1024-byte block) and inside the kernel's SLM. */
+static void operand_ok(Px *p, const char *ok, const char *o, uint32_t span, bool sw)
 {
-	const char *t = px_tmp(p, RC_B32), *ok = px_tmp(p, RC_PRED);
+	const char *t = px_tmp(p, RC_B32);
 	uint32_t slm = p->f->slm_size;
-	px_ins(p, "or.b32 %s, %s, %s", t, a, b);
-	px_ins(p, "and.b32 %s, %s, 15", t, t);
-	px_ins(p, "setp.eq.u32 %s, %s, 0", ok, t);
-	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, a,
-	       slm >= IR_WGMMA_A_BYTES ? slm - IR_WGMMA_A_BYTES : 0, ok);
-	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, b, slm >= bb ? slm - bb : 0, ok);
-	if (slm < IR_WGMMA_A_BYTES || slm < bb)
+	px_ins(p, "and.b32 %s, %s, 15", t, o);
+	px_ins(p, "setp.eq.and.u32 %s, %s, 0, %s", ok, t, ok);
+	if (sw) {
+		px_ins(p, "and.b32 %s, %s, 1023", t, o);
+		px_ins(p, "setp.le.and.u32 %s, %s, 96, %s", ok, t, ok);
+		px_ins(p, "and.b32 %s, %s, -128", t, o);
+		o = t;
+	}
+	px_ins(p, "setp.le.and.u32 %s, %s, %u, %s", ok, o, slm >= span ? slm - span : 0, ok);
+	if (slm < span)
 		px_ins(p, "setp.ne.and.u32 %s, 0, 0, %s", ok, ok);
+}
+
+/* A predicate: the wgmma's A (at a) and its B of N = bn columns (at b)
+ * are aligned and inside the kernel's SLM (operand_ok). */
+static const char *operands_ok(Px *p, const char *a, const char *b, uint32_t bn, bool sw)
+{
+	const char *ok = px_tmp(p, RC_PRED);
+	px_ins(p, "setp.eq.u32 %s, 0, 0", ok);
+	operand_ok(p, ok, a, ir_wgmma_a_bytes(sw), sw);
+	operand_ok(p, ok, b, ir_wgmma_b_bytes(bn, sw), sw);
 	return ok;
 }
 
-/* Whether the value ranges (range.c) and alignments keep the wgmma's A
- * (at a) and its B of bb bytes (at b) 16-byte aligned and inside the
- * kernel's SLM: then it needs no test, and a chain of such wgmmas no
- * branch between them (ptxas serializes wgmmas that a branch separates). */
-static bool operands_inside(const Px *p, const Inst *a, const Inst *b, uint32_t bb)
+/* Whether x mod m (m a power of 2, at most 2^31) is known: into *r
+ * (constants, sums and values px_known_align makes multiples of m). */
+static bool residue(const Inst *x, uint32_t m, uint32_t *r, int depth)
 {
-	uint32_t slm = p->f->slm_size;
-	uint64_t ua = p->val[a->id].umax, ub = p->val[b->id].umax;
-	return slm >= IR_WGMMA_A_BYTES && slm >= bb && ua != UINT64_MAX && ub != UINT64_MAX &&
-	       ua <= slm - IR_WGMMA_A_BYTES && ub <= slm - bb && px_known_align(a) >= 16 &&
-	       px_known_align(b) >= 16;
+	int64_t c;
+	uint32_t ra, rb;
+	if (ir_const_int32(x, &c)) {
+		*r = (uint32_t)c & (m - 1);
+		return true;
+	}
+	if (px_known_align(x) >= m) {
+		*r = 0;
+		return true;
+	}
+	if (depth > 8 || x->op != Oadd || x->ty.n != 1 || !residue(x->ops[0], m, &ra, depth + 1) ||
+	    !residue(x->ops[1], m, &rb, depth + 1))
+		return false;
+	*r = (ra + rb) & (m - 1);
+	return true;
+}
+
+/* Whether the value ranges (range.c) and alignments keep the wgmma
+ * operand x spanning span bytes aligned (operand_ok) and inside the
+ * kernel's SLM. */
+static bool operand_inside(const Px *p, const Inst *x, uint32_t span, bool sw)
+{
+	uint32_t slm = p->f->slm_size, r;
+	uint64_t u = p->val[x->id].umax;
+	if (!sw)
+		return slm >= span && u != UINT64_MAX && u <= slm - span && px_known_align(x) >= 16;
+	return residue(x, 1024, &r, 0) && r <= 96 && r % 16 == 0 && slm >= span &&
+	       u != UINT64_MAX && u - r % 128 <= slm - span;
+}
+
+/* Whether both operands of a wgmma (A at a, B of N = bn columns at b) are
+ * inside: then it needs no test, and a chain of such wgmmas no branch
+ * between them (ptxas serializes wgmmas that a branch separates). */
+static bool operands_inside(const Px *p, const Inst *a, const Inst *b, uint32_t bn, bool sw)
+{
+	return operand_inside(p, a, ir_wgmma_a_bytes(sw), sw) &&
+	       operand_inside(p, b, ir_wgmma_b_bytes(bn, sw), sw);
 }
 
 /* One wgmma m64nNk16 on d[0 .. N/2 - 1] (read and written), A at a, B at
@@ -676,12 +725,12 @@ static bool operands_inside(const Px *p, const Inst *a, const Inst *b, uint32_t 
  * to the wgmma's reads (cm_barrier does the same for the other warps'),
  * and the wait makes the result ready, and the SLM free to write, at the
  * next instruction. */
-static void issue(Px *p, int prec, int n, const char **d, const char *a, const char *b,
-                  bool fence, bool wait)
+static void issue(Px *p, int prec, bool sw, int n, const char **d, const char *a,
+                  const char *b, bool fence, bool wait)
 {
 	const char *da = px_tmp(p, RC_B64), *db = px_tmp(p, RC_B64);
-	descriptor(p, da, a);
-	descriptor(p, db, b);
+	descriptor(p, da, a, sw);
+	descriptor(p, db, b, sw);
 	if (fence) {
 		px_ins(p, "fence.proxy.async.shared::cta");
 		px_ins(p, "wgmma.fence.sync.aligned");
@@ -757,7 +806,8 @@ bool px_wgmma(Px *p, Inst *i)
 		return true;
 	}
 	Inst *m[32];
-	int k = 0, n = ir_wgmma_n(i), prec = (int)i->imm;
+	int k = 0, n = ir_wgmma_n(i), prec = ir_wgmma_prec(i->imm);
+	bool sw = ir_wgmma_sw(i->imm);
 	for (Inst *x = pv->whead ? (Inst *)pv->whead : i; x && k < 32;
 	     x = (Inst *)p->val[x->id].wnext)
 		m[k++] = x;
@@ -777,23 +827,23 @@ bool px_wgmma(Px *p, Inst *i)
 		px_ins(p, "wgmma.fence.sync.aligned");
 	}
 	const char *a = px_reg(p, m[0]->ops[1], 0), *b = px_reg(p, m[0]->ops[2], 0);
-	uint32_t bb = ir_wgmma_b_bytes((uint32_t)(n * k));
-	bool inside = operands_inside(p, m[0]->ops[1], m[0]->ops[2], bb);
+	uint32_t bn = (uint32_t)(n * k);
+	bool inside = operands_inside(p, m[0]->ops[1], m[0]->ops[2], bn, sw);
 	const char *cold = px_label(p), *done = px_label(p);
 	if (!inside)
-		px_ins(p, "@!%s bra.uni %s", operands_ok(p, a, b, bb), k > 1 ? cold : done);
+		px_ins(p, "@!%s bra.uni %s", operands_ok(p, a, b, bn, sw), k > 1 ? cold : done);
 	else
 		px_comment(p, "wgmma: its operands are inside the SLM (value ranges)");
-	issue(p, prec, n * k, d, a, b, !chain, !chain);
+	issue(p, prec, sw, n * k, d, a, b, !chain, !chain);
 	buf_printf(&p->body, "%s:\n", done);
 	if (k > 1 && !inside) {
 		px_cold_begin(p, cold);
 		for (int q = 0; q < k; q++) {
 			const char *aq = px_reg(p, m[q]->ops[1], 0), *bq = px_reg(p, m[q]->ops[2], 0);
-			const char *okq = operands_ok(p, aq, bq, ir_wgmma_b_bytes((uint32_t)n));
+			const char *okq = operands_ok(p, aq, bq, (uint32_t)n, sw);
 			const char *skip = px_label(p);
 			px_ins(p, "@!%s bra.uni %s", okq, skip);
-			issue(p, prec, n, d + q * (n / 2), aq, bq, true, true);
+			issue(p, prec, sw, n, d + q * (n / 2), aq, bq, true, true);
 			buf_printf(&p->body, "%s:\n", skip);
 		}
 		px_cold_end(p, done);

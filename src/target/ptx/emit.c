@@ -792,6 +792,14 @@ static void buf_insert(Buf *b, size_t at, const Buf *s)
 	b->data[b->len] = 0;
 }
 
+/* The alignment of a kernel's SLM: 1024 bytes with cm_wgmma, whose
+ * swizzled operands (ir.h Owgmma) are laid out by their SLM offsets'
+ * place in 1024-byte blocks, as the hardware swizzles the addresses. */
+static unsigned slm_align(const Func *f)
+{
+	return px_uses_wgmma(f) ? 1024 : 16;
+}
+
 /* One kernel: its .entry appended to out, module-scope data into globals,
  * its printf metadata lines into pfmeta (npf numbers the module's printfs).
  * The body is written at the end of out itself (Px.body is out's buffer
@@ -867,7 +875,8 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	declare_regs(p, &h);
 	px_cluster_decls(p, &h);
 	if (f->slm_size && !px_slm_dynamic(f))   /* else the module's head's */
-		buf_printf(&h, "\t.shared .align 16 .b8 %s_slm[%u];\n", f->name, f->slm_size);
+		buf_printf(&h, "\t.shared .align %u .b8 %s_slm[%u];\n", slm_align(f), f->name,
+		           f->slm_size);
 	*nshfl = p->nshfl;
 	*scratch = p->scratch;
 	*lanes = p->lanes;
@@ -1173,8 +1182,8 @@ static bool ptx_put_together(PxModule *x)
 		}
 	for (int k = 0; k < x->kern.len; k++)   /* SLM over 48 KB: dynamic, at byte 0 */
 		if (px_slm_dynamic(x->kern.data[k].f))
-			buf_printf(&head, ".extern .shared .align 16 .b8 %s_slm[];\n",
-			           x->kern.data[k].f->name);
+			buf_printf(&head, ".extern .shared .align %u .b8 %s_slm[];\n",
+			           slm_align(x->kern.data[k].f), x->kern.data[k].f->name);
 	if (x->o->debug)
 		for (uint32_t fi = 1; src_get(fi); fi++)
 			buf_printf(&head, ".file %u \"%s\"\n", fi, src_get(fi)->name);
