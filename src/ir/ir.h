@@ -210,6 +210,7 @@ enum {
 	X(slmcopy, "slmcopy", 3, IRF_VOID | IRF_BARRIER) /* surf, slm, offs */ \
 	X(slmcommit, "slmcommit", 0, IRF_VOID | IRF_BARRIER)                  \
 	X(slmwait, "slmwait", 0, IRF_VOID | IRF_BARRIER) /* imm: groups left */ \
+	X(wgwait, "wgwait", 0, IRF_VOID | IRF_BARRIER)   /* imm: groups left */ \
 	X(tid, "tid", 0, IRF_P)            /* imm: IrTid */                   \
 	X(timer, "timer", 0, 0)        /* cm_rdtsc: v4u32 */                  \
 	X(printf, "printf", 0, IRF_VOID | IRF_VAR) /* str, scalar args */     \
@@ -256,8 +257,17 @@ enum {
  * result[r * N + n] = acc[r * N + n] + sum over k of A[16t + r][k] *
  * B[k][n], as Odpas HF/BF adds; an operand not so aligned (16 bytes; the
  * swizzle's rule) or not wholly inside the SLM leaves acc as it is.  Not
- * pure: it reads memory, so it stays where it is. */
+ * pure: it reads memory, so it stays where it is.
+ * With IR_WGMMA_ASYNC (cm_wgmma_async) the multiply may still run after
+ * the instruction: until an Owgwait lets it finish (imm: at most imm of
+ * the thread's groups, the async calls between two Owgwaits, stay in
+ * flight), the SLM it reads must not be written; the result reads as
+ * computed wherever it is used (the PTX back end waits before any use
+ * but another async call's accumulator). */
 #define IR_WGMMA_SW128 256
+#define IR_WGMMA_ASYNC 512
+#define IR_WGWAIT_MAX 7
+static inline bool ir_wgmma_async(int64_t imm) { return (imm & IR_WGMMA_ASYNC) != 0; }
 static inline int ir_wgmma_prec(int64_t imm) { return (int)(imm & 255); }
 static inline bool ir_wgmma_sw(int64_t imm) { return (imm & IR_WGMMA_SW128) != 0; }
 /* The byte where the swizzled layout keeps logical byte x: its 16-byte

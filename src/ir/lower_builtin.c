@@ -1059,8 +1059,8 @@ static Inst *dpas(L *l, Node *c)
 	return i;
 }
 
-/* cm_wgmma: one Owgmma (its SLM offsets as u32). */
-static Inst *wgmma(L *l, Node *c)
+/* cm_wgmma, cm_wgmma_async (async): one Owgmma (its SLM offsets as u32). */
+static Inst *wgmma(L *l, Node *c, bool async)
 {
 	Inst *ops[3] = {ex(l, c, 0), ex(l, c, 1), ex(l, c, 2)};
 	if (!ops[0] || !ops[1] || !ops[2])
@@ -1068,7 +1068,8 @@ static Inst *wgmma(L *l, Node *c)
 	ops[1] = u32(l, ops[1]);
 	ops[2] = u32(l, ops[2]);
 	Inst *i = emit(l, Owgmma, tyof(c), SP_NONE, ops, 3, NULL);
-	i->imm = c->cargs[0] | (c->cargs[2] == 128 ? IR_WGMMA_SW128 : 0);
+	i->imm = c->cargs[0] | (c->cargs[2] == 128 ? IR_WGMMA_SW128 : 0) |
+	         (async ? IR_WGMMA_ASYNC : 0);
 	return i;
 }
 
@@ -1169,7 +1170,11 @@ Inst *lw_builtin(L *l, Node *c)
 	case BI_DPAS: case BI_DPAS_NOACC:
 		return dpas(l, c);
 	case BI_WGMMA:
-		return wgmma(l, c);
+		return wgmma(l, c, false);
+	case BI_WGMMA_ASYNC:
+		return wgmma(l, c, true);
+	case BI_WGMMA_WAIT:
+		return sync(l, c, Owgwait, const_arg(c, 0, 0), NULL);
 	case BI_SLM_COPY_ASYNC:
 		return slm_copy(l, c);
 	case BI_SLM_COPY_COMMIT:

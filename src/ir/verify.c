@@ -167,7 +167,8 @@ static bool check_wgmma(V *v, const Inst *i)
 {
 	int n = ir_wgmma_n(i);
 	int prec = ir_wgmma_prec(i->imm);
-	if ((prec != PR_HF && prec != PR_BF) || (i->imm & ~(int64_t)(255 | IR_WGMMA_SW128)) ||
+	if ((prec != PR_HF && prec != PR_BF) ||
+	    (i->imm & ~(int64_t)(255 | IR_WGMMA_SW128 | IR_WGMMA_ASYNC)) ||
 	    n < 8 || n > 56 || n % 8 ||
 	    i->ty.n != 16u * (uint32_t)n || i->ty.elem != E_F32)
 		return BAD("bad wgmma precision or shape");
@@ -243,6 +244,10 @@ static bool check_types(V *v, const Inst *i)
 	case Oslmwait:
 		if (i->imm < 0 || i->imm > IR_SLMWAIT_MAX)
 			return BAD("slmwait leaves 0 to 7 groups in flight");
+		return true;
+	case Owgwait:
+		if (i->imm < 0 || i->imm > IR_WGWAIT_MAX)
+			return BAD("wgwait leaves 0 to 7 groups in flight");
 		return true;
 	case Oany: case Oall:
 		if (!is_mask(i->ops[0]->ty) || !ir_type_eq(i->ty, ir_scalar(E_I1)))

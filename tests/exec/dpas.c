@@ -483,8 +483,9 @@ TEST(wgmma_pair)
 
 /* wg_sw128: the 128-byte swizzle, A 128 x 64 and B 64 x 32 (four k slabs
  * a row), two calls as one wgmma, and calls misaligned (A in row 1 of its
- * 1024 bytes) or past the SLM (B) that change nothing. */
-TEST(wgmma_sw128)
+ * 1024 bytes) or past the SLM (B) that change nothing; wg_async: the same
+ * with cm_wgmma_async in the loop. */
+static void wgmma_sw(H *h, const char *kernel)
 {
 	enum { M = 128, K = 64, N = 32 };
 	static uint16_t a[M * K], bt[N * K];
@@ -495,7 +496,9 @@ TEST(wgmma_sw128)
 		fb[i] = (float)h_range(h, -512, 512) / 256, bt[i] = half_bits(fb[i]);
 	for (int i = 0; i < M * N; i++)
 		c[i] = h_float(h, -4, 4);
-	if (!H_RUN(h, F, "wg_sw128", GROUPS(2, 8), IN(a), IN(bt), IN(c), OUT(d), I32(4)))
+	HArg args[] = {{HA_IN, a, sizeof a}, {HA_IN, bt, sizeof bt}, {HA_IN, c, sizeof c},
+	               {HA_OUT, d, sizeof d}, I32(4)};
+	if (!h_run_n(h, F, kernel, GROUPS(2, 8), args, 5))
 		return;
 	for (int i = 0; i < M; i++)
 		for (int j = 0; j < N; j++) {
@@ -506,12 +509,15 @@ TEST(wgmma_sw128)
 			}
 			double got = d[i * N + j], tol = 1e-5 * (mag > 1e-30 ? mag : 1e-30);
 			if (!(fabs(got - want) <= tol)) {
-				h_fail(h, "d[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", i, j, got,
-				       want, tol);
+				h_fail(h, "%s: d[%d][%d] = %.9g, expected %.9g (tolerance %.3g)",
+				       kernel, i, j, got, want, tol);
 				return;
 			}
 		}
 }
+
+TEST(wgmma_sw128) { wgmma_sw(h, "wg_sw128"); }
+TEST(wgmma_async) { wgmma_sw(h, "wg_async"); }
 
 TEST(wgmma_n8) { wgmma_run(h, "wg8", 8); }
 TEST(wgmma_n32) { wgmma_run(h, "wg32", 32); }
@@ -521,7 +527,8 @@ const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
 	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
-	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(wgmma_sw128), T(hgemm_wg),
+	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(wgmma_sw128), T(wgmma_async),
+	T(hgemm_wg),
 	T(hgemm_wga),
 	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2), T(hgemm_wgs2),
 	{0},

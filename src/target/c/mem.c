@@ -681,7 +681,7 @@ bool c_emit_mem(CGen *g, const Inst *i)
 		return true;
 	case Oslmcopy:
 		return slm_copy_op(g, i);
-	case Oslmcommit: case Oslmwait:
+	case Oslmcommit: case Oslmwait: case Owgwait:
 		return true;
 	case Otid:
 		buf_putc(o, '\t');

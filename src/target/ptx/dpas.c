@@ -594,6 +594,137 @@ static void wgmma_chains(Px *p)
 	}
 }
 
+/* Whether phi's registers may take the chain's results from u (its first
+ * group's member) on: no other use of phi reads it later, that is, none
+ * but u is a phi, after u in u's block, or in a block reached from u's
+ * without passing phi's own (where the loop's edge brings the chain's
+ * result into the same registers: an exit from the loop's header reads
+ * the result, as it should). */
+static bool dead_after(Px *p, const Inst *phi, const Inst *u)
+{
+	Func *f = p->f;
+	bool *seen = NEWN(p->tmp, bool, f->nblocks);
+	Block **work = NEWN(p->tmp, Block *, f->nblocks);
+	uint32_t nw = 0;
+	for (const Inst *j = u->next; j; j = j->next)
+		for (uint32_t k = 0; k < j->nops; k++)
+			if (j->ops[k] == phi)
+				return false;
+	for (int s = 0; s < ir_nsucc(u->block); s++)
+		if (!seen[u->block->jmp.to[s]->id])
+			seen[u->block->jmp.to[s]->id] = true, work[nw++] = u->block->jmp.to[s];
+	while (nw) {
+		Block *b = work[--nw];
+		if (b == phi->block)
+			continue;
+		for (const Inst *j = b->first; j; j = j->next)
+			for (uint32_t k = 0; k < j->nops; k++)
+				if (j->ops[k] == phi)
+					return false;
+		for (int s = 0; s < ir_nsucc(b); s++)
+			if (!seen[b->jmp.to[s]->id])
+				seen[b->jmp.to[s]->id] = true, work[nw++] = b->jmp.to[s];
+	}
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (const Inst *j = f->blocks[b]->first; j && j->op == Ophi; j = j->next)
+			for (uint32_t k = 0; k < j->nops; k++)
+				if (j->ops[k] == phi)
+					return false;
+	return true;
+}
+
+/* Whether the chain of groups whose last members are g[0..ng-1] can
+ * update its accumulators in the registers of their loop phis: member q
+ * of the first group adds to a phi read by nothing later (dead_after), a later group's
+ * result flows back into it, and every member's result is in the
+ * fragment layout, with no copy in another layout or in SLM. */
+static bool inplace_ok(Px *p, const Inst *const *g, int ng)
+{
+	const Inst *m0[32], *ml[32], *mm[32];
+	int k = members(p, g[0], m0);
+	if (members(p, g[ng - 1], ml) != k)
+		return false;
+	for (int q = 0; q < k; q++) {
+		const Inst *phi = m0[q]->ops[0], *last = ml[q];
+		const PxVal *v = &p->val[phi->id];
+		const Layout *fl = px_dpas_layout(p, m0[q], 0);
+		bool back = false;
+		if (phi->op != Ophi || v->host || v->wghost || v->ncopies || v->in_slm ||
+		    !v->lay || !fl || !lay_equal(v->lay, fl) || !dead_after(p, phi, m0[q]))
+			return false;
+		for (uint32_t e = 0; e < phi->nops; e++)
+			back |= phi->ops[e] == last;
+		if (!back)
+			return false;
+		for (int c = 0; c < ng; c++) {
+			if (members(p, g[c], mm) != k)
+				return false;
+			const PxVal *r = &p->val[mm[q]->id];
+			if (!r->lay || !lay_equal(r->lay, fl) || r->ncopies || r->in_slm)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Hosts every result of the chain g[0..ng-1] in its accumulator's phi
+ * (inplace_ok) and marks the chain: its wgmmas then update the phis'
+ * registers, with no copy at its start, end or loop edge, so an async
+ * chain (cm_wgmma_async) may stay in flight over the loop's back edge;
+ * such results and phis are wgregs (waited for before other reads). */
+static void host_chain(Px *p, const Inst *const *g, int ng)
+{
+	if (!inplace_ok(p, g, ng))
+		return;
+	const Inst *m0[32], *mm[32];
+	int k = members(p, g[0], m0);
+	bool async = ir_wgmma_async(g[0]->imm);
+	for (int q = 0; q < k; q++) {
+		const Inst *phi = m0[q]->ops[0];
+		p->val[phi->id].wgregs = async;
+		p->val[phi->id].wghost = true;
+		for (int c = 0; c < ng; c++) {
+			members(p, g[c], mm);
+			p->val[mm[q]->id].host = phi;
+			p->val[mm[q]->id].wgregs = async;
+		}
+	}
+	for (int c = 0; c < ng; c++)
+		p->val[g[c]->id].winplace = true;
+	p->wg_async |= async;
+}
+
+/* The chains (or lone groups) of each block, their groups' last members in
+ * order: host_chain on each.  A chain whose calls are not all async (or
+ * all not) is left as it is. */
+static void wgmma_inplace(Px *p)
+{
+	if (p->o->ptx_canonical || p->o->no_phi_coalescing)
+		return;
+	for (uint32_t b = 0; b < p->f->nblocks; b++) {
+		const Inst *g[256];
+		int ng = 0;
+		bool same = true;
+		for (Inst *j = p->f->blocks[b]->first;; j = j->next) {
+			bool last = j && j->op == Owgmma && !p->val[j->id].wnext;
+			if (ng && (!j || (last && !p->val[j->id].wprev))) {
+				if (same)
+					host_chain(p, g, ng);
+				ng = 0, same = true;
+			}
+			if (!j)
+				break;
+			if (last && ng < 256) {
+				same &= !ng || ir_wgmma_async(j->imm) == ir_wgmma_async(g[0]->imm);
+				g[ng++] = j;
+			}
+		}
+	}
+}
+
+static void open_groups(Px *p);
+static void dirty_slm(Px *p);
+
 /* Groups of cm_wgmma calls that are one wgmma of N = the sum of theirs
  * (at most 256): calls of one precision and N, one after another in a
  * block with only pure register instructions between them (no memory
@@ -643,6 +774,139 @@ void px_wgmma_groups(Px *p)
 		}
 	if (!p->o->no_wgmma_chains)
 		wgmma_chains(p);
+	wgmma_inplace(p);
+	if (p->wg_async)
+		open_groups(p);
+	if (p->wgmma)
+		dirty_slm(p);
+}
+
+/* Whether block b ends with async wgmmas issued and not committed, given
+ * whether it starts so (open). */
+static bool open_out(const Px *p, const Block *b, bool open)
+{
+	for (const Inst *i = b->first; i; i = i->next)
+		if (i->op == Owgwait)
+			open = false;
+		else if (i->op == Owgmma && p->val[i->id].winplace && ir_wgmma_async(i->imm))
+			open = true;
+	return open;
+}
+
+/* Px.wg_open_in: whether some path into each block leaves async wgmmas
+ * uncommitted (a forward "may" problem over the CFG, to a fixed point). */
+static void open_groups(Px *p)
+{
+	Func *f = p->f;
+	p->wg_open_in = NEWN(p->arena, bool, f->nblocks + 1);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t b = 0; b < f->nblocks; b++) {
+			const Block *B = f->blocks[b];
+			if (!open_out(p, B, p->wg_open_in[B->id]))
+				continue;
+			for (int s = 0; s < ir_nsucc(B); s++)
+				if (!p->wg_open_in[B->jmp.to[s]->id])
+					p->wg_open_in[B->jmp.to[s]->id] = changed = true;
+		}
+	}
+}
+
+/* Whether i writes the kernel's SLM (through the generic proxy, which the
+ * wgmmas' reads must be fenced from: stores, scatters, atomics, copies). */
+static bool writes_slm(const Inst *i)
+{
+	if (i->op == Oslmcopy)
+		return true;
+	return (ir_ops[i->op].flags & IRF_MEM) && i->space == SP_SLM && i->op != Obload &&
+	       i->op != Omload && i->op != Ogather && i->op != Ogather4 && i->op != Otload;
+}
+
+/* Whether b ends with SLM written since the last fence.proxy.async (a
+ * barrier's, or a wgmma chain's at its start), given whether it starts so. */
+static bool dirty_out(const Px *p, const Block *b, bool dirty)
+{
+	for (const Inst *i = b->first; i; i = i->next)
+		if (writes_slm(i))
+			dirty = true;
+		else if (i->op == Obarrier || (i->op == Owgmma && !p->val[i->id].wnext &&
+		                                !p->val[i->id].wprev))
+			dirty = false;
+	return dirty;
+}
+
+/* Px.wg_dirty_in: whether some path into each block has written SLM since
+ * its last fence (a forward "may" problem, to a fixed point). */
+static void dirty_slm(Px *p)
+{
+	Func *f = p->f;
+	p->wg_dirty_in = NEWN(p->arena, bool, f->nblocks + 1);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t b = 0; b < f->nblocks; b++) {
+			const Block *B = f->blocks[b];
+			if (!dirty_out(p, B, p->wg_dirty_in[B->id]))
+				continue;
+			for (int s = 0; s < ir_nsucc(B); s++)
+				if (!p->wg_dirty_in[B->jmp.to[s]->id])
+					p->wg_dirty_in[B->jmp.to[s]->id] = changed = true;
+		}
+	}
+}
+
+void px_wgmma_block(Px *p, const Block *b)
+{
+	p->wg_clear = !p->wg_async;   /* a predecessor may have left one in flight */
+	p->wg_open = p->wg_async && p->wg_open_in[b->id];
+	p->wg_dirty = p->wgmma && p->wg_dirty_in[b->id];
+}
+
+void px_wgmma_after(Px *p, const Inst *i)
+{
+	if (p->wgmma && writes_slm(i))
+		p->wg_dirty = true;
+}
+
+void px_wgmma_fence(Px *p)
+{
+	if (p->wg_dirty)
+		px_ins(p, "fence.proxy.async.shared::cta");
+	p->wg_dirty = false;
+}
+
+/* wgmma.commit_group for the async wgmmas not yet committed, if any. */
+static void commit_open(Px *p)
+{
+	if (p->wg_open)
+		px_ins(p, "wgmma.commit_group.sync.aligned");
+	p->wg_open = false;
+}
+
+bool px_wgmma_wait(Px *p, const Inst *i)
+{
+	commit_open(p);
+	px_ins(p, "wgmma.wait_group.sync.aligned %d", (int)i->imm);
+	if (!i->imm)
+		p->wg_clear = true;
+	return true;
+}
+
+void px_wgmma_settle(Px *p)
+{
+	if (p->wg_clear)
+		return;
+	px_comment(p, "wgmma: waits for the async wgmmas that write what follows reads");
+	commit_open(p);
+	px_ins(p, "wgmma.wait_group.sync.aligned 0");
+	p->wg_clear = true;
+}
+
+bool px_wgmma_reads(const Px *p, const Inst *i)
+{
+	for (uint32_t k = 0; k < i->nops; k++)
+		if (i->ops[k] && p->val[i->ops[k]->id].wgregs)
+			return true;
+	return false;
 }
 
 /* Into ok (a predicate, anded): the wgmma operand at o (a u32 register)
@@ -732,7 +996,7 @@ static void issue(Px *p, int prec, bool sw, int n, const char **d, const char *a
 	descriptor(p, da, a, sw);
 	descriptor(p, db, b, sw);
 	if (fence) {
-		px_ins(p, "fence.proxy.async.shared::cta");
+		px_wgmma_fence(p);
 		px_ins(p, "wgmma.fence.sync.aligned");
 	}
 	Buf s = {0};
@@ -812,18 +1076,25 @@ bool px_wgmma(Px *p, Inst *i)
 	     x = (Inst *)p->val[x->id].wnext)
 		m[k++] = x;
 	/* in a chain (px_wgmma_groups), the first group fences and takes the
-	 * accumulators, the others update its registers, the last waits */
+	 * accumulators, the others update its registers, the last waits (an
+	 * async chain in place does not: cm_wgmma_wait or a read does) */
 	bool chained = pv->wprev != NULL, more = pv->wmore, chain = chained || more;
-	px_comment(p, "wgmma: m64n%dk16 from SLM (%d call%s)%s", n * k, k, k > 1 ? "s" : "",
+	bool stay = pv->winplace && ir_wgmma_async(i->imm);
+	px_comment(p, "wgmma: m64n%dk16 from SLM (%d call%s)%s%s", n * k, k, k > 1 ? "s" : "",
 	           !chain ? "" : !chained ? ", its chain's first" : more ? ", chained" :
-	           ", its chain's last: waits for the chain");
+	           stay ? ", its chain's last" : ", its chain's last: waits for the chain",
+	           stay ? " (async, in place: not waited for)" : "");
 	const char **d = chained ? p->wacc : NEWN(p->arena, const char *, (size_t)(n / 2 * k));
 	bool *direct = NEWN(p->arena, bool, (size_t)k);
+	if (!chained && !pv->winplace)   /* the accumulators may be copied */
+		for (int q = 0; q < k; q++)
+			if (p->val[m[q]->ops[0]->id].wgregs)
+				px_wgmma_settle(p);
 	for (int q = 0; q < k; q++)
 		direct[q] = chained ? lay_equal(p->val[m[q]->id].lay, px_dpas_layout(p, m[q], 0))
 		                    : take_acc(p, m[q], d + q * (n / 2));
 	if (chain && !chained) {
-		px_ins(p, "fence.proxy.async.shared::cta");
+		px_wgmma_fence(p);
 		px_ins(p, "wgmma.fence.sync.aligned");
 	}
 	const char *a = px_reg(p, m[0]->ops[1], 0), *b = px_reg(p, m[0]->ops[2], 0);
@@ -834,7 +1105,9 @@ bool px_wgmma(Px *p, Inst *i)
 		px_ins(p, "@!%s bra.uni %s", operands_ok(p, a, b, bn, sw), k > 1 ? cold : done);
 	else
 		px_comment(p, "wgmma: its operands are inside the SLM (value ranges)");
-	issue(p, prec, sw, n * k, d, a, b, !chain, !chain);
+	issue(p, prec, sw, n * k, d, a, b, !chain, !chain && !stay);
+	if (stay)
+		p->wg_clear = false, p->wg_open = true;
 	buf_printf(&p->body, "%s:\n", done);
 	if (k > 1 && !inside) {
 		px_cold_begin(p, cold);
@@ -852,6 +1125,8 @@ bool px_wgmma(Px *p, Inst *i)
 		p->wacc = d;   /* the next group's accumulators; no result yet */
 		return true;
 	}
+	if (stay)   /* in its phis' registers, where d is */
+		return true;
 	if (chained) {
 		px_ins(p, "wgmma.commit_group.sync.aligned");
 		px_ins(p, "wgmma.wait_group.sync.aligned 0");

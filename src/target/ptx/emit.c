@@ -58,8 +58,8 @@ const char *px_bits(Elem e)
 
 const char *px_own(Px *p, const Inst *v, uint32_t slot)
 {
-	while (v->op == Ophi && p->val && p->val[v->id].host)
-		v = p->val[v->id].host;   /* phic.c */
+	for (int n = 0; p->val && p->val[v->id].host && n < 64; n++)
+		v = p->val[v->id].host;   /* phic.c, dpas.c wgmma_inplace */
 	if (v->ty.n <= 1)
 		slot = 0;
 	return arena_printf(p->arena, "%s%u_%u", rc_prefix[px_class(v->ty.elem)],
@@ -603,6 +603,8 @@ static void edge_copies(Px *p, const Block *from, const Block *to)
 					const char *src = px_reg_in(p, i->ops[k], l, s);
 					if (!strcmp(d, src))
 						continue;   /* the phi's host (phic.c) */
+					if (p->val[i->ops[k]->id].wgregs)
+						px_wgmma_settle(p);
 					if (!via_tmp)
 						copy_reg(p, i->ty.elem, d, src);
 					else if (pass == 0)
@@ -687,6 +689,7 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 	case Odpas: return px_dpas(p, i);
 	case Owgmma: return px_wgmma(p, i);
 	case Oslmcopy: case Oslmcommit: case Oslmwait: return px_slm_copy(p, i);
+	case Owgwait: return px_wgmma_wait(p, i);
 	default: break;
 	}
 	if (ir_ops[i->op].flags & IRF_MEM)
@@ -705,13 +708,17 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 	p->blk = bl;
 	buf_printf(&p->body, "%s:\n", block_label(p, bl));
 	p->slm_pending = p->slm_in[bl->id];
+	px_wgmma_block(p, bl);
 	px_emit_sunk_copies(p, bl);
 	bool ok = true;
 	for (Inst *i = bl->first; i && ok; i = i->next) {
 		if (p->val[i->id].store_before)
 			px_slm_store(p, p->val[i->id].store_before);
 		px_slm_sync(p, i);
+		if (i->op != Owgmma && i->op != Ophi && px_wgmma_reads(p, i))
+			px_wgmma_settle(p);
 		ok = emit_inst(p, i, globals);
+		px_wgmma_after(p, i);
 		if (ok && !p->val[i->id].skip)
 			px_emit_copies(p, i);
 		arena_reset(p->tmp);

@@ -64,8 +64,10 @@ typedef struct {
 	struct Layout *lay;   /* where its own registers hold it (vectors;
 	                         scalars have none) */
 	uint32_t *srcregs;    /* rdregion in place: the source register of each */
-	const struct Inst *host; /* (a phi) the incoming value whose registers
-	                         it lives in (phic.c); NULL: its own */
+	const struct Inst *host; /* the value whose registers it lives in: (a
+	                         phi) an incoming value (phic.c), or (a
+	                         cm_wgmma updating a loop's accumulator in
+	                         place) the loop's phi (dpas.c); NULL: its own */
 	const struct Layout **copy; /* layouts users read it in: ncopies of
 	                         PX_MAX_COPIES, made with the first */
 	const struct Block **copy_at; /* per copy: the block at whose start it
@@ -106,6 +108,10 @@ typedef struct {
 			                 and waits for them with it */
 			bool wmore;   /* (a group's last member) a later group
 			                 continues its chain: no wait here */
+			bool winplace; /* (a group's last member) its chain
+			                 updates its accumulators' phis' registers
+			                 in place (host): an async chain need not
+			                 wait at its end */
 		};
 		struct {      /* an SLM gather or scatter: */
 			const Inst *svlead; /* (a member of a merged group) where
@@ -121,6 +127,12 @@ typedef struct {
 	                         padding after every slm_pitch elements, so
 	                         that reading a column is conflict-free; 0: none */
 	int32_t rkmin, rkmax; /* (on rlead) their constant offsets' range */
+	bool wghost;          /* (a phi) a wgmma chain's results live in its
+	                         registers (dpas.c): phic.c leaves it be */
+	bool wgregs;          /* its registers may be written by a wgmma still
+	                         in flight (dpas.c: an async cm_wgmma's result
+	                         or the phi it lives in): waited for before
+	                         any other read */
 	bool in_slm;          /* also in the warp's SLM scratch (slm.c), ... */
 	bool store_after;     /* ... stored right after its definition, or
 	                         before a reader (store_before) */
@@ -178,6 +190,18 @@ typedef struct {
 	                         async proxy (dpas.c px_wgmma) */
 	const char **wacc;    /* dpas.c: the accumulator registers of the
 	                         wgmma chain being emitted */
+	bool wg_async;        /* dpas.c: some async cm_wgmma is left in flight */
+	bool wg_open;         /* async wgmmas issued since the last commit, ... */
+	bool *wg_open_in;     /* ... and at each block's start (by id): commit
+	                         only then (a commit of none is an empty wgmma
+	                         that ptxas fences in divergent code) */
+	bool wg_dirty;        /* this thread may have written SLM since its
+	                         last fence.proxy.async, ... */
+	bool *wg_dirty_in;    /* ... and at each block's start: a barrier or a
+	                         wgmma chain fences the async proxy only then */
+	bool wg_clear;        /* none is in flight here: no wait needed before
+	                         reading a wgregs value (false at a block's
+	                         start when wg_async) */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
@@ -343,6 +367,19 @@ bool px_dpas(Px *p, Inst *i);
 bool px_wgmma(Px *p, Inst *i);
 bool px_uses_wgmma(const Func *f);
 void px_wgmma_groups(Px *p);   /* consecutive calls as one wgmma */
+/* dpas.c: Owgwait (cm_wgmma_wait) as wgmma.commit_group and wait_group;
+ * px_wgmma_settle: the same for 0 groups left, where a value some async
+ * cm_wgmma may still write (PxVal.wgregs) is read and none was waited for
+ * since (Px.wg_clear); px_wgmma_reads: whether i reads such a value. */
+bool px_wgmma_wait(Px *p, const Inst *i);
+/* dpas.c: the wgmma state at block b's start (Px.wg_*), its update after
+ * instruction i, and fence.proxy.async where this thread may have written
+ * SLM since its last one (a barrier's or a wgmma chain's). */
+void px_wgmma_block(Px *p, const Block *b);
+void px_wgmma_after(Px *p, const Inst *i);
+void px_wgmma_fence(Px *p);
+void px_wgmma_settle(Px *p);
+bool px_wgmma_reads(const Px *p, const Inst *i);
 /* The layout of Odpas i's mma fragment of operand k (0: the accumulator,
  * also the result's; 1: B; 2: A); NULL for operands of 8- or 16-bit
  * elements (packed into dwords by the gather). */

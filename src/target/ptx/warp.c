@@ -678,7 +678,7 @@ bool px_warp(Px *p, Inst *i)
 	case Orsum: case Orprod: case Ormin: case Ormax: return reduce(p, i);
 	case Obarrier:
 		if (p->wgmma)   /* this warp's SLM writes, to the wgmmas after it */
-			px_ins(p, "fence.proxy.async.shared::cta");
+			px_wgmma_fence(p);
 		px_ins(p, "bar.sync 0");
 		return true;
 	case Osbarrier: {
