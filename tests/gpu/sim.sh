@@ -93,7 +93,7 @@ run() {
 # Tests that run in the default variant and on the CPU only: each takes
 # the simulator about half a minute a variant, which CI's time cannot
 # afford thrice more; hgemm_wga and hgemm_wgp2 run in every variant.
-SLOW='hgemm_wga_s3 hgemm_wga2 hgemm_wgp'
+SLOW='hgemm_wga_s3 hgemm_wga2 hgemm_wgp hgemm_wgs2'
 
 # variant:test: why its outputs may differ from the default run's (the
 # tests themselves allow for it)
