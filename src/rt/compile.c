@@ -128,7 +128,7 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		} else if (!strcmp(a, "-fno-slm-ranges") || !strcmp(a, "-fslm-ranges")) {
 			co->no_slm_ranges = a[2] == 'n';   /* PTX: ptx/mem.c slm_inside */
 		} else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains")) {
-			co->no_wgmma_chains = a[2] == 'n';   /* PTX: ptx/dpas.c wgmma chains */
+			co->no_wgmma_chains = a[2] == 'n';   /* PTX: ptx/wgmma.c chains */
 		} else if (!strcmp(a, "-fexact-loop-depths") || !strcmp(a, "-fno-exact-loop-depths")) {
 			co->exact_loops = a[2] == 'e';   /* PTX: ptx/assign.c px_loop_depths */
 		} else if (!strcmp(a, "-fno-ldmatrix") || !strcmp(a, "-fldmatrix")) {

@@ -23,4 +23,4 @@ TARGET_SRC += src/target/ptx/emit.c src/target/ptx/alu.c src/target/ptx/region.c
               src/target/ptx/slmvec.c src/target/ptx/ldsm.c src/target/ptx/want.c src/target/ptx/dpair.c \
               src/target/ptx/divc.c src/target/ptx/phic.c src/target/ptx/aggregate.c src/target/ptx/unroll.c src/target/ptx/gmerge.c src/target/ptx/ifconv.c \
               src/target/ptx/runs.c src/target/ptx/variant.c \
-              src/target/ptx/cpasync.c
+              src/target/ptx/cpasync.c src/target/ptx/wgmma.c

@@ -60,7 +60,7 @@ typedef struct {
 	                         ptx/mem.c slm_inside) */
 	bool no_wgmma_chains; /* PTX: every cm_wgmma group waits for its own
 	                         result (-fno-wgmma-chains, for A/B runs;
-	                         ptx/dpas.c px_wgmma_groups) */
+	                         ptx/wgmma.c px_wgmma_groups) */
 	bool exact_loops;     /* PTX: loop depths from natural loops, not
 	                         from every jump to an earlier block
 	                         (-fexact-loop-depths; ptx/assign.c

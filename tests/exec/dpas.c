@@ -380,11 +380,20 @@ TEST(hgemm_wgp2)
 	                (HShape){0, 0, {1, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE, NULL}, true);
 }
 
-/* hgemm_wgs2: hgemm_wgp2 with cm_wgmma's 128-byte swizzle. */
+/* hgemm_wgs2: hgemm_wgp2 with cm_wgmma's 128-byte swizzle, its roles in
+ * loops of their own and async wgmmas; and with the epilogue that reads a
+ * thread's tiles of C before it writes any (-DWG_EPI_BATCH=1). */
 TEST(hgemm_wgs2)
 {
 	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgs2", SN,
 	                (HShape){0, 0, {1, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE, NULL}, true);
+}
+
+TEST(hgemm_wgs2_epi)
+{
+	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgs2", SN,
+	                (HShape){0, 0, {1, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE,
+	                         "-DWG_EPI_BATCH=1"}, true);
 }
 
 TEST(dgemm_dpas)
@@ -531,5 +540,6 @@ const HTest exec_dpas[] = {
 	T(hgemm_wg),
 	T(hgemm_wga),
 	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2), T(hgemm_wgs2),
+	T(hgemm_wgs2_epi),
 	{0},
 };

@@ -60,7 +60,7 @@ grep -A3 '^FAIL' "$OUT/test.log" | head -n 120 | sed 's/^/  /' | tee -a "$S"
 t0=$(date +%s)
 # The hgemm_wg.cm tests run in the default mode only: their module takes
 # the driver minutes to JIT in every other, past the mode's 150 s.
-SLOW="hgemm_wg hgemm_wga hgemm_wga_s3 hgemm_wga2 hgemm_wgp hgemm_wgp2 hgemm_wgs2"
+SLOW="hgemm_wg hgemm_wga hgemm_wga_s3 hgemm_wga2 hgemm_wgp hgemm_wgp2 hgemm_wgs2 hgemm_wgs2_epi"
 for mode in ${EXEC_MODES:-auto canonical nopack}; do
 	case $mode in nopack) opt=-fno-warp-packing ;; *) opt=-fptx-layout=$mode ;; esac
 	skip=$SLOW

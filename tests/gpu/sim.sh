@@ -93,7 +93,7 @@ run() {
 # Tests that run in the default variant and on the CPU only: each takes
 # the simulator about half a minute a variant, which CI's time cannot
 # afford thrice more; hgemm_wga and hgemm_wgp2 run in every variant.
-SLOW='hgemm_wga_s3 hgemm_wga2 hgemm_wgp hgemm_wgs2'
+SLOW='hgemm_wga_s3 hgemm_wga2 hgemm_wgp hgemm_wgs2 hgemm_wgs2_epi'
 
 # variant:test: why its outputs may differ from the default run's (the
 # tests themselves allow for it)
@@ -119,6 +119,8 @@ sim-cpu:wgmma_n32: cm_wgmma summation order (docs/builtins.md)
 sim-cpu:wgmma_n56: cm_wgmma summation order (docs/builtins.md)
 sim-cpu:hgemm_wg: cm_wgmma summation order (docs/builtins.md)
 sim-cpu:wgmma_pair: cm_wgmma summation order (docs/builtins.md)
+sim-cpu:wgmma_sw128: cm_wgmma summation order (docs/builtins.md)
+sim-cpu:wgmma_async: cm_wgmma summation order (docs/builtins.md)
 '
 
 # same VARIANT: its digest against the default run's, less the outputs of

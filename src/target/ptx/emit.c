@@ -59,7 +59,7 @@ const char *px_bits(Elem e)
 const char *px_own(Px *p, const Inst *v, uint32_t slot)
 {
 	for (int n = 0; p->val && p->val[v->id].host && n < 64; n++)
-		v = p->val[v->id].host;   /* phic.c, dpas.c wgmma_inplace */
+		v = p->val[v->id].host;   /* phic.c, wgmma.c wgmma_inplace */
 	if (v->ty.n <= 1)
 		slot = 0;
 	return arena_printf(p->arena, "%s%u_%u", rc_prefix[px_class(v->ty.elem)],

@@ -67,7 +67,7 @@ typedef struct {
 	const struct Inst *host; /* the value whose registers it lives in: (a
 	                         phi) an incoming value (phic.c), or (a
 	                         cm_wgmma updating a loop's accumulator in
-	                         place) the loop's phi (dpas.c); NULL: its own */
+	                         place) the loop's phi (wgmma.c); NULL: its own */
 	const struct Layout **copy; /* layouts users read it in: ncopies of
 	                         PX_MAX_COPIES, made with the first */
 	const struct Block **copy_at; /* per copy: the block at whose start it
@@ -98,7 +98,7 @@ typedef struct {
 		                         load is emitted here (bpair.c) */
 		const Inst *dpair;    /* a cm_dpas: its partner, emitted with it
 		                         as one m16n8k4 (dpair.c) */
-		struct {      /* a cm_wgmma of a group (dpas.c px_wgmma_groups): */
+		struct {      /* a cm_wgmma of a group (wgmma.c px_wgmma_groups): */
 			const Inst *wnext; /* the next member (NULL: the last,
 			                 where the group's one wgmma is emitted) */
 			const Inst *whead; /* the first member */
@@ -128,9 +128,9 @@ typedef struct {
 	                         that reading a column is conflict-free; 0: none */
 	int32_t rkmin, rkmax; /* (on rlead) their constant offsets' range */
 	bool wghost;          /* (a phi) a wgmma chain's results live in its
-	                         registers (dpas.c): phic.c leaves it be */
+	                         registers (wgmma.c): phic.c leaves it be */
 	bool wgregs;          /* its registers may be written by a wgmma still
-	                         in flight (dpas.c: an async cm_wgmma's result
+	                         in flight (wgmma.c: an async cm_wgmma's result
 	                         or the phi it lives in): waited for before
 	                         any other read */
 	bool in_slm;          /* also in the warp's SLM scratch (slm.c), ... */
@@ -187,10 +187,10 @@ typedef struct {
 	struct PxLaneOff *loffs; /* mem.c media_lane_off: the same */
 	PxFrag *frags;        /* dpas.c: by cm_dpas id, its fragment layouts */
 	bool wgmma;           /* the kernel has cm_wgmma: barriers fence the
-	                         async proxy (dpas.c px_wgmma) */
-	const char **wacc;    /* dpas.c: the accumulator registers of the
+	                         async proxy (wgmma.c px_wgmma) */
+	const char **wacc;    /* wgmma.c: the accumulator registers of the
 	                         wgmma chain being emitted */
-	bool wg_async;        /* dpas.c: some async cm_wgmma is left in flight */
+	bool wg_async;        /* wgmma.c: some async cm_wgmma is left in flight */
 	bool wg_open;         /* async wgmmas issued since the last commit, ... */
 	bool *wg_open_in;     /* ... and at each block's start (by id): commit
 	                         only then (a commit of none is an empty wgmma
@@ -362,17 +362,17 @@ const char *px_extract(Px *p, const Inst *v, uint32_t k);
 
 /* dpas.c: Odpas (cm_dpas) as mma.sync */
 bool px_dpas(Px *p, Inst *i);
-/* dpas.c: cm_wgmma (Owgmma, a cmetal extension) as wgmma.mma_async; its
- * accumulator's fragment is px_dpas_layout(p, i, 0) */
+/* wgmma.c: cm_wgmma (Owgmma, a cmetal extension) as wgmma.mma_async; its
+ * accumulator's fragment is dpas.c's px_dpas_layout(p, i, 0) */
 bool px_wgmma(Px *p, Inst *i);
 bool px_uses_wgmma(const Func *f);
 void px_wgmma_groups(Px *p);   /* consecutive calls as one wgmma */
-/* dpas.c: Owgwait (cm_wgmma_wait) as wgmma.commit_group and wait_group;
+/* wgmma.c: Owgwait (cm_wgmma_wait) as wgmma.commit_group and wait_group;
  * px_wgmma_settle: the same for 0 groups left, where a value some async
  * cm_wgmma may still write (PxVal.wgregs) is read and none was waited for
  * since (Px.wg_clear); px_wgmma_reads: whether i reads such a value. */
 bool px_wgmma_wait(Px *p, const Inst *i);
-/* dpas.c: the wgmma state at block b's start (Px.wg_*), its update after
+/* wgmma.c: the wgmma state at block b's start (Px.wg_*), its update after
  * instruction i, and fence.proxy.async where this thread may have written
  * SLM since its last one (a barrier's or a wgmma chain's). */
 void px_wgmma_block(Px *p, const Block *b);
