@@ -250,10 +250,11 @@ enum {
  *    at a + 256 (m / 8) + 128 (k / 8) + 16 (m % 8) + 2 (k % 8), B's (k, n)
  *    at b + 256 (n / 8) + 128 (k / 8) + 16 (n % 8) + 2 (k % 8);
  *  - with IR_WGMMA_SW128, in rows of 128 bytes, Hopper's 128-byte swizzle:
- *    A's (m, k) at ir_wgmma_sw128(a + 128 m + 2 k), B's (k, n) at
- *    ir_wgmma_sw128(b + 128 n + 2 k), where a % 1024 and b % 1024 must be
- *    at most 96 (the operand starts in row 0 of a 1024-byte block, its 32
- *    bytes of k inside the row).
+ *    A's (m, k) at sw(a + 128 m + 2 k), B's (k, n) at sw(b + 128 n + 2 k),
+ *    sw(x) = x ^ ((x >> 3) & 0x70) (the 16-byte chunk, bits 4..6, exchanged
+ *    by the row's place in its 1024 bytes), where a % 1024 and b % 1024
+ *    must be at most 96 (the operand starts in row 0 of a 1024-byte block,
+ *    its 32 bytes of k inside the row).
  * result[r * N + n] = acc[r * N + n] + sum over k of A[16t + r][k] *
  * B[k][n], as Odpas HF/BF adds; an operand not so aligned (16 bytes; the
  * swizzle's rule) or not wholly inside the SLM leaves acc as it is.  Not
@@ -270,9 +271,6 @@ enum {
 static inline bool ir_wgmma_async(int64_t imm) { return (imm & IR_WGMMA_ASYNC) != 0; }
 static inline int ir_wgmma_prec(int64_t imm) { return (int)(imm & 255); }
 static inline bool ir_wgmma_sw(int64_t imm) { return (imm & IR_WGMMA_SW128) != 0; }
-/* The byte where the swizzled layout keeps logical byte x: its 16-byte
- * chunk (bits 4..6) exchanged by the row's place in its 1024 bytes. */
-static inline uint32_t ir_wgmma_sw128(uint32_t x) { return x ^ (x >> 3 & 0x70u); }
 /* The bytes A (64 x 16) and B (16 x N) span from their offsets (from the
  * 128-byte row of the offset, swizzled). */
 static inline uint32_t ir_wgmma_a_bytes(bool sw) { return sw ? 8192u : 2048u; }
