@@ -268,7 +268,7 @@ static bool can_host(Px *p, const Cfg *g, const Uses *u, const Inst *i, const In
 	if (x->op == Oconst || x->op == Oarg || x->ty.elem == E_VOID || hosts[x->id] ||
 	    (x->op == Ophi && x->block == i->block) || !ir_type_eq(x->ty, i->ty) ||
 	    p->val[i->id].wghost || (x->op != Ophi && p->val[x->id].host))
-		return false;   /* (the last two: dpas.c's wgmma chains in place) */
+		return false;   /* (the last two: wgmma.c's chains in place) */
 	for (uint32_t k = 0; k < i->nops; k++)
 		if (!updates(p, i->ops[k], x))
 			return false;
