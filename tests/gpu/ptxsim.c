@@ -822,10 +822,12 @@ static bool do_wgmma(Sim *s, Warp *w, const PsIns *in, uint32_t act)
 		if ((desc >> 62 && !sw[k]) || (desc >> 49 & 7))
 			return fail(s, in, "a wgmma descriptor with a swizzle other than 128 bytes or "
 			            "a base offset");
-		if (sw[k] && (at[k] % 128 > 96 || sbo[k] != 1024))
-			return fail(s, in, "a swizzled wgmma operand %llu bytes into its row, or rows "
-			            "groups %u bytes apart (cmetal's are 1024)",
-			            (unsigned long long)(at[k] % 128), sbo[k]);
+		/* the swizzle's phase is the address's, as cmetal's layout takes it,
+		 * only from row 0 of a 1024-byte block with base offset 0 */
+		if (sw[k] && (at[k] % 1024 > 96 || sbo[k] != 1024))
+			return fail(s, in, "a swizzled wgmma operand %llu bytes into its 1024-byte "
+			            "block, or row groups %u bytes apart (cmetal's are 1024)",
+			            (unsigned long long)(at[k] % 1024), sbo[k]);
 		uint64_t end = sw[k] ? at[k] - at[k] % 128 + (rows / 8 - 1) * sbo[k] + 1024 :
 		                       at[k] + (rows / 8 - 1) * sbo[k] + lbo[k] + 128;
 		if (end > s->shsize)
