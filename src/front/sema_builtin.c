@@ -1714,21 +1714,9 @@ static bool ck_slm_copy(BiCall *c)
 	return true;
 }
 
-/* cm_wgmma_wait(n) (cmetal): n 0..7, wgmma.wait_group's range as cmetal
- * takes it (the same as cm_slm_copy_wait's). */
-static bool ck_wgmma_wait(BiCall *c)
-{
-	int64_t v;
-	if (const_val(c->a[0], &v) && (v < 0 || v > 7)) {
-		bi_error(c, c->a[0], "the groups left in flight must be 0 to 7, found %lld",
-		         (long long)v);
-		return false;
-	}
-	return true;
-}
-
-/* cm_slm_copy_wait(n) (cmetal): n 0..7, cp.async.wait_group's range. */
-static bool ck_slm_copy_wait(BiCall *c)
+/* cm_slm_copy_wait(n), cm_wgmma_wait(n) (cmetal): n 0..7, the groups
+ * left in flight (cp.async.wait_group's range, taken for both). */
+static bool ck_groups_wait(BiCall *c)
 {
 	int64_t v;
 	if (const_val(c->a[0], &v) && (v < 0 || v > 7)) {

@@ -294,8 +294,9 @@ static void wgmma_inplace(Px *p)
 	}
 }
 
-static void open_groups(Px *p);
-static void dirty_slm(Px *p);
+static bool open_out(const Px *p, const Block *b, bool open);
+static bool dirty_out(const Px *p, const Block *b, bool dirty);
+static bool *may_in(Px *p, bool (*out)(const Px *, const Block *, bool));
 
 /* Groups of cm_wgmma calls that are one wgmma of N = the sum of theirs
  * (at most 256): calls of one precision and N, one after another in a
@@ -347,10 +348,10 @@ void px_wgmma_groups(Px *p)
 	if (!p->o->no_wgmma_chains)
 		wgmma_chains(p);
 	wgmma_inplace(p);
-	if (p->wg_async)
-		open_groups(p);
-	if (p->wgmma)
-		dirty_slm(p);
+	if (p->wg_async)   /* where a group may be open */
+		p->wg_open_in = may_in(p, open_out);
+	if (p->wgmma)      /* where SLM may be written since the last fence */
+		p->wg_dirty_in = may_in(p, dirty_out);
 }
 
 /* Whether block b ends with async wgmmas issued and not committed, given
@@ -365,23 +366,26 @@ static bool open_out(const Px *p, const Block *b, bool open)
 	return open;
 }
 
-/* Px.wg_open_in: whether some path into each block leaves async wgmmas
- * uncommitted (a forward "may" problem over the CFG, to a fixed point). */
-static void open_groups(Px *p)
+/* Whether some path from the entry reaches each block's start (by id) in
+ * the state out() makes true: a forward "may" problem over the CFG, to a
+ * fixed point (out(b, in): b's state at its end given its state at its
+ * start). */
+static bool *may_in(Px *p, bool (*out)(const Px *, const Block *, bool))
 {
 	Func *f = p->f;
-	p->wg_open_in = NEWN(p->arena, bool, f->nblocks + 1);
+	bool *in = NEWN(p->arena, bool, f->nblocks + 1);
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (uint32_t b = 0; b < f->nblocks; b++) {
 			const Block *B = f->blocks[b];
-			if (!open_out(p, B, p->wg_open_in[B->id]))
+			if (!out(p, B, in[B->id]))
 				continue;
 			for (int s = 0; s < ir_nsucc(B); s++)
-				if (!p->wg_open_in[B->jmp.to[s]->id])
-					p->wg_open_in[B->jmp.to[s]->id] = changed = true;
+				if (!in[B->jmp.to[s]->id])
+					in[B->jmp.to[s]->id] = changed = true;
 		}
 	}
+	return in;
 }
 
 /* Whether i writes the kernel's SLM (through the generic proxy, which the
@@ -405,25 +409,6 @@ static bool dirty_out(const Px *p, const Block *b, bool dirty)
 		                                !p->val[i->id].wprev))
 			dirty = false;
 	return dirty;
-}
-
-/* Px.wg_dirty_in: whether some path into each block has written SLM since
- * its last fence (a forward "may" problem, to a fixed point). */
-static void dirty_slm(Px *p)
-{
-	Func *f = p->f;
-	p->wg_dirty_in = NEWN(p->arena, bool, f->nblocks + 1);
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t b = 0; b < f->nblocks; b++) {
-			const Block *B = f->blocks[b];
-			if (!dirty_out(p, B, p->wg_dirty_in[B->id]))
-				continue;
-			for (int s = 0; s < ir_nsucc(B); s++)
-				if (!p->wg_dirty_in[B->jmp.to[s]->id])
-					p->wg_dirty_in[B->jmp.to[s]->id] = changed = true;
-		}
-	}
 }
 
 void px_wgmma_block(Px *p, const Block *b)
