@@ -81,6 +81,10 @@ static void usage(FILE *f)
 	      "                     columns stay one load per read (by default each\n"
 	      "                     lane loads its k consecutive elements with vector\n"
 	      "                     loads and every column is a register)\n"
+	      "  -fno-fragment-media PTX: a media tile added to a part of an mma or\n"
+	      "                     wgmma accumulator is read and written in the\n"
+	      "                     canonical layout (by default in the accumulator\n"
+	      "                     fragment's, with no shuffle)\n"
 	      "  -fno-wgmma-chains  PTX: every cm_wgmma waits for its result (by default\n"
 	      "                     the wgmmas of one accumulator in a block wait once)\n"
 	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
@@ -228,6 +232,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_phi_coalescing = a[2] == 'n';  /* PTX: phis in registers of their own (ptx/phic.c) */
 	else if (!strcmp(a, "-fno-wide-loads") || !strcmp(a, "-fwide-loads"))
 		o->no_wide_loads = a[2] == 'n';      /* PTX: no run-layout vector loads (ptx/bwide.c) */
+	else if (!strcmp(a, "-fno-fragment-media") || !strcmp(a, "-ffragment-media"))
+		o->no_fragment_media = a[2] == 'n';  /* PTX: canonical C tiles (ptx/assign.c) */
 	else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains"))
 		o->no_wgmma_chains = a[2] == 'n';   /* PTX: one wait per wgmma (ptx/dpas.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))

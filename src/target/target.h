@@ -48,6 +48,9 @@ typedef struct {
 	bool no_wide_loads;   /* PTX: no vector loads of contiguous block
 	                         loads read by columns (-fno-wide-loads, for
 	                         A/B runs; bwide.c) */
+	bool no_fragment_media; /* PTX: media reads and writes of tiles added
+	                         to accumulator parts stay canonical
+	                         (-fno-fragment-media, A/B; assign.c) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
@@ -143,6 +146,7 @@ typedef struct {
 	bool run_layouts;     /* -frun-layouts: EmitOptions.run_layouts */
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */
+	bool no_fragment_media; /* -fno-fragment-media */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_wgmma_chains; /* -fno-wgmma-chains */
 	bool no_ldmatrix;     /* -fno-ldmatrix */

@@ -262,6 +262,50 @@ TEST(hf_media)
 	}
 }
 
+/* hf_c_edge: an 8 x 8 product (A 8 x 16 halves, Bt 8 x 16) added to a
+ * tile of a 13 x 11 image of floats at corners inside, across each edge
+ * and wholly outside: the read clamps to the edge and the write outside
+ * is dropped, so a pixel inside gets its own value plus the product's
+ * element and every other pixel is unchanged. */
+TEST(hf_c_edge)
+{
+	enum { CW = 13, CH = 11 };
+	static const int at[][2] = {{0, 0}, {2, 1}, {9, 0}, {0, 7}, {8, 6}, {-3, 2}, {4, -5},
+	                            {12, 10}, {-8, 0}, {13, 3}};
+	static uint16_t a[128], bt[128];
+	static float fa[128], fb[128], c[CW * CH], c0[CW * CH];
+	for (int i = 0; i < 128; i++) {
+		fa[i] = (float)h_range(h, -512, 512) / 256, a[i] = half_bits(fa[i]);
+		fb[i] = (float)h_range(h, -512, 512) / 256, bt[i] = half_bits(fb[i]);
+	}
+	for (size_t t = 0; t < sizeof at / sizeof at[0]; t++) {
+		int x = at[t][0], y = at[t][1];
+		for (int i = 0; i < CW * CH; i++)
+			c0[i] = c[i] = h_float(h, -4, 4);
+		HShape one = WALK(1, 1);
+		one.options = "-fno-bounds-check";   /* the writes outside are on purpose */
+		if (!H_RUN(h, F, "hf_c_edge", one, SURF2D(a, 16, 8, CMETAL_FMT_R16_UINT),
+		           SURF2D(bt, 16, 8, CMETAL_FMT_R16_UINT), SURF2D(c, CW, CH, CMETAL_FMT_R32F),
+		           I32(x), I32(y)))
+			return;
+		for (int Y = 0; Y < CH; Y++)
+			for (int X = 0; X < CW; X++) {
+				int r = Y - y, n = X - x;
+				double want = c0[Y * CW + X], mag = fabs(want);
+				if (r >= 0 && r < 8 && n >= 0 && n < 8)
+					for (int k = 0; k < 16; k++) {
+						double v = (double)fa[r * 16 + k] * fb[n * 16 + k];
+						want += v, mag += fabs(v);
+					}
+				if (!(fabs(c[Y * CW + X] - want) <= 1e-5 * (mag > 1e-30 ? mag : 1e-30))) {
+					h_fail(h, "tile at (%d, %d): C[%d][%d] = %.9g, expected %.9g", x, y,
+					       Y, X, c[Y * CW + X], want);
+					return;
+				}
+			}
+	}
+}
+
 /* hgemm_bt: the same product with B given transposed and A, Bt and C as
  * 2D surfaces, 2 x 2 threads of 32 x 32 in one group. */
 TEST(hgemm_bt)
@@ -535,7 +579,7 @@ TEST(wgmma_n56) { wgmma_run(h, "wg56", 56); }
 const HTest exec_dpas[] = {
 	T(hf_r8), T(hf_r3), T(hf_e16), T(bf_r8), T(tf32_r4), T(s8_r8), T(u8s8_r1), T(u8_r5),
 	T(df_r8), T(df_r1), T(hf_pair), T(tf32_pair), T(s8_pair), T(df_pair), T(hf_slm), T(hgemm),
-	T(hf_media), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
+	T(hf_media), T(hf_c_edge), T(hgemm_bt), T(hgemm_slm), T(hgemm_slm64), T(dgemm_dpas),
 	T(wgmma_n8), T(wgmma_n32), T(wgmma_n56), T(wgmma_pair), T(wgmma_sw128), T(wgmma_async),
 	T(hgemm_wg),
 	T(hgemm_wga),

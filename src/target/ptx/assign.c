@@ -18,7 +18,9 @@
  *     pullback of its destination; any other instruction the canonical
  *     layout);
  *   - a media store writes its value from the value's own layout when
- *     each register of it is one row of the block (media_rows);
+ *     each register of it is one row of the block (media_rows) or a
+ *     pair of registers holds row neighbours (media_writes: a C tile in
+ *     an accumulator's fragment);
  *   - a vector of contiguous block loads read only by its columns (AoS
  *     points turned into rows) is set in the run layout beforehand, its
  *     loads and wrregions left alone here (bwide.c);
@@ -26,7 +28,8 @@
  *     not a multiple of 32 takes the shifted layout that write wants
  *     (assign_load; mem.c loads each lane's element directly), and a
  *     media read whose users all want one layout (a cm_dpas fragment) is
- *     read in it (assign_mload);
+ *     read in it, as is one whose one user adds it to a part of an
+ *     accumulator (assign_mload, partner_layout);
  *   - cm_dpas results live in the accumulator's mma fragment and read
  *     their operands in theirs (dpas.c px_dpas_layout); a phi takes the
  *     layout its users want (want.c, propagated back from cm_dpas
@@ -97,6 +100,38 @@ static bool media_rows(Px *p, const Inst *u, uint32_t k, const Layout *l)
 	return lay_rows(p->arena, l, cols, NEWN(p->tmp, LRow, l->nregs));
 }
 
+/* Whether a media access moves n elements of type e in blocks of cols
+ * columns from or to layout l as fast as from the canonical one: l has as
+ * many registers, in pairs of 4-byte row neighbours (px_pair_regs), so
+ * each pair is one 8-byte access per lane and a warp's pair fills whole
+ * 32-byte sectors, as an mma or wgmma accumulator's fragment does.  (A
+ * transposed tile, each lane a column's element, would touch twice the
+ * sectors the canonical layout does.) */
+static bool media_pairs(Px *p, const Layout *l, uint32_t n, uint32_t cols, Elem e)
+{
+	if (!l || l->canon || ir_elem_bytes[e] != 4 || l->nregs != SLOTS(n) || l->nregs % 2)
+		return false;
+	for (uint32_t s = 0; s < l->nregs; s += 2)
+		if (!px_pair_regs(p, l, s, cols))
+			return false;
+	return true;
+}
+
+/* Whether media store u writes its value (operand k == 3) from layout l
+ * as it is: a set of rows (media_rows), or pairs of row neighbours
+ * (media_pairs), each lane's elements at an offset from its lane table
+ * (mem.c media_fast_table): a C tile added to a wgmma or mma
+ * accumulator's fragment is written from the fragment, with no shuffle. */
+static bool media_writes(Px *p, const Inst *u, uint32_t k, const Layout *l)
+{
+	if (k != 3 || u->op != Omstore || !l || l->canon || u->ops[3]->ty.elem == E_I1)
+		return false;
+	const Inst *v = u->ops[3];
+	uint32_t cols = u->imm > 0 ? (uint32_t)u->imm : v->ty.n;
+	return (!p->o->no_fragment_media && media_pairs(p, l, v->ty.n, cols, v->ty.elem)) ||
+	       media_rows(p, u, k, l);
+}
+
 /* The layout in which u reads its operand k (NULL: the operand's own). */
 static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 {
@@ -119,7 +154,7 @@ static const Layout *use_layout(Px *p, Inst *u, uint32_t k)
 		return px_dpas_layout(p, u, k);
 	if (u->op == Ogather && k == 2 && own(p, u) && !own(p, u)->canon)
 		return own(p, u);   /* assign_gather: offsets where the elements go */
-	if (media_rows(p, u, k, own(p, v)))
+	if (media_writes(p, u, k, own(p, v)))
 		return NULL;
 	return canon_of(p, v->ty.n);
 }
@@ -167,7 +202,7 @@ static uint32_t ew_cost(Px *p, Inst *i, const Layout *l, const Use *uses)
 		if (want)
 			c += conv_cost(p, i->ty.elem, l, want);
 		else if (!elementwise(s->u) && !const_region(s->u) &&
-		         !media_rows(p, s->u, s->k, l))
+		         !media_writes(p, s->u, s->k, l))
 			canon_use = true;
 	}
 	if (canon_use)
@@ -268,6 +303,51 @@ static const Layout *users_layout(Px *p, const Use *uses)
 	return want;
 }
 
+/* The layout constant rdregion i takes (assign_rd): the pullback of its
+ * source's (regs: the source register of each of its registers), or
+ * canonical when that would take over twice the registers. */
+static Layout *rd_layout(Px *p, const Inst *i, uint32_t **regs)
+{
+	const Layout *src = own(p, i->ops[0]);
+	uint32_t *from = NULL;
+	Layout *l = src ? lay_pullback(p->arena, src, i->rg, i->ty.n, &from) : NULL;
+	if (l && l->nregs <= 2 * SLOTS(i->ty.n)) {
+		if (regs)
+			*regs = from;
+		return l->canon ? (Layout *)canon_of(p, i->ty.n) : l;
+	}
+	return (Layout *)canon_of(p, i->ty.n);
+}
+
+/* The layout of the other operand of read i's one user, an element-wise
+ * operation, when that operand is (or, a constant region not yet
+ * assigned, will be) in a layout of row pairs (media_pairs): a C tile read
+ * to be added to a part of a wgmma or mma accumulator (c +=
+ * acc.select<8, 1, 8, 1>(..)) is then read in the accumulator fragment's
+ * layout, the sum made there and, when a media store writes it
+ * (media_writes), written from there; read canonical, the fragment's part
+ * would be shuffled into it (four shuffles and lane tables per 8 x 8 tile
+ * of floats).  Else NULL. */
+static const Layout *partner_layout(Px *p, const Inst *i, const Use *uses)
+{
+	if (p->o->no_fragment_media || !uses || uses->next || !elementwise(uses->u) ||
+	    !is_vector(uses->u) || uses->u->ty.n != i->ty.n)
+		return NULL;
+	const Inst *u = uses->u;
+	for (uint32_t k = 0; k < (uint32_t)ir_ops[u->op].nops; k++) {
+		const Inst *o = u->ops[k];
+		if (o == i || !is_vector(o) || o->ty.n != i->ty.n)
+			continue;
+		const Layout *l = own(p, o);
+		if (!l && o->op == Ordregion && !ir_roff(o) && is_vector(o->ops[0]))
+			l = rd_layout(p, o, NULL);
+		uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : i->ty.n;
+		if (media_pairs(p, l, i->ty.n, cols, i->ty.elem))
+			return l;
+	}
+	return NULL;
+}
+
 /* A media read whose users all read it in one other layout (a cm_dpas
  * fragment: a B tile of doubles wants element t*8 + g in lane 4g + t) is
  * read straight into it: each lane computes the row and column of its
@@ -290,6 +370,8 @@ static bool assign_mload(Px *p, Inst *i, const Use *uses)
 		return true;
 	}
 	want = users_layout(p, uses);
+	if (!want)
+		want = partner_layout(p, i, uses);
 	if (!want || want->n != i->ty.n || want->nregs != SLOTS(i->ty.n))
 		return false;
 	p->val[i->id].lay = (Layout *)want;
@@ -320,16 +402,9 @@ static bool assign_gather(Px *p, Inst *i, const Use *uses)
 
 static void assign_rd(Px *p, Inst *i)
 {
-	PxVal *v = &p->val[i->id];
-	const Layout *src = own(p, i->ops[0]);
 	uint32_t *regs = NULL;
-	Layout *l = src ? lay_pullback(p->arena, src, i->rg, i->ty.n, &regs) : NULL;
-	if (l && l->nregs <= 2 * SLOTS(i->ty.n)) {
-		v->lay = l->canon ? (Layout *)canon_of(p, i->ty.n) : l;
-		v->srcregs = regs;
-		return;
-	}
-	v->lay = (Layout *)canon_of(p, i->ty.n);
+	p->val[i->id].lay = rd_layout(p, i, &regs);
+	p->val[i->id].srcregs = regs;
 }
 
 /* Records that v is read in layout l by some user. */

@@ -1374,8 +1374,9 @@ static const char *media_test(Px *p, Inst *i, const Where *w, const char *x0, co
  * canonical one.  When every register is one row of the block at
  * consecutive lanes (assign.c media_rows, layout.c lay_rows), *rows gets
  * them; else (a read straight into the layout its users want, assign.c
- * assign_mload) *rows is NULL and each lane finds its element in a lane
- * table (px_lane_elems). */
+ * assign_mload, or a write from its value's own, assign.c media_writes)
+ * *rows is NULL and each lane finds its element in a lane table
+ * (px_lane_elems). */
 static const Layout *media_layout(Px *p, Inst *i, uint32_t cols, LRow **rows)
 {
 	bool st = i->op == Omstore;
@@ -1385,11 +1386,8 @@ static const Layout *media_layout(Px *p, Inst *i, uint32_t cols, LRow **rows)
 	if (!l || l->canon)
 		return NULL;
 	*rows = NEWN(p->arena, LRow, l->nregs);
-	if (!lay_rows(p->arena, l, cols, *rows)) {
-		if (st)
-			die("media write of %%%u: its layout is not a set of rows", val->id);
+	if (!lay_rows(p->arena, l, cols, *rows))
 		*rows = NULL;
-	}
 	return l;
 }
 
@@ -1589,7 +1587,7 @@ static const char *media_lane_off(Px *p, const Where *w, const Layout *l, uint32
  * neighbours of one row of a block of cols columns, the first at an even
  * column (an mma fragment's two k dwords, dpas.c frag_elem): one 8-byte
  * load fills both when the block's x and pitch are multiples of 8. */
-static bool pair_regs(Px *p, const Layout *l, uint32_t s, uint32_t cols)
+bool px_pair_regs(Px *p, const Layout *l, uint32_t s, uint32_t cols)
 {
 	if (!l || s + 1 >= l->nregs)
 		return false;
@@ -1602,30 +1600,33 @@ static bool pair_regs(Px *p, const Layout *l, uint32_t s, uint32_t cols)
 	return true;
 }
 
-/* A media read wholly inside, each lane's element at an offset computed
- * once (media_lane_off): a read into a layout of its own (media_layout
- * without rows: each lane's element from its lane table), or a canonical
- * block of one register; no clamp and no check.  Two registers of 4-byte
- * neighbours (pair_regs) are one ld.v2 when x0 and the pitch are multiples
- * of 8 (a uniform test; else two loads): the L1 cache then serves a
- * lane's 8 bytes of a row at once, where an mma fragment's registers each
- * touch all 8 rows of its tile (hgemm_bt's reads kept the L1 98% busy). */
+/* A media access wholly inside, each lane's element at an offset
+ * computed once (media_lane_off): a read into a layout of its own or a
+ * write from one (media_layout without rows: each lane's element from its
+ * lane table), or a canonical read of one register; no clamp and no
+ * check.  Two registers of 4-byte neighbours (px_pair_regs) are one v2 load
+ * or store when x0 and the pitch are multiples of 8 (a uniform test; else
+ * two): the L1 cache then serves a lane's 8 bytes of a row at once, where
+ * an mma fragment's registers each touch all 8 rows of its tile
+ * (hgemm_bt's reads kept the L1 98% busy). */
 static void media_fast_table(Px *p, Inst *i, const Where *w, const char *x0, const char *y0,
                              uint32_t cols, const Layout *l)
 {
-	Elem e = i->ty.elem;
+	bool st = i->op == Omstore;
+	Inst *val = st ? i->ops[3] : i;
+	Elem e = val->ty.elem;
 	int eb = ir_elem_bytes[e];
 	const char *o = px_tmp(p, RC_B32), *al = NULL;
 	px_ins(p, "mad.lo.u32 %s, %s, %s, %s", o, y0, w->pitch, x0);
-	uint32_t nregs = l ? l->nregs : SLOTS(i->ty.n);
+	uint32_t nregs = l ? l->nregs : SLOTS(val->ty.n);
 	for (uint32_t s = 0; s < nregs; s++) {
 		uint32_t valid;
-		const char *lo = media_lane_off(p, w, l, s, i->ty.n, cols, eb, &valid);
+		const char *lo = media_lane_off(p, w, l, s, val->ty.n, cols, eb, &valid);
 		const char *t = px_tmp(p, RC_B32), *a = px_tmp(p, RC_B64);
 		px_ins(p, "add.u32 %s, %s, %s", t, o, lo);
 		px_ins(p, "mad.wide.u32 %s, %s, 1, %s", a, t, w->base);
-		const char *r = l ? px_own(p, i, s) : px_reg(p, i, s);
-		if (eb == 4 && pair_regs(p, l, s, cols)) {
+		const char *r = media_reg(p, i, l, s);
+		if (eb == 4 && px_pair_regs(p, l, s, cols)) {
 			if (!al) {
 				const char *u = px_tmp(p, RC_B32);
 				al = px_tmp(p, RC_PRED);
@@ -1633,14 +1634,20 @@ static void media_fast_table(Px *p, Inst *i, const Where *w, const char *x0, con
 				px_ins(p, "and.b32 %s, %s, 7", u, u);
 				px_ins(p, "setp.eq.u32 %s, %s, 0", al, u);
 			}
-			const char *r1 = px_own(p, i, s + 1), *ty = px_mem_ty(e);
-			px_ins(p, "@%s ld.global.v2.%s {%s, %s}, [%s]", al, ty, r, r1, a);
-			px_ins(p, "@!%s ld.global.%s %s, [%s]", al, ty, r, a);
-			px_ins(p, "@!%s ld.global.%s %s, [%s+4]", al, ty, r1, a);
+			const char *r1 = media_reg(p, i, l, s + 1), *ty = px_mem_ty(e);
+			if (st) {
+				px_ins(p, "@%s st.global.v2.%s [%s], {%s, %s}", al, ty, a, r, r1);
+				px_ins(p, "@!%s st.global.%s [%s], %s", al, ty, a, r);
+				px_ins(p, "@!%s st.global.%s [%s+4], %s", al, ty, a, r1);
+			} else {
+				px_ins(p, "@%s ld.global.v2.%s {%s, %s}, [%s]", al, ty, r, r1, a);
+				px_ins(p, "@!%s ld.global.%s %s, [%s]", al, ty, r, a);
+				px_ins(p, "@!%s ld.global.%s %s, [%s+4]", al, ty, r1, a);
+			}
 			s++;
 			continue;
 		}
-		access(p, w, false, e, r, a, px_lanes_pred(p, valid));
+		access(p, w, st, e, r, a, px_lanes_pred(p, valid));
 	}
 }
 

@@ -490,6 +490,10 @@ void px_ranges(Px *p);
 uint32_t *px_loop_depths(Px *p, Func *f);
 /* The layout in which u reads its vector operand k (its own or a copy). */
 const struct Layout *px_read_layout(Px *p, Inst *u, uint32_t k);
+/* Whether registers s and s + 1 of layout l hold, in every lane, two
+ * neighbours of one row of a block of cols columns, the first at an even
+ * column (mem.c: one 8-byte load or store of 4-byte elements) */
+bool px_pair_regs(Px *p, const struct Layout *l, uint32_t s, uint32_t cols);
 
 /* slm.c: vectors read at runtime positions, kept in the warp's SLM scratch */
 uint32_t px_slm_width(Elem e);      /* bytes per element there; 0: none */
