@@ -82,12 +82,12 @@ static const char *units(Px *p, const char *size, const char **tail)
 /* Slot r of the copy: this lane's source address and source size into
  * *src and *sz: unit e = off / 16 of the buffer has 16 bytes below q (its
  * whole units), tail bytes at q, none past it (units). */
+static const char *offset(Px *p, Inst *i, uint32_t r);
+
 static void source(Px *p, Inst *i, uint32_t r, const char *base, const char *q,
                    const char *tail, const char **src, const char **sz)
 {
-	const Inst *offs = i->ops[2];
-	const char *o = offs->ty.n == 1 ? px_reg(p, offs, 0) :
-	                px_reg_in(p, offs, px_read_layout(p, i, 2), r);
+	const char *o = offset(p, i, r);
 	const char *o16 = px_tmp(p, RC_B32), *e = px_tmp(p, RC_B32);
 	const char *full = px_tmp(p, RC_PRED), *part = px_tmp(p, RC_PRED);
 	*src = px_tmp(p, RC_B64);
@@ -115,36 +115,125 @@ static void check_slot(Px *p, const char *sz, const char *dok, const char *act,
 	px_fault_lane(p, fails, ok, act);
 }
 
-/* Oslmcopy: a cp.async of 16 bytes a lane and slot. */
+/* Register of slot r of the copy's offsets (a scalar: the same in all). */
+static const char *offset(Px *p, Inst *i, uint32_t r)
+{
+	const Inst *offs = i->ops[2];
+	return offs->ty.n == 1 ? px_reg(p, offs, 0) :
+	       px_reg_in(p, offs, px_read_layout(p, i, 2), r);
+}
+
+/* The predicate "lanes below n in slot r" (NULL: all of them) and'ed
+ * with the slot's SLM test dok (NULL: inside). */
+static const char *slot_on(Px *p, uint32_t n, uint32_t r, const char *dok, const char **act)
+{
+	*act = NULL;
+	if (n - 32 * r >= 32)
+		return dok;
+	*act = px_lane_lt(p, n - 32 * r);
+	if (!dok)
+		return *act;
+	const char *t = px_tmp(p, RC_PRED);
+	px_ins(p, "and.pred %s, %s, %s", t, dok, *act);
+	return t;
+}
+
+static void cp_async(Px *p, const char *on, const char *slm, uint32_t r, const char *src,
+                     const char *sz)
+{
+	px_ins(p, "%s%s%scp.async.cg.shared.global [%s+%u], [%s], %u%s%s", on ? "@" : "",
+	       on ? on : "", on ? " " : "", slm, 32 * IR_SLMCOPY_BYTES * r, src,
+	       IR_SLMCOPY_BYTES, sz ? ", " : "", sz ? sz : "");
+}
+
+/* The copy, each element's source size computed (source). */
+static void copy_exact(Px *p, Inst *i, const char *base, const char *q, const char *tail,
+                       const char *d, const char *dok0, const char *slm)
+{
+	uint32_t n = i->ops[2]->ty.n;
+	const char *fails = NULL;
+	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
+		const char *src, *sz, *dok = dst_ok(p, d, dok0, r), *act;
+		source(p, i, r, base, q, tail, &src, &sz);
+		const char *on = slot_on(p, n, r, dok, &act);
+		check_slot(p, sz, dok, act, &fails);
+		cp_async(p, on, slm, r, src, sz);
+	}
+	px_fault_end(p, fails, CUDA_FAULT_SLMCOPY, i);
+}
+
+/* The uniform predicate "every element of the copy has its 16 bytes
+ * inside the buffer": each offset below the buffer's whole units' bytes
+ * (q * 16; with 2^28 units or more, any offset but the last: such a
+ * buffer only sends that one to the exact copy), over the lanes that
+ * copy, voted over the CM thread. */
+static const char *all_whole(Px *p, Inst *i, const char *q)
+{
+	uint32_t n = i->ops[2]->ty.n;
+	const char *qb = px_tmp(p, RC_B32), *big = px_tmp(p, RC_PRED);
+	const char *all = px_tmp(p, RC_PRED), *in = px_tmp(p, RC_PRED);
+	px_ins(p, "shl.b32 %s, %s, 4", qb, q);
+	px_ins(p, "setp.ge.u32 %s, %s, 268435456", big, q);
+	px_ins(p, "selp.b32 %s, -1, %s, %s", qb, qb, big);
+	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
+		const char *o = offset(p, i, r);
+		if (n - 32 * r < 32)   /* lanes past the last element pass */
+			px_ins(p, "setp.lt.or.u32 %s, %s, %s, %s", in, o, qb,
+			       px_lane_ge(p, n - 32 * r));
+		else
+			px_ins(p, "setp.lt.u32 %s, %s, %s", in, o, qb);
+		if (r)
+			px_ins(p, "and.pred %s, %s, %s", all, all, in);
+		else
+			px_ins(p, "mov.pred %s, %s", all, in);
+	}
+	px_vote(p, false, all, all);
+	return all;
+}
+
+/* The copy when every element is whole (all_whole): 16 bytes each, no
+ * source size. */
+static void copy_whole(Px *p, Inst *i, const char *base, const char *d, const char *dok0,
+                       const char *slm)
+{
+	uint32_t n = i->ops[2]->ty.n;
+	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
+		const char *o16 = px_tmp(p, RC_B32), *src = px_tmp(p, RC_B64), *act;
+		const char *on = slot_on(p, n, r, dst_ok(p, d, dok0, r), &act);
+		px_ins(p, "and.b32 %s, %s, -16", o16, offset(p, i, r));
+		px_ins(p, "mad.wide.u32 %s, %s, 1, %s", src, o16, base);
+		cp_async(p, on, slm, r, src, NULL);
+	}
+}
+
+/* Oslmcopy: a cp.async of 16 bytes a lane and slot.  A copy whose
+ * elements are all whole (the common case: tiles inside their matrices)
+ * takes copy_whole after one uniform test, the exact copy out of line;
+ * each element's source size costs about ten SASS (hgemm_wgs2's copier
+ * warps, which issue the copies of a CTA, were bound by them: ~17 SASS a
+ * cp.async).  The checking mode always takes the exact copy, which
+ * reports each element that reads past the buffer. */
 static bool copy(Px *p, Inst *i)
 {
 	uint32_t n = i->ops[2]->ty.n;
-	const char *base, *size, *tail, *dok0, *fails = NULL;
+	const char *base, *size, *tail, *dok0;
 	px_surface(p, i, i->ops[0], &base, &size);
 	px_comment(p, "cm_slm_copy_async: %u x 16 bytes, element k in lane k %% 32", n);
 	const char *q = units(p, size, &tail);
 	const char *d = dst_lane(p, i, &dok0), *slm = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %s", slm, px_slm_base(p));
 	px_ins(p, "add.u32 %s, %s, %s", slm, slm, d);
-	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
-		const char *src, *sz, *dok = dst_ok(p, d, dok0, r), *act = NULL, *on = dok;
-		source(p, i, r, base, q, tail, &src, &sz);
-		if (n - 32 * r < 32) {
-			act = px_lane_lt(p, n - 32 * r);
-			if (on) {
-				const char *t = px_tmp(p, RC_PRED);
-				px_ins(p, "and.pred %s, %s, %s", t, on, act);
-				on = t;
-			} else {
-				on = act;
-			}
-		}
-		check_slot(p, sz, dok, act, &fails);
-		px_ins(p, "%s%s%scp.async.cg.shared.global [%s+%u], [%s], %u, %s", on ? "@" : "",
-		       on ? on : "", on ? " " : "", slm, 32 * IR_SLMCOPY_BYTES * r, src,
-		       IR_SLMCOPY_BYTES, sz);
+	if (px_checking(p)) {
+		copy_exact(p, i, base, q, tail, d, dok0, slm);
+		return true;
 	}
-	px_fault_end(p, fails, CUDA_FAULT_SLMCOPY, i);
+	const char *all = all_whole(p, i, q), *exact = px_label(p), *done = px_label(p);
+	px_ins(p, "@!%s bra%s %s", all, px_uni(p), exact);
+	copy_whole(p, i, base, d, dok0, slm);
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, exact);
+	copy_exact(p, i, base, q, tail, d, dok0, slm);
+	px_cold_end(p, done);
 	return true;
 }
 
