@@ -147,11 +147,11 @@ static void cp_async(Px *p, const char *on, const char *slm, uint32_t r, const c
 }
 
 /* The copy, each element's source size computed (source). */
-static void copy_exact(Px *p, Inst *i, const char *base, const char *q, const char *tail,
-                       const char *d, const char *dok0, const char *slm)
+static void copy_exact(Px *p, Inst *i, const char *base, const char *size, const char *d,
+                       const char *dok0, const char *slm)
 {
 	uint32_t n = i->ops[2]->ty.n;
-	const char *fails = NULL;
+	const char *fails = NULL, *tail, *q = units(p, size, &tail);
 	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
 		const char *src, *sz, *dok = dst_ok(p, d, dok0, r), *act;
 		source(p, i, r, base, q, tail, &src, &sz);
@@ -162,26 +162,39 @@ static void copy_exact(Px *p, Inst *i, const char *base, const char *q, const ch
 	px_fault_end(p, fails, CUDA_FAULT_SLMCOPY, i);
 }
 
+/* The limit L of whole elements' offsets, uniform: an element at offset
+ * o has its 16 bytes inside the buffer when o < L = size - 15 (clamped to
+ * 0 .. 2^32 - 1; o rounded down to 16 then ends at or below the size).
+ * For a surface parameter computed once, at the kernel's entry
+ * (blimit.c), else here. */
+static const char *whole_limit(Px *p, Inst *i, const char *size)
+{
+	int k = px_surface_index(p, i->ops[0]);
+	if (k >= 0)
+		return px_surf_limit(p, (uint32_t)k, IR_SLMCOPY_BYTES, 0);
+	const char *t = px_tmp(p, RC_B64), *l = px_tmp(p, RC_B32);
+	px_ins(p, "add.s64 %s, %s, %d", t, size, 1 - IR_SLMCOPY_BYTES);
+	px_ins(p, "max.s64 %s, %s, 0", t, t);
+	px_ins(p, "min.s64 %s, %s, 4294967295", t, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", l, t);
+	return l;
+}
+
 /* The uniform predicate "every element of the copy has its 16 bytes
- * inside the buffer": each offset below the buffer's whole units' bytes
- * (q * 16; with 2^28 units or more, any offset but the last: such a
- * buffer only sends that one to the exact copy), over the lanes that
- * copy, voted over the CM thread. */
-static const char *all_whole(Px *p, Inst *i, const char *q)
+ * inside the buffer" (whole_limit), over the lanes that copy, voted over
+ * the CM thread. */
+static const char *all_whole(Px *p, Inst *i, const char *size)
 {
 	uint32_t n = i->ops[2]->ty.n;
-	const char *qb = px_tmp(p, RC_B32), *big = px_tmp(p, RC_PRED);
+	const char *lim = whole_limit(p, i, size);
 	const char *all = px_tmp(p, RC_PRED), *in = px_tmp(p, RC_PRED);
-	px_ins(p, "shl.b32 %s, %s, 4", qb, q);
-	px_ins(p, "setp.ge.u32 %s, %s, 268435456", big, q);
-	px_ins(p, "selp.b32 %s, -1, %s, %s", qb, qb, big);
 	for (uint32_t r = 0; r < (n + 31) / 32; r++) {
 		const char *o = offset(p, i, r);
 		if (n - 32 * r < 32)   /* lanes past the last element pass */
-			px_ins(p, "setp.lt.or.u32 %s, %s, %s, %s", in, o, qb,
+			px_ins(p, "setp.lt.or.u32 %s, %s, %s, %s", in, o, lim,
 			       px_lane_ge(p, n - 32 * r));
 		else
-			px_ins(p, "setp.lt.u32 %s, %s, %s", in, o, qb);
+			px_ins(p, "setp.lt.u32 %s, %s, %s", in, o, lim);
 		if (r)
 			px_ins(p, "and.pred %s, %s, %s", all, all, in);
 		else
@@ -216,23 +229,22 @@ static void copy_whole(Px *p, Inst *i, const char *base, const char *d, const ch
 static bool copy(Px *p, Inst *i)
 {
 	uint32_t n = i->ops[2]->ty.n;
-	const char *base, *size, *tail, *dok0;
+	const char *base, *size, *dok0;
 	px_surface(p, i, i->ops[0], &base, &size);
 	px_comment(p, "cm_slm_copy_async: %u x 16 bytes, element k in lane k %% 32", n);
-	const char *q = units(p, size, &tail);
 	const char *d = dst_lane(p, i, &dok0), *slm = px_tmp(p, RC_B32);
 	px_ins(p, "mov.u32 %s, %s", slm, px_slm_base(p));
 	px_ins(p, "add.u32 %s, %s, %s", slm, slm, d);
 	if (px_checking(p)) {
-		copy_exact(p, i, base, q, tail, d, dok0, slm);
+		copy_exact(p, i, base, size, d, dok0, slm);
 		return true;
 	}
-	const char *all = all_whole(p, i, q), *exact = px_label(p), *done = px_label(p);
+	const char *all = all_whole(p, i, size), *exact = px_label(p), *done = px_label(p);
 	px_ins(p, "@!%s bra%s %s", all, px_uni(p), exact);
 	copy_whole(p, i, base, d, dok0, slm);
 	buf_printf(&p->body, "%s:\n", done);
 	px_cold_begin(p, exact);
-	copy_exact(p, i, base, q, tail, d, dok0, slm);
+	copy_exact(p, i, base, size, d, dok0, slm);
 	px_cold_end(p, done);
 	return true;
 }

@@ -55,6 +55,12 @@ typedef struct {
 	int surf;             /* surface parameter's index, else -1 */
 } Where;
 
+int px_surface_index(const Px *p, const Inst *b)
+{
+	return b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
+	       p->f->params[b->imm].kind == CMK_ARG_SURFACE ? (int)b->imm : -1;
+}
+
 static Where where(Px *p, Inst *i, Inst *b)
 {
 	Where w = {.sp = (IrSpace)i->space, .dsmem = px_cluster_on(p), .surf = -1};
@@ -84,8 +90,7 @@ static Where where(Px *p, Inst *i, Inst *b)
 		}
 		return w;
 	}
-	if (b->op == Oarg && (uint32_t)b->imm < p->f->nparams &&
-	    p->f->params[b->imm].kind == CMK_ARG_SURFACE) {
+	if (px_surface_index(p, b) >= 0) {
 		/* a surface parameter: its descriptor was loaded at entry */
 		uint32_t k = (uint32_t)b->imm;
 		w.surf = (int)k;

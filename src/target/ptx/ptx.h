@@ -416,6 +416,9 @@ void px_fault_end(Px *p, const char *acc, int kind, const Inst *i);
 
 /* mem.c: the 64-bit base and size (b64) of surface b, which i accesses */
 void px_surface(Px *p, Inst *i, Inst *b, const char **base, const char **size);
+/* The index of surface parameter b (its descriptor in %sb<k>, %ss<k>, ..),
+ * else -1 (a surface chosen at run time) */
+int px_surface_index(const Px *p, const Inst *b);
 /* cpasync.c: cm_slm_copy_async, _commit, _wait (Oslmcopy, Oslmcommit,
  * Oslmwait; a cmetal extension) as cp.async; false for other instructions */
 bool px_slm_copy(Px *p, Inst *i);
