@@ -85,6 +85,9 @@ static void usage(FILE *f)
 	      "                     wgmma accumulator is read and written in the\n"
 	      "                     canonical layout (by default in the accumulator\n"
 	      "                     fragment's, with no shuffle)\n"
+	      "  -fno-media-spans   PTX: each media access of a group that writes\n"
+	      "                     branches to its own exact path (by default one\n"
+	      "                     test and branch for the group's whole span)\n"
 	      "  -fno-wgmma-chains  PTX: every cm_wgmma waits for its result (by default\n"
 	      "                     the wgmmas of one accumulator in a block wait once)\n"
 	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
@@ -234,6 +237,8 @@ static bool flag_option(const char *a, DriverOptions *o)
 		o->no_wide_loads = a[2] == 'n';      /* PTX: no run-layout vector loads (ptx/bwide.c) */
 	else if (!strcmp(a, "-fno-fragment-media") || !strcmp(a, "-ffragment-media"))
 		o->no_fragment_media = a[2] == 'n';  /* PTX: canonical C tiles (ptx/assign.c) */
+	else if (!strcmp(a, "-fno-media-spans") || !strcmp(a, "-fmedia-spans"))
+		o->no_media_spans = a[2] == 'n';     /* PTX: a branch per media access (ptx/emit.c) */
 	else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains"))
 		o->no_wgmma_chains = a[2] == 'n';   /* PTX: one wait per wgmma (ptx/dpas.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))

@@ -51,6 +51,9 @@ typedef struct {
 	bool no_fragment_media; /* PTX: media reads and writes of tiles added
 	                         to accumulator parts stay canonical
 	                         (-fno-fragment-media, A/B; assign.c) */
+	bool no_media_spans;  /* PTX: each access of a group of media reads
+	                         and writes branches on its own (-fno-media-
+	                         spans, A/B; emit.c emit_span) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
 	                         ptx/slmvec.c) */
@@ -147,6 +150,7 @@ typedef struct {
 	bool no_phi_coalescing; /* -fno-phi-coalescing */
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool no_fragment_media; /* -fno-fragment-media */
+	bool no_media_spans;  /* -fno-media-spans */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_wgmma_chains; /* -fno-wgmma-chains */
 	bool no_ldmatrix;     /* -fno-ldmatrix */

@@ -138,6 +138,8 @@ void px_ins(Px *p, const char *fmt, ...)
 
 void px_comment(Px *p, const char *fmt, ...)
 {
+	if (p->quiet)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	buf_puts(&p->body, "\t// ");
@@ -703,6 +705,69 @@ static bool emit_inst(Px *p, Inst *i, Buf *globals)
 
 /* ---- kernels -------------------------------------------------------------------- */
 
+/* Instruction i of the block being emitted, with what comes before and
+ * after it: SLM stores and syncs, wgmma waits, layout copies. */
+static bool emit_one(Px *p, Inst *i, Buf *globals)
+{
+	if (p->val[i->id].store_before)
+		px_slm_store(p, p->val[i->id].store_before);
+	px_slm_sync(p, i);
+	if (i->op != Owgmma && i->op != Ophi && px_wgmma_reads(p, i))
+		px_wgmma_settle(p);
+	bool ok = emit_inst(p, i, globals);
+	px_wgmma_after(p, i);
+	if (ok && !p->val[i->id].skip)
+		px_emit_copies(p, i);
+	arena_reset(p->tmp);
+	return ok;
+}
+
+/* The span of a group of media accesses that stores (mgroup.c
+ * px_mgroup_span), leader to last member: one test of the group's box,
+ * one branch, then every instruction of the span with each member's fast
+ * access, or, out of line, every instruction again with each member's
+ * exact access.  Each member branching on the test to an exact path of
+ * its own (mem.c media) interleaves the exact paths with the fast ones
+ * (ptxas lays each out beside its access): hgemm_wgs2's epilogue, 64
+ * reads and 64 writes of 8 x 8 tiles, was 6,500 SASS of which the warps
+ * ran 1,000, and they stalled on instruction fetch (ncu, bench/runs/
+ * 2026-11-28-session24/call3).  The span's instructions keep no emission
+ * state (px_mgroup_span), so both copies emit the same; a wgmma wait they
+ * need comes before the branch.  *last: the span's last instruction. */
+static bool emit_span(Px *p, Inst *leader, Buf *globals, Inst **last)
+{
+	PxMGroup *g = p->val[leader->id].mg;
+	*last = g->m[g->n - 1];
+	for (Inst *j = leader;; j = j->next) {
+		if (px_wgmma_reads(p, j))
+			px_wgmma_settle(p);
+		if (j == *last)
+			break;
+	}
+	const char *in = px_media_span_test(p, leader), *exact = px_label(p);
+	const char *done = px_label(p);
+	px_ins(p, "@!%s bra%s %s", in, px_uni(p), exact);
+	bool ok = true;
+	g->span_fast = true;
+	for (Inst *j = leader; ok; j = j->next) {
+		ok = emit_one(p, j, globals);
+		if (j == *last)
+			break;
+	}
+	buf_printf(&p->body, "%s:\n", done);
+	px_cold_begin(p, exact);
+	g->span_fast = false;
+	p->quiet = true;
+	for (Inst *j = leader; ok; j = j->next) {
+		ok = emit_one(p, j, globals);
+		if (j == *last)
+			break;
+	}
+	p->quiet = false;
+	px_cold_end(p, done);
+	return ok;
+}
+
 static bool emit_block(Px *p, Block *bl, Buf *globals)
 {
 	p->blk = bl;
@@ -712,16 +777,12 @@ static bool emit_block(Px *p, Block *bl, Buf *globals)
 	px_emit_sunk_copies(p, bl);
 	bool ok = true;
 	for (Inst *i = bl->first; i && ok; i = i->next) {
-		if (p->val[i->id].store_before)
-			px_slm_store(p, p->val[i->id].store_before);
-		px_slm_sync(p, i);
-		if (i->op != Owgmma && i->op != Ophi && px_wgmma_reads(p, i))
-			px_wgmma_settle(p);
-		ok = emit_inst(p, i, globals);
-		px_wgmma_after(p, i);
-		if (ok && !p->val[i->id].skip)
-			px_emit_copies(p, i);
-		arena_reset(p->tmp);
+		bool media = i->op == Omload || i->op == Omstore;
+		const PxVal *v = &p->val[i->id];
+		if (media && v->mlead == i && v->mg && px_mgroup_span(p, i))
+			ok = emit_span(p, i, globals, &i);
+		else
+			ok = emit_one(p, i, globals);
 	}
 	if (ok)
 		emit_jump(p, bl);

@@ -1829,6 +1829,13 @@ static void media_path(Px *p, Inst *i, const Where *w, const char *x0, const cha
 		media_fast(p, i, w, x0, y0, cols);
 }
 
+const char *px_media_span_test(Px *p, Inst *leader)
+{
+	Where w = where(p, leader, leader->ops[0]);
+	px_comment(p, "%u media accesses of one box: one test, one branch", p->val[leader->id].mg->n);
+	return media_test(p, leader, &w, NULL, NULL, 0, 0, 0);
+}
+
 /* A group of reads that its leader makes at once (mgroup.c, PxMGroup.hoist): the
  * box test, one branch, every member's fast read, and out of line every
  * member's exact read.  Members' x and y come from the roots, as their own
@@ -1880,6 +1887,12 @@ static bool media(Px *p, Inst *i)
 		if (ld == i)
 			media_hoisted(p, i, &w);
 		return true;	/* a member: made by its leader */
+	}
+	if (ld && p->val[ld->id].mg->span) {   /* tested before the span */
+		media_path(p, i, &w, px_reg(p, i->ops[1], 0), px_reg(p, i->ops[2], 0),
+		           p->val[ld->id].mg->span_fast);
+		uniform(p, val, st);
+		return true;
 	}
 	const char *x0 = px_reg(p, i->ops[1], 0), *y0 = px_reg(p, i->ops[2], 0);
 	uint32_t nslots = SLOTS(val->ty.n), rows = (val->ty.n + cols - 1) / cols;

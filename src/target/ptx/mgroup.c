@@ -117,3 +117,32 @@ void px_media_groups(Px *p)
 			if (groupable(i) && !p->val[i->id].mlead)
 				group_from(p, i);
 }
+
+/* Whether the instructions from a group's leader to its last member may
+ * be emitted twice (emit.c emit_span): besides the group's members only
+ * element-wise arithmetic, constant regions, constants and bitcasts, whose
+ * emission keeps no state, with no SLM copy of a value (slm.c), no pair
+ * or wide load (bpair.c, bwide.c) among them.  Asked at emission, after
+ * those passes; sets the group's span. */
+bool px_mgroup_span(Px *p, const Inst *leader)
+{
+	PxMGroup *g = p->val[leader->id].mg;
+	if (g->hoist || g->n < 2 || p->o->no_media_spans)
+		return false;
+	for (const Inst *j = leader;; j = j->next) {
+		const PxVal *v = &p->val[j->id];
+		bool media = j->op == Omload || j->op == Omstore;
+		bool pure = ((ir_ops[j->op].flags & IRF_ELEMWISE) &&
+		             !(ir_ops[j->op].flags & IRF_MEM)) ||
+		            ((j->op == Ordregion || j->op == Owrregion) && !ir_roff(j)) ||
+		            j->op == Oconst || j->op == Obitcast;
+		if ((media && v->mlead != leader) || (!media && !pure) || v->store_before ||
+		    v->in_slm || v->wide || (j->op == Owrregion && v->pair))
+			return false;
+		for (uint32_t k = 0; k < j->nops; k++)
+			if (j->ops[k] && p->val[j->ops[k]->id].in_slm)
+				return false;
+		if (j == g->m[g->n - 1])
+			return g->span = true;
+	}
+}

@@ -56,6 +56,10 @@ typedef struct PxMGroup {
 	Inst **m;
 	uint32_t n;
 	bool hoist;
+	bool span;            /* emitted as a versioned span (emit.c emit_span,
+	                         mgroup.c px_mgroup_span) */
+	bool span_fast;       /* (while its span is emitted) the copy without
+	                         checks, else the exact one */
 } PxMGroup;
 /* A value's facts for the PTX back end, one per value id (Px.val): a few
  * words, as a kernel has one per instruction; what only the leader of a
@@ -203,6 +207,8 @@ typedef struct {
 	                         reading a wgregs value (false at a block's
 	                         start when wg_async) */
 	uint32_t in_cold;     /* between px_cold_begin and px_cold_end */
+	bool quiet;           /* px_comment writes nothing (emit.c emit_span's
+	                         second copy: its notes are the first's) */
 	uint8_t slm_pending;  /* SLM writes of this thread its other lanes may
 	                         not see yet: SLM_STORED | SLM_ATOMIC (mem.c) */
 	uint8_t *slm_in;      /* the same at each block's start, by block id */
@@ -476,6 +482,11 @@ void px_block_groups(Px *p);
 /* mgroup.c: media accesses of one surface checked once per group
  * (PxVal.mlead ...) */
 void px_media_groups(Px *p);
+/* Whether group leader's span, leader to last member, is emitted twice:
+ * once without checks, once exact out of line (sets PxMGroup.span) */
+bool px_mgroup_span(Px *p, const Inst *leader);
+/* mem.c: the "box inside" test of group leader's span, before it */
+const char *px_media_span_test(Px *p, Inst *leader);
 /* vloop.c: loops run in a copy without the bounds checks of their block
  * accesses when one test before them shows every iteration inside. */
 void px_vloops(Px *p);                     /* PxVal.inb, Px.vloops */
