@@ -496,6 +496,38 @@ static void r_put(uint32_t *o, int W, int HH, int x, int y, uint32_t v)
 		o[(size_t)y * W + x / 4] = v;
 }
 
+/* media_span: each pixel of a 37 x 13 image of floats inside the 32 x 8
+ * box at (x, y) gets j + 1 added, j its tile (8 x 2, four a row); the
+ * rest is unchanged. */
+TEST(media_span)
+{
+	enum { W = 37, HH = 13 };
+	static const int at[][2] = {{0, 0}, {5, 5}, {20, 0}, {0, 9}, {-6, 3}, {3, -4},
+	                            {36, 12}, {-32, 0}, {37, 2}};
+	static float c[W * HH], c0[W * HH];
+	for (size_t t = 0; t < sizeof at / sizeof at[0]; t++) {
+		int x = at[t][0], y = at[t][1];
+		for (int i = 0; i < W * HH; i++)
+			c0[i] = c[i] = h_float(h, -100, 100);
+		HShape sh = WALK(1, 1);
+		sh.options = "-fno-bounds-check"; /* the writes outside are on purpose */
+		if (!H_RUN(h, F, "media_span", sh, SURF2D(c, W, HH, CMETAL_FMT_R32F), I32(x), I32(y)))
+			return;
+		for (int Y = 0; Y < HH; Y++)
+			for (int X = 0; X < W; X++) {
+				int r = Y - y, n = X - x;
+				float want = c0[Y * W + X];
+				if (r >= 0 && r < 8 && n >= 0 && n < 32)
+					want += (float)(r / 2 * 4 + n / 8 + 1);
+				if (c[Y * W + X] != want) {
+					h_fail(h, "box at (%d, %d): C[%d][%d] = %g, expected %g", x, y, Y,
+					       X, c[Y * W + X], want);
+					return;
+				}
+			}
+	}
+}
+
 TEST(media_groups)
 {
 	enum { W = 100, HH = 21, NX = 5, NY = 4 };
@@ -1086,7 +1118,7 @@ const HTest exec_gpu_regress[] = {
 	T(scalar_read_uniform), T(gather1_to_element), T(runtime_reads), T(shifted_block_reads),
 	T(media_blocks), T(walker_filter),
 	T(row_groups), T(narrow_ranges), T(media_rows), T(block_groups), T(lane_limits),
-	T(media_groups), T(columns_from_slm), T(straddle_end), T(run_layouts),
+	T(media_groups), T(media_span), T(columns_from_slm), T(straddle_end), T(run_layouts),
 	T(scan_tiles_tails), T(histogram_tails), T(wide_loads), T(slm_pairs), T(slm_wide),
 	T(pipelined_wide), T(media_pixels), {0},
 };

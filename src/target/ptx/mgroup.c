@@ -118,6 +118,14 @@ void px_media_groups(Px *p)
 				group_from(p, i);
 }
 
+/* The fewest members of a span.  A span pays where many accesses would
+ * each lay an exact path beside their fast one: hgemm_wgs2's epilogue of
+ * 128, 2.22 -> 1.89 ms on an H200 (bench/runs/2026-11-28-session24/call4).
+ * Smaller groups gain little and their straight line changes how ptxas
+ * allocates the rest of the kernel: dgemm_dpas's spans of 8 and 24 made
+ * its k loop 114 -> 118 SASS and the kernel 5.97 -> 6.80 ms (call5). */
+#define SPAN_MIN 32
+
 /* Whether the instructions from a group's leader to its last member may
  * be emitted twice (emit.c emit_span): besides the group's members only
  * element-wise arithmetic, constant regions, constants and bitcasts, whose
@@ -127,7 +135,7 @@ void px_media_groups(Px *p)
 bool px_mgroup_span(Px *p, const Inst *leader)
 {
 	PxMGroup *g = p->val[leader->id].mg;
-	if (g->hoist || g->n < 2 || p->o->no_media_spans)
+	if (g->hoist || g->n < SPAN_MIN || p->o->no_media_spans)
 		return false;
 	for (const Inst *j = leader;; j = j->next) {
 		const PxVal *v = &p->val[j->id];
