@@ -12,7 +12,9 @@
  * element whose 16 SLM bytes are not all inside the kernel's SLM is not
  * copied; where the value range of the SLM offset (range.c) keeps every
  * element inside, that test is left out.  Lanes past the last element do
- * nothing.  The copies write SLM through the generic proxy, like stores:
+ * nothing.  A copy whose elements all lie in whole 16-byte units of the
+ * buffer (one uniform vote, against a limit computed once per kernel)
+ * copies without source sizes (copy_whole), the exact copy out of line.  The copies write SLM through the generic proxy, like stores:
  * cm_barrier's fence.proxy.async in a kernel with cm_wgmma (warp.c) makes
  * them visible to the wgmmas after it, once cp.async.wait_group has
  * finished them.
@@ -79,11 +81,17 @@ static const char *units(Px *p, const char *size, const char **tail)
 	return q;
 }
 
+/* Register of slot r of the copy's offsets (a scalar: the same in all). */
+static const char *offset(Px *p, Inst *i, uint32_t r)
+{
+	const Inst *offs = i->ops[2];
+	return offs->ty.n == 1 ? px_reg(p, offs, 0) :
+	       px_reg_in(p, offs, px_read_layout(p, i, 2), r);
+}
+
 /* Slot r of the copy: this lane's source address and source size into
  * *src and *sz: unit e = off / 16 of the buffer has 16 bytes below q (its
  * whole units), tail bytes at q, none past it (units). */
-static const char *offset(Px *p, Inst *i, uint32_t r);
-
 static void source(Px *p, Inst *i, uint32_t r, const char *base, const char *q,
                    const char *tail, const char **src, const char **sz)
 {
@@ -115,14 +123,6 @@ static void check_slot(Px *p, const char *sz, const char *dok, const char *act,
 	px_fault_lane(p, fails, ok, act);
 }
 
-/* Register of slot r of the copy's offsets (a scalar: the same in all). */
-static const char *offset(Px *p, Inst *i, uint32_t r)
-{
-	const Inst *offs = i->ops[2];
-	return offs->ty.n == 1 ? px_reg(p, offs, 0) :
-	       px_reg_in(p, offs, px_read_layout(p, i, 2), r);
-}
-
 /* The predicate "lanes below n in slot r" (NULL: all of them) and'ed
  * with the slot's SLM test dok (NULL: inside). */
 static const char *slot_on(Px *p, uint32_t n, uint32_t r, const char *dok, const char **act)
@@ -138,6 +138,8 @@ static const char *slot_on(Px *p, uint32_t n, uint32_t r, const char *dok, const
 	return t;
 }
 
+/* The cp.async of slot r under predicate on (NULL: always), with source
+ * size sz (NULL: all 16 bytes). */
 static void cp_async(Px *p, const char *on, const char *slm, uint32_t r, const char *src,
                      const char *sz)
 {
