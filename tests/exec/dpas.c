@@ -425,8 +425,9 @@ TEST(hgemm_wgp2)
 }
 
 /* hgemm_wgs2: hgemm_wgp2 with cm_wgmma's 128-byte swizzle, its roles in
- * loops of their own and async wgmmas; and with the epilogue that reads a
- * thread's tiles of C before it writes any (-DWG_EPI_BATCH=1). */
+ * loops of their own and async wgmmas, its epilogue reading a thread's
+ * tiles of C before it writes any (WG_EPI_BATCH=1, the default); and with
+ * the epilogue tile by tile (-DWG_EPI_BATCH=0). */
 TEST(hgemm_wgs2)
 {
 	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgs2", SN,
@@ -437,7 +438,7 @@ TEST(hgemm_wgs2_epi)
 {
 	staged_hgemm_in(h, "../../bench/cm/hgemm_wg", "hgemm_wgs2", SN,
 	                (HShape){0, 0, {1, 2, 1}, {1, 12, 1}, true, CMETAL_DEP_NONE,
-	                         "-DWG_EPI_BATCH=1"}, true);
+	                         "-DWG_EPI_BATCH=0"}, true);
 }
 
 TEST(dgemm_dpas)
