@@ -334,6 +334,7 @@ static const Layout *partner_layout(Px *p, const Inst *i, const Use *uses)
 	    !is_vector(uses->u) || uses->u->ty.n != i->ty.n)
 		return NULL;
 	const Inst *u = uses->u;
+	uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : i->ty.n;
 	for (uint32_t k = 0; k < (uint32_t)ir_ops[u->op].nops; k++) {
 		const Inst *o = u->ops[k];
 		if (o == i || !is_vector(o) || o->ty.n != i->ty.n)
@@ -341,7 +342,6 @@ static const Layout *partner_layout(Px *p, const Inst *i, const Use *uses)
 		const Layout *l = own(p, o);
 		if (!l && o->op == Ordregion && !ir_roff(o) && is_vector(o->ops[0]))
 			l = rd_layout(p, o, NULL);
-		uint32_t cols = i->imm > 0 ? (uint32_t)i->imm : i->ty.n;
 		if (media_pairs(p, l, i->ty.n, cols, i->ty.elem))
 			return l;
 	}

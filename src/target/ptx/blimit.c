@@ -53,6 +53,15 @@ void px_entry_swap(Px *p)
 	p->entry = t;
 }
 
+void px_size_limit(Px *p, const char *size, int eb, int64_t delta, const char *l)
+{
+	const char *t = px_tmp(p, RC_B64);
+	px_ins(p, "add.s64 %s, %s, %lld", t, size, (long long)(1 - eb - delta));
+	px_ins(p, "max.s64 %s, %s, 0", t, t);
+	px_ins(p, "min.s64 %s, %s, 4294967295", t, t);
+	px_ins(p, "cvt.u32.u64 %s, %s", l, t);
+}
+
 const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta)
 {
 	for (PxLim *l = p->lims; l; l = l->next)
@@ -62,11 +71,7 @@ const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta)
 	*l = (PxLim){surf, eb, delta, px_tmp(p, RC_B32), p->lims};
 	p->lims = l;
 	px_entry_swap(p);
-	const char *t = px_tmp(p, RC_B64);
-	px_ins(p, "add.s64 %s, %%ss%u, %lld", t, surf, (long long)(1 - eb - delta));
-	px_ins(p, "max.s64 %s, %s, 0", t, t);
-	px_ins(p, "min.s64 %s, %s, 4294967295", t, t);
-	px_ins(p, "cvt.u32.u64 %s, %s", l->reg, t);
+	px_size_limit(p, arena_printf(p->arena, "%%ss%u", surf), eb, delta, l->reg);
 	px_entry_swap(p);
 	return l->reg;
 }

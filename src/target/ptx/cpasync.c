@@ -174,11 +174,8 @@ static const char *whole_limit(Px *p, Inst *i, const char *size)
 	int k = px_surface_index(p, i->ops[0]);
 	if (k >= 0)
 		return px_surf_limit(p, (uint32_t)k, IR_SLMCOPY_BYTES, 0);
-	const char *t = px_tmp(p, RC_B64), *l = px_tmp(p, RC_B32);
-	px_ins(p, "add.s64 %s, %s, %d", t, size, 1 - IR_SLMCOPY_BYTES);
-	px_ins(p, "max.s64 %s, %s, 0", t, t);
-	px_ins(p, "min.s64 %s, %s, 4294967295", t, t);
-	px_ins(p, "cvt.u32.u64 %s, %s", l, t);
+	const char *l = px_tmp(p, RC_B32);
+	px_size_limit(p, size, IR_SLMCOPY_BYTES, 0, l);
 	return l;
 }
 

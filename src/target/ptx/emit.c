@@ -734,6 +734,17 @@ static bool emit_one(Px *p, Inst *i, Buf *globals)
  * 2026-11-28-session24/call3).  The span's instructions keep no emission
  * state (px_mgroup_span), so both copies emit the same; a wgmma wait they
  * need comes before the branch.  *last: the span's last instruction. */
+static bool emit_range(Px *p, Inst *first, const Inst *last, Buf *globals)
+{
+	bool ok = true;
+	for (Inst *j = first; ok; j = j->next) {
+		ok = emit_one(p, j, globals);
+		if (j == last)
+			break;
+	}
+	return ok;
+}
+
 static bool emit_span(Px *p, Inst *leader, Buf *globals, Inst **last)
 {
 	PxMGroup *g = p->val[leader->id].mg;
@@ -747,22 +758,13 @@ static bool emit_span(Px *p, Inst *leader, Buf *globals, Inst **last)
 	const char *in = px_media_span_test(p, leader), *exact = px_label(p);
 	const char *done = px_label(p);
 	px_ins(p, "@!%s bra%s %s", in, px_uni(p), exact);
-	bool ok = true;
 	g->span_fast = true;
-	for (Inst *j = leader; ok; j = j->next) {
-		ok = emit_one(p, j, globals);
-		if (j == *last)
-			break;
-	}
+	bool ok = emit_range(p, leader, *last, globals);
 	buf_printf(&p->body, "%s:\n", done);
 	px_cold_begin(p, exact);
 	g->span_fast = false;
 	p->quiet = true;
-	for (Inst *j = leader; ok; j = j->next) {
-		ok = emit_one(p, j, globals);
-		if (j == *last)
-			break;
-	}
+	ok = ok && emit_range(p, leader, *last, globals);
 	p->quiet = false;
 	px_cold_end(p, done);
 	return ok;

@@ -525,6 +525,10 @@ void px_slm_extract(Px *p, const Inst *i, const Inst *v, uint32_t k, const char 
 /* blimit.c: the uniform L with "x < L" iff the element at byte x + delta
  * of surface parameter surf lies inside, computed once at the kernel's
  * entry (see the file's comment) (b32) */
+/* blimit.c: into l (b32) the limit L = size + 1 - eb - delta, clamped to
+ * 0 .. 2^32 - 1, of size (b64), here; px_surf_limit: the same for surface
+ * parameter surf, once per kernel at its entry */
+void px_size_limit(Px *p, const char *size, int eb, int64_t delta, const char *l);
 const char *px_surf_limit(Px *p, uint32_t surf, int eb, int64_t delta);
 /* Instructions written between two calls go to the kernel's entry, after
  * the prologue (per-kernel values that dominate every use). */
