@@ -464,6 +464,39 @@ TEST(dgemm_dpas)
 		}
 }
 
+/* bench/cm/gemm.cm's SLM-staged sgemm (C = alpha A B + beta C, float
+ * buffers, n = 256: 2 x 2 groups of 8 threads, 16 k steps, both SLM
+ * buffers), with B's rows staged by cm_slm_copy_async (the default) or
+ * through registers (options "-DBASYNC=0"); checked against the product
+ * in doubles. */
+static void sgemm_slm(H *h, const char *options)
+{
+	enum { N = 256 };
+	static float a[N * N], b[N * N], c[N * N], c0[N * N];
+	const float alpha = 1.5f, beta = -0.5f;
+	for (int i = 0; i < N * N; i++)
+		a[i] = h_float(h, -1, 1), b[i] = h_float(h, -1, 1), c0[i] = c[i] = h_float(h, -4, 4);
+	HShape grid = {0, 0, {N / 128, N / 128, 1}, {8, 1, 1}, true, CMETAL_DEP_NONE, options};
+	if (!H_RUN(h, "../../bench/cm/gemm", "sgemm", grid, IN(a), IN(b), INOUT(c), I32(N),
+	           F32(alpha), F32(beta)))
+		return;
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++) {
+			double ab = 0, mag = fabs(beta * c0[i * N + j]);
+			for (int k = 0; k < N; k++)
+				ab += (double)a[i * N + k] * b[k * N + j],
+					mag += fabs(alpha * a[i * N + k] * b[k * N + j]);
+			double want = alpha * ab + beta * c0[i * N + j];
+			if (!(fabs(c[i * N + j] - want) <= 1e-5 * mag)) {
+				h_fail(h, "c[%d][%d] = %.9g, expected %.9g", i, j, c[i * N + j], want);
+				return;
+			}
+		}
+}
+
+TEST(sgemm_slm) { sgemm_slm(h, NULL); }
+TEST(sgemm_slm_regs) { sgemm_slm(h, "-DBASYNC=0"); }
+
 /* cm_wgmma (cmetal): D = C + A B for a group of two warpgroups, A 128 x 32
  * and B 32 x N halves (given transposed), C and D 128 x N floats; the
  * tolerance of the cm_dpas tests (K = 32).  The kernel's extra calls with
@@ -585,6 +618,6 @@ const HTest exec_dpas[] = {
 	T(hgemm_wg),
 	T(hgemm_wga),
 	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2), T(hgemm_wgs2),
-	T(hgemm_wgs2_epi),
+	T(hgemm_wgs2_epi), T(sgemm_slm), T(sgemm_slm_regs),
 	{0},
 };

@@ -44,7 +44,7 @@ static bool is_const_int(const Inst *v, int64_t *k)
  * (surface or SLM), several elements, canonical registers. */
 static bool groupable(Px *p, const Inst *i)
 {
-	if (i->op != Obload && i->op != Obstore)
+	if ((i->op != Obload && i->op != Obstore) || p->val[i->id].proven)
 		return false;
 	const Inst *val = i->op == Obstore ? i->ops[2] : i;
 	if (val->ty.n < 2 || val->ty.elem == E_I1 || px_class(i->ops[1]->ty.elem) != RC_B32 ||

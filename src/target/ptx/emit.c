@@ -896,6 +896,7 @@ static bool emit_kernel(Func *f, const EmitOptions *o, Buf *out, Buf *globals,
 	px_pack_decide(p);
 	px_pack_converge(p);
 	px_ranges(p);
+	px_slm_proven(p);
 	px_block_groups(p);
 	px_media_groups(p);
 	px_block_pairs(p);

@@ -156,6 +156,9 @@ typedef struct {
 	                         passes: unchecked in its second copy (vloop.c) */
 	uint32_t vspan;       /* (inb) 1 + the index of the span of the loop's
 	                         test that covers it (vloop.c) */
+	bool proven;          /* (an SLM block access) inside the SLM for every
+	                         value of its offsets (range.c): never checked,
+	                         in no group or versioned loop */
 	bool svseen;          /* (an SLM gather/scatter) considered by slmvec.c */
 	struct PxLdsm *ldsm;  /* (an SLM gather) the pair of gathers one
 	                         ldmatrix.x4 may load (ldsm.c) */
@@ -500,6 +503,9 @@ const struct PxLoop *px_vloop_ending(const Px *p, const Block *b);
 bool px_vloop_has(const struct PxLoop *L, const Block *b);
 /* range.c: PxVal.umax and .exact of every integer value. */
 void px_ranges(Px *p);
+/* range.c: PxVal.proven of the SLM block accesses that value ranges keep
+ * inside the SLM (after px_ranges; not with -fno-slm-ranges) */
+void px_slm_proven(Px *p);
 /* Loop depth of each block (by id): the lowering lays loops out in order. */
 uint32_t *px_loop_depths(Px *p, Func *f);
 /* The layout in which u reads its vector operand k (its own or a copy). */

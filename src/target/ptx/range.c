@@ -2,7 +2,8 @@
  * fit their type skip the re-normalization alu.c would emit.
  *
  * requires: ir_renumber'd kernel, p->val allocated (assign.c); no output.
- * changes: fills PxVal.umax and PxVal.exact.
+ * changes: fills PxVal.umax and PxVal.exact; px_slm_proven fills
+ * PxVal.proven.
  *
  * 8/16-bit values live normalized in 32-bit registers (ptx.h): after each
  * operation that can leave the type's range the emitter masks or
@@ -175,4 +176,33 @@ void px_ranges(Px *p)
 		if (order[b])
 			for (Inst *i = order[b]->first; i; i = i->next)
 				range_inst(p, i);
+}
+
+/* Whether SLM block access i lies inside the kernel's SLM for every value
+ * its buffer offset and its offset can take: both 32-bit with known
+ * bounds, and the last byte of the largest at or below the SLM's end (so
+ * neither the 32-bit sum wraps).  A double-buffered tile read at
+ * (k / KT & 1) * half + c is: its k loop need not test the buffer's
+ * bounds (sgemm's first and last B rows of each step). */
+static bool slm_block_inside(Px *p, const Inst *i)
+{
+	if ((i->op != Obload && i->op != Obstore) || i->space != SP_SLM || px_cluster_on(p))
+		return false;
+	const Inst *b = i->ops[0], *o = i->ops[1], *val = i->op == Obstore ? i->ops[2] : i;
+	if (!is_int(b->ty.elem) || !is_int(o->ty.elem) || ir_elem_bytes[b->ty.elem] > 4 ||
+	    ir_elem_bytes[o->ty.elem] > 4 || b->ty.n != 1 || o->ty.n != 1)
+		return false;
+	uint64_t bb = bound_of(p, b), ob = bound_of(p, o);
+	uint64_t bytes = (uint64_t)val->ty.n * (uint64_t)ir_elem_bytes[val->ty.elem];
+	return bb != UNKNOWN && ob != UNKNOWN && bb + ob + bytes <= p->f->slm_size;
+}
+
+void px_slm_proven(Px *p)
+{
+	if (p->o->no_slm_ranges || px_checking(p))
+		return;
+	Func *f = p->f;
+	for (uint32_t b = 0; b < f->nblocks; b++)
+		for (Inst *i = f->blocks[b]->first; i; i = i->next)
+			p->val[i->id].proven = slm_block_inside(p, i);
 }

@@ -384,7 +384,7 @@ static void covered(Px *p, Func *f, PxLoop *L, uint8_t *seen)
 			continue;
 		for (Inst *i = f->blocks[b]->first; i; i = i->next) {
 			bool blk = (checked_block(i) || (checked_gather(i) && gathers_pay(p, L))) &&
-			           checked_buffer(p, L, i, seen);
+			           !p->val[i->id].proven && checked_buffer(p, L, i, seen);
 			bool ext = !blk && extract_lead(p, i);
 			if ((!blk && !ext) || !linear(p, L, blk ? i->ops[1] : ir_roff(i), seen))
 				continue;
@@ -493,20 +493,47 @@ static PxLoop *loop_of(const Px *p, const Block *b)
 
 bool px_unchecked(const Px *p, const Inst *i)
 {
-	return p->vcopy && p->val[i->id].inb;
+	return p->val && (p->val[i->id].proven || (p->vcopy && p->val[i->id].inb));
+}
+
+/* A proven SLM access (range.c) at offset root * scale + c with c > 0 and
+ * root's value range known to keep root * scale + c below 2^32: root *
+ * scale (b32) with *imm = c, both exact, so that accesses of one root
+ * share the register as in a versioned loop's copy; else NULL. */
+static const char *proven_base(Px *p, const Inst *i, int64_t *imm)
+{
+	const Inst *root;
+	uint32_t scale;
+	int64_t c, r;
+	if (!p->val[i->id].proven)
+		return NULL;
+	ir_affine(i->ops[1], &root, &scale, &c);
+	if (c <= 0 || root == i->ops[1])
+		return NULL;
+	*imm = c;
+	if (ir_const_int32(root, &r))
+		return arena_printf(p->arena, "%u", (uint32_t)(r * scale));
+	uint64_t m = p->val[root->id].umax;
+	if (m == UINT64_MAX || ir_elem_bytes[root->ty.elem] > 4 || (m * scale + (uint64_t)c) >> 32)
+		return NULL;
+	const char *t = px_tmp(p, RC_B32);
+	px_ins(p, "mul.lo.u32 %s, %s, %u", t, px_reg(p, root, 0), scale);
+	return t;
 }
 
 /* In a versioned loop's copy, the offset of the first byte of access i's
  * span, root * scale + lo (b32), from which i is at the immediate *imm =
- * c - lo >= 0 (its offset is root * scale + c); NULL outside the copy.
- * The test found root * scale + lo inside the buffer, so the 32-bit value
+ * c - lo >= 0 (its offset is root * scale + c); outside the copy, a
+ * proven access's root * scale (proven_base), else NULL.  The test found root * scale + lo inside the buffer, so the 32-bit value
  * is exact, and the accesses of one span share it (ptxas computes it once
  * and folds each *imm into its load or store). */
 const char *px_vloop_base(Px *p, const Inst *i, int64_t *imm)
 {
 	uint32_t k = p->val[i->id].vspan;
-	if (!px_unchecked(p, i) || !k || (i->op != Obload && i->op != Obstore))
+	if (!px_unchecked(p, i) || (i->op != Obload && i->op != Obstore))
 		return NULL;
+	if (!k || !p->vcopy)
+		return proven_base(p, i, imm);
 	const Span *s = &p->vcopy->spans[k - 1];
 	const Inst *root;
 	uint32_t scale;
