@@ -466,8 +466,8 @@ TEST(dgemm_dpas)
 
 /* bench/cm/gemm.cm's SLM-staged sgemm (C = alpha A B + beta C, float
  * buffers, n = 256: 2 x 2 groups of 8 threads, 16 k steps, both SLM
- * buffers), with B's rows staged by cm_slm_copy_async (the default) or
- * through registers (options "-DBASYNC=0"); checked against the product
+ * buffers), with B's rows staged through registers (the default) or by
+ * cm_slm_copy_async (options "-DBASYNC=1"); checked against the product
  * in doubles. */
 static void sgemm_slm(H *h, const char *options)
 {
@@ -495,7 +495,7 @@ static void sgemm_slm(H *h, const char *options)
 }
 
 TEST(sgemm_slm) { sgemm_slm(h, NULL); }
-TEST(sgemm_slm_regs) { sgemm_slm(h, "-DBASYNC=0"); }
+TEST(sgemm_slm_async) { sgemm_slm(h, "-DBASYNC=1"); }
 
 /* cm_wgmma (cmetal): D = C + A B for a group of two warpgroups, A 128 x 32
  * and B 32 x N halves (given transposed), C and D 128 x N floats; the
@@ -618,6 +618,6 @@ const HTest exec_dpas[] = {
 	T(hgemm_wg),
 	T(hgemm_wga),
 	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2), T(hgemm_wgs2),
-	T(hgemm_wgs2_epi), T(sgemm_slm), T(sgemm_slm_regs),
+	T(hgemm_wgs2_epi), T(sgemm_slm), T(sgemm_slm_async),
 	{0},
 };
