@@ -124,6 +124,8 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 			co->no_fragment_media = a[2] == 'n';  /* PTX: ptx/assign.c */
 		} else if (!strcmp(a, "-fno-media-spans") || !strcmp(a, "-fmedia-spans")) {
 			co->no_media_spans = a[2] == 'n';     /* PTX: ptx/emit.c */
+		} else if (!strcmp(a, "-fno-wrap-join") || !strcmp(a, "-fwrap-join")) {
+			co->no_wrap_join = a[2] == 'n';       /* PTX: ptx/mem.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||

@@ -491,30 +491,42 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 /* The slots' 32-bit offsets off + lane * eb + s * 32 * eb (below
  * off + span) wrap past 2^32 when off is within span of it: then every
  * slot must fail its check (an access at 0xfffffff0 reads 0, it does not
- * reach byte 0), so the limit becomes 0 (a constant offset that cannot
- * wrap keeps it).  Two instructions per access.  A cheaper form (one
- * predicate joined to each slot's compare by setp's .and, the limit
- * register shared) has fewer instructions everywhere and made dgemm 7%
- * faster, but ptxas then schedules sgemm's A broadcasts one shuffle before
- * each group of 4 FMAs instead of 16 ahead: 12.99 ms against 8.69 (H100,
- * 4096^3).  Until gemm's broadcasts need no shuffle, this form stays. */
-static const char *no_wrap_limit(Px *p, const char *off, uint32_t span, const char *lim)
+ * reach byte 0).  The predicate "no wrap" (*nw; NULL when off is a
+ * constant that cannot wrap) joins each slot's compare through setp's
+ * .and (below), so the guard costs one instruction an access and ptxas
+ * shares the limit register.  -fno-wrap-join keeps the older form, two
+ * instructions an access (the limit becomes 0 by a selp: a fresh limit
+ * per access).  The joined form once made the paper's sgemm slower on an
+ * H100 (12.99 ms against 8.69 at 4096^3: ptxas issued each A broadcast
+ * shuffle just before its 4 FMAs instead of 16 ahead) though dgemm 7%
+ * faster; sgemm's A values are SLM broadcasts now, not shuffles. */
+static const char *no_wrap_limit(Px *p, const char *off, uint32_t span, const char *lim,
+                                 const char **nw)
 {
 	char *end;
 	unsigned long long k = strtoull(off, &end, 0);
+	*nw = NULL;
 	if (*off >= '0' && *off <= '9' && !*end && k <= 0xffffffffull - span)
 		return lim;
-	const char *q = px_tmp(p, RC_PRED), *l = px_tmp(p, RC_B32);
+	const char *q = px_tmp(p, RC_PRED);
 	px_ins(p, "setp.le.u32 %s, %s, %u", q, off, 0xffffffffu - span);
+	if (!p->o->no_wrap_join) {
+		*nw = q;
+		return lim;
+	}
+	const char *l = px_tmp(p, RC_B32);
 	px_ins(p, "selp.u32 %s, %s, 0, %s", l, lim, q);
 	return l;
 }
 
-/* q = t < lim. */
-static const char *below(Px *p, const char *t, const char *lim)
+/* q = t < lim, and nw when there is one (no_wrap_limit). */
+static const char *below(Px *p, const char *t, const char *lim, const char *nw)
 {
 	const char *q = px_tmp(p, RC_PRED);
-	px_ins(p, "setp.lt.u32 %s, %s, %s", q, t, lim);
+	if (nw)
+		px_ins(p, "setp.lt.and.u32 %s, %s, %s, %s", q, t, lim, nw);
+	else
+		px_ins(p, "setp.lt.u32 %s, %s, %s", q, t, lim);
 	return q;
 }
 
@@ -522,9 +534,10 @@ static const char *below(Px *p, const char *t, const char *lim)
  * the registers, as the wrregion it feeds wants it): lane l of register r
  * loads element 32 r + l - sh, lanes outside the block load nothing.  So a
  * block written at an offset that is not a multiple of 32 elements needs
- * no shuffle.  x is off + lane * eb, lim the bounds limit (NULL: none). */
+ * no shuffle.  x is off + lane * eb, lim the bounds limit (NULL: none)
+ * and nw its no-wrap predicate (no_wrap_limit). */
 static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const char *a,
-                          const char *lim, uint32_t sh)
+                          const char *lim, const char *nw, uint32_t sh)
 {
 	Elem e = i->ty.elem;
 	int eb = ir_elem_bytes[e];
@@ -537,7 +550,7 @@ static void block_shifted(Px *p, Inst *i, const Where *w, const char *x, const c
 		if (lim) {
 			const char *t = px_tmp(p, RC_B32);
 			px_ins(p, "add.u32 %s, %s, %d", t, x, d);
-			q = ok = below(p, t, lim);
+			q = ok = below(p, t, lim, nw);
 		}
 		int64_t lo = (int64_t)sh - 32 * (int64_t)r, hi = (int64_t)i->ty.n + sh - 32 * r;
 		if (lo > 0) {
@@ -832,8 +845,9 @@ static void slm_pair(Px *p, const Inst *l1, const Inst *l2, const Where *w, cons
 			const char *oh = px_tmp(p, RC_B32);
 			px_ins(p, "and.b32 %s, %%lane, 16", oh);
 			px_ins(p, "mad.lo.u32 %s, %s, %d, %s", oh, oh, eb, off);
-			ok = below(p, x, no_wrap_limit(p, oh, SLOTS(l1->ty.n) * 32 * (uint32_t)eb,
-			                               limit32(p, w, eb, 1)));
+			const char *nw, *lim = no_wrap_limit(p, oh, SLOTS(l1->ty.n) * 32 * (uint32_t)eb,
+			                                     limit32(p, w, eb, 1), &nw);
+			ok = below(p, x, lim, nw);
 		}
 		block_access(p, w, false, e, r, a, imm, ok, block_align(l1));
 		return;
@@ -844,9 +858,11 @@ static void slm_pair(Px *p, const Inst *l1, const Inst *l2, const Where *w, cons
 	px_ins(p, "and.b32 %s, %%lane, 15", x);
 	px_ins(p, "mad.lo.u32 %s, %s, %d, %s", x, x, eb, off);
 	const char *a = address32(p, w, x, 1, NULL, &ok);
-	if (!unchecked)
-		ok = below(p, x, no_wrap_limit(p, off, SLOTS(l1->ty.n) * 32 * (uint32_t)eb,
-		                               limit32(p, w, eb, 1)));
+	if (!unchecked) {
+		const char *nw, *lim = no_wrap_limit(p, off, SLOTS(l1->ty.n) * 32 * (uint32_t)eb,
+		                                     limit32(p, w, eb, 1), &nw);
+		ok = below(p, x, lim, nw);
+	}
 	block_access(p, w, false, e, r, a, 0, ok, block_align(l1));
 }
 
@@ -924,7 +940,7 @@ static bool block_alone(Px *p, Inst *i)
 	                         ? px_vloop_base(p, i, &imm) : NULL;
 	if (vb)
 		off = vb;
-	const char *lim = NULL, *x = off;
+	const char *lim = NULL, *nw = NULL, *x = off;
 	if (off) {
 		if (!uni) {
 			x = px_tmp(p, RC_B32);
@@ -932,14 +948,14 @@ static bool block_alone(Px *p, Inst *i)
 		}
 		if (w.size && !unchecked)
 			lim = no_wrap_limit(p, off, uni ? (uint32_t)eb : SLOTS(n) * 32 * eb,
-			                    limit32(p, &w, eb, 1));
+			                    limit32(p, &w, eb, 1), &nw);
 	}
 	const char *a;
 	if (off) {
 		const char *ok;
 		a = address32(p, &w, x, 1, NULL, &ok);
 		if (l && !l->canon) {
-			block_shifted(p, i, &w, x, a, lim, l->pos[0]);
+			block_shifted(p, i, &w, x, a, lim, nw, l->pos[0]);
 			return true;
 		}
 	} else {
@@ -958,7 +974,7 @@ static bool block_alone(Px *p, Inst *i)
 				t = px_tmp(p, RC_B32);
 				px_ins(p, "add.u32 %s, %s, %u", t, x, s * 32 * eb);
 			}
-			q = ok = below(p, t, lim);
+			q = ok = below(p, t, lim, nw);
 		}
 		const char *sp = slot_pred(p, n, s, st, uni);
 		and_pred(p, &q, sp);
