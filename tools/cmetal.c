@@ -88,9 +88,9 @@ static void usage(FILE *f)
 	      "  -fno-media-spans   PTX: each media access of a group that writes\n"
 	      "                     branches to its own exact path (by default one\n"
 	      "                     test and branch for the group's whole span)\n"
-	      "  -fno-wrap-join     PTX: a block access's 2^32 wrap guard makes a fresh\n"
-	      "                     bounds limit (by default one predicate joined to\n"
-	      "                     each compare, the limit shared)\n"
+	      "  -fwrap-join        PTX: a block access's 2^32 wrap guard is one predicate\n"
+	      "                     joined to each bounds compare, the limit shared (by\n"
+	      "                     default a fresh limit per access)\n"
 	      "  -fno-wgmma-chains  PTX: every cm_wgmma waits for its result (by default\n"
 	      "                     the wgmmas of one accumulator in a block wait once)\n"
 	      "  -frun-layouts      PTX: values read as row-shifted windows (a filter's\n"
@@ -243,7 +243,7 @@ static bool flag_option(const char *a, DriverOptions *o)
 	else if (!strcmp(a, "-fno-media-spans") || !strcmp(a, "-fmedia-spans"))
 		o->no_media_spans = a[2] == 'n';     /* PTX: a branch per media access (ptx/emit.c) */
 	else if (!strcmp(a, "-fno-wrap-join") || !strcmp(a, "-fwrap-join"))
-		o->no_wrap_join = a[2] == 'n';       /* PTX: selp wrap guard (ptx/mem.c) */
+		o->wrap_join = a[2] != 'n';          /* PTX: joined wrap guard (ptx/mem.c) */
 	else if (!strcmp(a, "-fno-wgmma-chains") || !strcmp(a, "-fwgmma-chains"))
 		o->no_wgmma_chains = a[2] == 'n';   /* PTX: one wait per wgmma (ptx/dpas.c) */
 	else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize"))

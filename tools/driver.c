@@ -168,7 +168,7 @@ static int run_target(const DriverOptions *o, const char *input, const char *tex
 	                     .no_wide_loads = o->no_wide_loads,
 	                     .no_fragment_media = o->no_fragment_media,
 	                     .no_media_spans = o->no_media_spans,
-	                     .no_wrap_join = o->no_wrap_join,
+	                     .wrap_join = o->wrap_join,
 	                     .no_wgmma_chains = o->no_wgmma_chains,
 	                     .slm_vec_no_overlap = o->slm_vec_no_overlap,
 	                     .no_atomic_aggregation = o->no_atomic_aggregation,

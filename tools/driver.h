@@ -35,7 +35,7 @@ typedef struct {
 	bool no_wide_loads;       /* -fno-wide-loads */
 	bool no_fragment_media;   /* -fno-fragment-media */
 	bool no_media_spans;      /* -fno-media-spans */
-	bool no_wrap_join;        /* -fno-wrap-join */
+	bool wrap_join;           /* -fwrap-join */
 	bool no_wgmma_chains;     /* -fno-wgmma-chains */
 	bool slm_vec_no_overlap;  /* -fno-slm-vectorize-overlap (seed 001's rule) */
 	bool no_atomic_aggregation; /* -fno-atomic-aggregation */

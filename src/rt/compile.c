@@ -125,7 +125,7 @@ static bool parse_options(const char *options, CompileOptions *co, OptLists *l, 
 		} else if (!strcmp(a, "-fno-media-spans") || !strcmp(a, "-fmedia-spans")) {
 			co->no_media_spans = a[2] == 'n';     /* PTX: ptx/emit.c */
 		} else if (!strcmp(a, "-fno-wrap-join") || !strcmp(a, "-fwrap-join")) {
-			co->no_wrap_join = a[2] == 'n';       /* PTX: ptx/mem.c */
+			co->wrap_join = a[2] != 'n';          /* PTX: ptx/mem.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize") || !strcmp(a, "-fslm-vectorize")) {
 			co->no_slm_vec = a[2] == 'n';   /* PTX: ptx/slmvec.c */
 		} else if (!strcmp(a, "-fno-slm-vectorize-overlap") ||

@@ -79,7 +79,7 @@ static EmitOptions emit_options(const CompileOptions *o)
 	                     .no_wide_loads = o->no_wide_loads,
 	                     .no_fragment_media = o->no_fragment_media,
 	                     .no_media_spans = o->no_media_spans,
-	                     .no_wrap_join = o->no_wrap_join,
+	                     .wrap_join = o->wrap_join,
 	                     .no_atomic_aggregation = o->no_atomic_aggregation,
 	                     .no_unroll = o->no_unroll || o->opt_level < 2,
 	                     .speculate_reads = o->speculate_reads && o->opt_level >= 2,

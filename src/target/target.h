@@ -54,9 +54,9 @@ typedef struct {
 	bool no_media_spans;  /* PTX: each access of a group of media reads
 	                         and writes branches on its own (-fno-media-
 	                         spans, A/B; emit.c emit_span) */
-	bool no_wrap_join;    /* PTX: a block access's 2^32 wrap guard makes a
-	                         fresh limit by selp, not a predicate joined to
-	                         each compare (-fno-wrap-join, A/B; mem.c
+	bool wrap_join;       /* PTX: a block access's 2^32 wrap guard is a
+	                         predicate joined to each compare, not a fresh
+	                         limit by selp (-fwrap-join; mem.c
 	                         no_wrap_limit) */
 	bool no_slm_vec;      /* PTX: no ld/st.shared.v2/v4 merging of SLM
 	                         gathers and scatters (-fno-slm-vectorize;
@@ -155,7 +155,7 @@ typedef struct {
 	bool no_wide_loads;   /* -fno-wide-loads */
 	bool no_fragment_media; /* -fno-fragment-media */
 	bool no_media_spans;  /* -fno-media-spans */
-	bool no_wrap_join;    /* -fno-wrap-join */
+	bool wrap_join;       /* -fwrap-join */
 	bool slm_vec_no_overlap; /* -fno-slm-vectorize-overlap */
 	bool no_wgmma_chains; /* -fno-wgmma-chains */
 	bool no_ldmatrix;     /* -fno-ldmatrix */

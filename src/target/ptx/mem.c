@@ -491,15 +491,20 @@ static void block_checked(Px *p, Inst *i, const Where *w, const char *off, bool 
 /* The slots' 32-bit offsets off + lane * eb + s * 32 * eb (below
  * off + span) wrap past 2^32 when off is within span of it: then every
  * slot must fail its check (an access at 0xfffffff0 reads 0, it does not
- * reach byte 0).  The predicate "no wrap" (*nw; NULL when off is a
- * constant that cannot wrap) joins each slot's compare through setp's
- * .and (below), so the guard costs one instruction an access and ptxas
- * shares the limit register.  -fno-wrap-join keeps the older form, two
- * instructions an access (the limit becomes 0 by a selp: a fresh limit
- * per access).  The joined form once made the paper's sgemm slower on an
- * H100 (12.99 ms against 8.69 at 4096^3: ptxas issued each A broadcast
- * shuffle just before its 4 FMAs instead of 16 ahead) though dgemm 7%
- * faster; sgemm's A values are SLM broadcasts now, not shuffles. */
+ * reach byte 0), so the limit becomes 0 by a selp (a constant offset
+ * that cannot wrap keeps it): two instructions an access.  -fwrap-join
+ * instead returns the predicate "no wrap" in *nw, joined to each slot's
+ * compare by setp's .and (below): one instruction an access, the limit
+ * register shared, fewer SASS in 40 bench kernels.  Measured on an H200
+ * (2026-11-29, bench/runs/2026-11-29-session25/call3, two rounds,
+ * unchanged kernels), joined against this form: scan-i32 2^28 0.652 /
+ * 0.657 ms against 0.688 / 0.690, sgemm 3.933 / 3.938 against 3.964 /
+ * 3.968, spmv protein 0.0184 / 0.0172 against 0.0192 / 0.0200; but the
+ * paper's sgemm 12.94 against 4.99 (ptxas then gives it 96 registers, not
+ * 128, and issues each A broadcast shuffle just before its 4 FMAs, as on
+ * an H100 in an earlier try), linear 1920x1080 0.0157 / 0.0150 against
+ * 0.0145 / 0.0131 and dgemm_slm 4.650 / 4.665 against 4.601 / 4.616.  So
+ * this form stays the default. */
 static const char *no_wrap_limit(Px *p, const char *off, uint32_t span, const char *lim,
                                  const char **nw)
 {
@@ -510,7 +515,7 @@ static const char *no_wrap_limit(Px *p, const char *off, uint32_t span, const ch
 		return lim;
 	const char *q = px_tmp(p, RC_PRED);
 	px_ins(p, "setp.le.u32 %s, %s, %u", q, off, 0xffffffffu - span);
-	if (!p->o->no_wrap_join) {
+	if (p->o->wrap_join) {
 		*nw = q;
 		return lim;
 	}
