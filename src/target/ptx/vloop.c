@@ -523,10 +523,11 @@ static const char *proven_base(Px *p, const Inst *i, int64_t *imm)
 
 /* In a versioned loop's copy, the offset of the first byte of access i's
  * span, root * scale + lo (b32), from which i is at the immediate *imm =
- * c - lo >= 0 (its offset is root * scale + c); outside the copy, a
- * proven access's root * scale (proven_base), else NULL.  The test found root * scale + lo inside the buffer, so the 32-bit value
- * is exact, and the accesses of one span share it (ptxas computes it once
- * and folds each *imm into its load or store). */
+ * c - lo >= 0 (its offset is root * scale + c); elsewhere a proven
+ * access's root * scale (proven_base), else NULL.  The test found
+ * root * scale + lo inside the buffer, so the 32-bit value is exact, and
+ * the accesses of one span share it (ptxas computes it once and folds
+ * each *imm into its load or store). */
 const char *px_vloop_base(Px *p, const Inst *i, int64_t *imm)
 {
 	uint32_t k = p->val[i->id].vspan;
