@@ -504,7 +504,8 @@ bool px_vloop_has(const struct PxLoop *L, const Block *b);
 /* range.c: PxVal.umax and .exact of every integer value. */
 void px_ranges(Px *p);
 /* range.c: PxVal.proven of the SLM block accesses that value ranges keep
- * inside the SLM (after px_ranges; not with -fno-slm-ranges) */
+ * inside the SLM (after px_ranges; none with -fno-slm-ranges or in the
+ * checking mode, whose reports name every access) */
 void px_slm_proven(Px *p);
 /* Loop depth of each block (by id): the lowering lays loops out in order. */
 uint32_t *px_loop_depths(Px *p, Func *f);
