@@ -9,7 +9,9 @@
 # TEST_JOBS=N runs up to N suites at once (default 1, one after another):
 # for a many-core machine such as the GPU machine, where the suites that
 # launch kernels spend most of their time waiting on the driver.  The
-# failures and progress lines then come at the end, in suite order.
+# failures and progress lines then come at the end, in suite order; each
+# suite's line also goes to stderr as "[done] ..." when it ends, so a run
+# cut by a time limit still shows the suites that finished.
 #
 # TEST_SUITES="exec gpu ..." runs only the suites named (default: all).
 BUILD=${1:-build}
@@ -20,11 +22,12 @@ trap 'rm -rf "$dir"' EXIT
 jobs=${TEST_JOBS:-1}
 
 # one_suite SUITE: its output into $dir/NAME.out, its progress line into
-# $dir/NAME.line
+# $dir/NAME.line (and to stderr, as "[done] ...")
 one_suite='
 	name=${1#tests/}; name=${name%/run.sh}; t0=$(date +%s)
 	"$1" "$BUILD" >"$dir/$name.out" 2>&1
-	echo "[suite] $name: $(grep -c "^ok " "$dir/$name.out") ok, $(grep -c "^FAIL " "$dir/$name.out") FAIL ($(( $(date +%s) - t0 )) s)" >"$dir/$name.line"'
+	echo "[suite] $name: $(grep -c "^ok " "$dir/$name.out") ok, $(grep -c "^FAIL " "$dir/$name.out") FAIL ($(( $(date +%s) - t0 )) s)" >"$dir/$name.line"
+	sed "s/^\[suite\]/[done]/" "$dir/$name.line" >&2'
 
 suites=$(for s in tests/*/run.sh; do [ -x "$s" ] && echo "$s"; done)
 if [ -n "${TEST_SUITES:-}" ]; then
