@@ -1702,15 +1702,24 @@ static bool ck_wgmma(BiCall *c)
 	return true;
 }
 
-/* cm_slm_copy_async(slm, buf, off) (cmetal): 1 to 128 offsets (four
- * 16-byte copies a lane of a warp at most). */
+/* cm_slm_copy_async[<E>](slm, buf, off) (cmetal): elements of E = 4, 8
+ * or 16 bytes (16 when not given; cargs[0]), 1 to 128 offsets (four
+ * copies a lane of a warp at most). */
 static bool ck_slm_copy(BiCall *c)
 {
+	int64_t e = c->has_N ? c->N : 16;
+	if (e != 4 && e != 8 && e != 16) {
+		bi_error(c, NULL, "the element size must be 4, 8 or 16 bytes, found %lld",
+		         (long long)e);
+		return false;
+	}
 	int n = elems(c->a[2]);
 	if (n < 1 || n > 128) {
 		bi_error(c, c->a[2], "the offsets must have 1 to 128 elements, found %d", n);
 		return false;
 	}
+	c->call->cargs[0] = (int)e;
+	c->call->ncargs = 1;
 	return true;
 }
 

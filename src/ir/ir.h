@@ -275,16 +275,17 @@ static inline bool ir_wgmma_sw(int64_t imm) { return (imm & IR_WGMMA_SW128) != 0
  * 128-byte row of the offset, swizzled). */
 static inline uint32_t ir_wgmma_a_bytes(bool sw) { return sw ? 8192u : 2048u; }
 static inline uint32_t ir_wgmma_b_bytes(uint32_t n, bool sw) { return (sw ? 128u : 32u) * n; }
-/* Oslmcopy surf, slm, offs (cm_slm_copy_async, a cmetal extension): surf
- * a u32 surface index (a buffer), slm a u32 SLM byte offset, offs v{n}u32
- * byte offsets (n 1..128).  Element k, the 16 bytes of the surface at
- * (offs[k] & ~15), is copied to the SLM at (slm & ~15) + 16 k; bytes past
- * the surface's end read 0, and an element whose 16 bytes are not all
- * inside the SLM is dropped.  The copies may complete at any time until an
+/* Oslmcopy surf, slm, offs #E (cm_slm_copy_async, a cmetal extension):
+ * surf a u32 surface index (a buffer), slm a u32 SLM byte offset, offs
+ * v{n}u32 byte offsets (n 1..128), imm E the element's bytes (4, 8 or
+ * 16).  Element k, the E bytes of the surface at (offs[k] & -E), is
+ * copied to the SLM at (slm & -E) + E k; bytes past the surface's end
+ * read 0, and an element whose E bytes are not all inside the SLM is
+ * dropped.  The copies may complete at any time until an
  * Oslmwait lets at most imm of this thread's groups (the copies between
  * two Oslmcommits) stay in flight.  The three order memory as barriers do,
  * so no pass moves an access over them. */
-#define IR_SLMCOPY_BYTES 16u
+static inline bool ir_slmcopy_bytes_ok(int64_t e) { return e == 4 || e == 8 || e == 16; }
 #define IR_SLMCOPY_MAX 128u
 #define IR_SLMWAIT_MAX 7
 typedef enum { PR_U8 = 6, PR_S8 = 7, PR_BF = 8, PR_HF = 9, PR_TF32 = 10, PR_DF = 16 } IrPrec;

@@ -1073,7 +1073,8 @@ static Inst *wgmma(L *l, Node *c, bool async)
 	return i;
 }
 
-/* cm_slm_copy_async(slm, buf, off): one Oslmcopy.  buf must be a buffer:
+/* cm_slm_copy_async<E>(slm, buf, off): one Oslmcopy of E-byte elements
+ * (sema's cargs[0]; ir.h).  buf must be a buffer:
  * a kernel parameter declared as an image is an error here, where the
  * surface is known (an inlined function's SurfaceIndex is its caller's). */
 static Inst *slm_copy(L *l, Node *c)
@@ -1090,7 +1091,8 @@ static Inst *slm_copy(L *l, Node *c)
 		}
 	}
 	Inst *ops[3] = {u32(l, surf), u32(l, slm), u32(l, offs)};
-	emit(l, Oslmcopy, ir_type(E_VOID, 0), SP_NONE, ops, 3, NULL);
+	Inst *i = emit(l, Oslmcopy, ir_type(E_VOID, 0), SP_NONE, ops, 3, NULL);
+	i->imm = c->cargs[0];
 	return NULL;
 }
 

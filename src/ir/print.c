@@ -219,7 +219,7 @@ static void put_inst(Printer *p, const Inst *i)
 	}
 	if (i->op == Oarg || i->op == Omload || i->op == Omstore ||
 	    i->op == Ofence || i->op == Osbarrier || i->op == Odpas || i->op == Owgmma ||
-	    i->op == Oslmwait || i->op == Owgwait)
+	    i->op == Oslmcopy || i->op == Oslmwait || i->op == Owgwait)
 		buf_printf(out, "%s#%lld", first ? " " : ", ", (long long)i->imm);
 	if (i->op == Ogather4 || i->op == Oscatter4 || i->op == Otload ||
 	    i->op == Otstore)

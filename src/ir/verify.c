@@ -188,6 +188,8 @@ static bool check_slmcopy(V *v, const Inst *i)
 		return BAD("slmcopy's surface and SLM offset must be u32 scalars");
 	if (offs->ty.elem != E_U32 || offs->ty.n < 1 || offs->ty.n > IR_SLMCOPY_MAX)
 		return BAD("slmcopy's offsets must be 1 to 128 u32");
+	if (!ir_slmcopy_bytes_ok(i->imm))
+		return BAD("slmcopy's elements must be 4, 8 or 16 bytes");
 	return true;
 }
 

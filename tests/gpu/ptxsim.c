@@ -89,7 +89,7 @@ typedef struct {
 	uint32_t cpgroup[PS_NLANES]; /* each lane's groups committed so far */
 } Warp;
 
-/* A cp.async in flight: its 16 bytes, read when it was issued, reach the
+/* A cp.async in flight: its 4, 8 or 16 bytes, read when it was issued, reach the
  * shared memory when a wait_group finishes its group (a kernel that reads
  * them before that, or at another warp without a barrier after the wait,
  * sees the old bytes, as it may on a GPU). */
@@ -97,6 +97,7 @@ typedef struct Copy {
 	uint64_t dst;             /* shared memory offset */
 	uint32_t group;           /* the lane's group: cpgroup when issued */
 	int lane;
+	uint8_t bytes;            /* the cp-size: 4, 8 or 16 */
 	uint8_t data[16];
 } Copy;
 
@@ -345,29 +346,31 @@ static uint64_t cp_addr(Sim *s, Warp *w, const PsOpnd *o, int lane)
 	return a;
 }
 
-/* cp.async.cg.shared.global [dst], [src], 16{, src_size}: lane l reads
- * src_size bytes (the rest of the 16 zeros) now and writes them later
- * (finish_copies). */
+/* cp.async.{cg,ca}.shared.global [dst], [src], e{, src_size} (e = 4, 8 or
+ * 16): lane l reads src_size bytes (the rest of the e zeros) now and
+ * writes them later (finish_copies). */
 static bool cp_issue(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
 {
 	uint64_t sz[PS_NLANES];
 	if ((in->n != 3 && in->n != 4) || in->o[0].kind != OK_MEM || in->o[1].kind != OK_MEM ||
-	    in->o[2].kind != OK_IMM || in->o[2].imm != 16)
+	    in->o[2].kind != OK_IMM ||
+	    (in->o[2].imm != 16 && in->o[2].imm != 8 && in->o[2].imm != 4))
 		return fail(s, in, "a cp.async of a form it does not simulate");
+	uint64_t e = (uint64_t)in->o[2].imm;
 	if (in->n == 4 && !fetch(s, w, in, &in->o[3], (PsType){TK_U, 32}, mask, sz))
 		return false;
 	for (int l = 0; l < PS_NLANES; l++) {
 		if (!(mask >> l & 1))
 			continue;
 		uint64_t d = cp_addr(s, w, &in->o[0], l), a = cp_addr(s, w, &in->o[1], l);
-		uint64_t n = in->n == 4 ? sz[l] : 16;
-		if (d % 16 || a % 16)
+		uint64_t n = in->n == 4 ? sz[l] : e;
+		if (d % e || a % e)
 			return fail(s, in, "cp.async at misaligned addresses in lane %d", l);
-		if (d + 16 > s->shsize)
+		if (d + e > s->shsize)
 			return fail(s, in, "cp.async to shared address 0x%llx in lane %d, past the %llu "
 			            "bytes of shared memory", (unsigned long long)d, l,
 			            (unsigned long long)s->shsize);
-		if (n > 16 || (n && !in_regions(a, n)))
+		if (n > e || (n && !in_regions(a, n)))
 			return fail(s, in, "cp.async of %llu bytes from 0x%llx in lane %d, in no "
 			            "allocation", (unsigned long long)n, (unsigned long long)a, l);
 		if (w->ncp == w->capcp) {
@@ -375,7 +378,7 @@ static bool cp_issue(Sim *s, Warp *w, const PsIns *in, uint32_t mask)
 			w->cp = realloc(w->cp, w->capcp * sizeof *w->cp);
 		}
 		Copy *c = &w->cp[w->ncp++];
-		*c = (Copy){.dst = d, .group = w->cpgroup[l], .lane = l};
+		*c = (Copy){.dst = d, .group = w->cpgroup[l], .lane = l, .bytes = (uint8_t)e};
 		if (n)
 			memcpy(c->data, (const void *)(uintptr_t)a, n);
 	}
@@ -390,7 +393,7 @@ static void finish_copies(Sim *s, Warp *w, uint32_t mask, uint64_t keep)
 	for (size_t i = 0; i < w->ncp; i++) {
 		Copy *c = &w->cp[i];
 		if (mask >> c->lane & 1 && (uint64_t)c->group + keep < w->cpgroup[c->lane])
-			memcpy(s->shared + c->dst, c->data, 16);
+			memcpy(s->shared + c->dst, c->data, c->bytes);
 		else
 			w->cp[k++] = *c;
 	}

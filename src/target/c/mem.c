@@ -104,7 +104,8 @@ static bool slm_copy_op(CGen *g, const Inst *i)
 	c_name(g, i->ops[1]);
 	buf_puts(g->out, ", ");
 	addr_of(g, i->ops[2]);
-	buf_printf(g->out, ", %u, %d, %d);\n\t}\n", i->ops[2]->ty.n, chk(g), g->line);
+	buf_printf(g->out, ", %u, %u, %d, %d);\n\t}\n", i->ops[2]->ty.n, (uint32_t)i->imm, chk(g),
+	           g->line);
 	return true;
 }
 

@@ -207,18 +207,18 @@ const char c_prelude_text[] =
 "	cmk_fault(t, chk, \"block write out of bounds\", line);\n"
 "	for (uint64_t i = 0; i < n; i += es) if (a + i >= a && cmk_in(m, a + i, es)) memcpy(CMK_AT(m, a + i), (const unsigned char *)s + i, es);\n"
 "}\n"
-/* cm_slm_copy_async (ir.h Oslmcopy), at the call: element k, the 16 bytes
- * of m at off[k] rounded down to 16, to the SLM at slm rounded down plus
- * 16 k; bytes past m's end read 0, an element not wholly inside the SLM is
- * dropped */
-"CMK_INL void cmk_slm_copy(CmkThread *t, CmkMem m, uint32_t slm, const uint32_t *off, uint32_t n, int chk, int line) {\n"
-"	slm &= ~15u;\n"
+/* cm_slm_copy_async (ir.h Oslmcopy), at the call: element k, the e bytes
+ * (4, 8 or 16) of m at off[k] rounded down to e, to the SLM at slm
+ * rounded down plus e k; bytes past m's end read 0, an element not wholly
+ * inside the SLM is dropped */
+"CMK_INL void cmk_slm_copy(CmkThread *t, CmkMem m, uint32_t slm, const uint32_t *off, uint32_t n, uint32_t e, int chk, int line) {\n"
+"	slm &= ~(e - 1);\n"
 "	for (uint32_t k = 0; k < n; k++) {\n"
-"		uint64_t d = (uint64_t)slm + 16u * k, a = off[k] & ~15u;\n"
+"		uint64_t d = (uint64_t)slm + (uint64_t)e * k, a = off[k] & ~(e - 1);\n"
 "		unsigned char b[16] = {0};\n"
-"		if (cmk_in(m, a, 16)) memcpy(b, CMK_AT(m, a), 16);\n"
-"		else { for (int j = 0; j < 16; j++) if (cmk_in(m, a + j, 1)) b[j] = *CMK_AT(m, a + j); cmk_fault(t, chk, \"SLM copy out of bounds\", line); }\n"
-"		if (t->slm && d + 16 <= t->slm_size) memcpy(t->slm + d, b, 16);\n"
+"		if (cmk_in(m, a, e)) memcpy(b, CMK_AT(m, a), e);\n"
+"		else { for (uint32_t j = 0; j < e; j++) if (cmk_in(m, a + j, 1)) b[j] = *CMK_AT(m, a + j); cmk_fault(t, chk, \"SLM copy out of bounds\", line); }\n"
+"		if (t->slm && d + e <= t->slm_size) memcpy(t->slm + d, b, e);\n"
 "		else cmk_fault(t, chk, \"SLM copy out of bounds\", line);\n"
 "	}\n"
 "}\n"
