@@ -16,6 +16,10 @@
  *                the buffers (media reads and writes)
  *   dgemm_slm    "cm-slm": dgemm_dpas's work with each group's tiles
  *                staged in SLM (groups of 4 x 4 threads, hgemm.cm's DSG)
+ *   dgemm_async  "cm-async": dgemm_slm's work with the tiles staged by
+ *                cm_slm_copy_async, A and B as buffers (C a 2D surface)
+ *   dgemm_async64 "cm-async64": the same with 64 x 32 of C a thread, in
+ *                groups of 4 x 2 threads
  *   hgemm        "cm" (workload hgemm): hgemm.cm, C += A B with fp16 A, B
  *                and fp32 C (cm_dpas HF), checked by check_hgemm
  *   hgemm_bt     "cm-bt": the same with B given transposed (the host
@@ -66,6 +70,8 @@ static const Variant dgemm_variants[] = {
 	{ "dgemm", "cm", 0, 0, 128, 8, "gemm", 0, 0, 0, 0 },	/* no SLM: regroupable */
 	{ "dgemm_dpas", "cm-dpas", 4, 4, 32, 32, "hgemm", 1, 1, 0, 0 },	/* 128 x 128 a group */
 	{ "dgemm_slm", "cm-slm", 4, 4, 32, 32, "hgemm", 1, 1, 0, 0 },	/* the same, staged in SLM */
+	{ "dgemm_async", "cm-async", 4, 4, 32, 32, "hgemm", 1, 2, 0, 0 },	/* staged by copies */
+	{ "dgemm_async64", "cm-async64", 4, 2, 32, 64, "hgemm", 1, 2, 0, 0 },	/* 64 x 32 a thread */
 };
 static const Variant hgemm_variants[] = {
 	{ "hgemm", "cm", 1, 1, 8, 8, "hgemm", 1, 0, 0, 0 },

@@ -464,6 +464,56 @@ TEST(dgemm_dpas)
 		}
 }
 
+/* c = c0 + a b (n x n doubles, row-major) within 1e-13 of the sum of the
+ * products' magnitudes. */
+static void check_dgemm_in(H *h, int n, const double *a, const double *b, const double *c0,
+                           const double *c)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			double want = c0[i * n + j], mag = fabs(want);
+			for (int k = 0; k < n; k++)
+				want += a[i * n + k] * b[k * n + j], mag += fabs(a[i * n + k] * b[k * n + j]);
+			if (!(fabs(c[i * n + j] - want) <= 1e-13 * mag)) {
+				h_fail(h, "c[%d][%d] = %.17g, expected %.17g", i, j, c[i * n + j], want);
+				return;
+			}
+		}
+}
+
+/* hgemm.cm's SLM-staged dgemm kernels at n = SN (2 x 2 groups of 4 x 4
+ * threads, 128 x 128 of C each): dgemm_slm (A, B, C 2D surfaces of
+ * 16-byte pixels, as gemm.c binds them) and dgemm_async (A and B buffers,
+ * C a 2D surface; its ring of stages wraps 8 times, and with options its
+ * other shapes), dgemm_async64 (groups of 4 x 2 threads, 64 x 32 of C
+ * each). */
+static void dgemm_staged(H *h, const char *kernel, const char *options)
+{
+	bool tall = !strcmp(kernel, "dgemm_async64");   /* 64 x 32 a thread */
+	static double a[SN * SN], b[SN * SN], c[SN * SN], c0[SN * SN];
+	for (int i = 0; i < SN * SN; i++)
+		a[i] = h_float(h, -1, 1), b[i] = h_float(h, -1, 1), c0[i] = c[i] = h_float(h, -4, 4);
+	HShape grid = {0, 0, {2, 2, 1}, {4, tall ? 2 : 4, 1}, true, CMETAL_DEP_NONE, options};
+	HArg c2 = SURF2D(c, SN / 2, SN, CMETAL_FMT_R32G32B32A32F);
+	bool ran = strcmp(kernel, "dgemm_slm")
+	           ? H_RUN(h, "../../bench/cm/hgemm", kernel, grid, IN(a), IN(b), c2, I32(SN))
+	           : H_RUN(h, "../../bench/cm/hgemm", kernel, grid,
+	                   SURF2D(a, SN / 2, SN, CMETAL_FMT_R32G32B32A32F),
+	                   SURF2D(b, SN / 2, SN, CMETAL_FMT_R32G32B32A32F), c2, I32(SN));
+	if (ran)
+		check_dgemm_in(h, SN, a, b, c0, c);
+}
+
+TEST(dgemm_slm) { dgemm_staged(h, "dgemm_slm", NULL); }
+TEST(dgemm_async) { dgemm_staged(h, "dgemm_async", NULL); }
+TEST(dgemm_async64) { dgemm_staged(h, "dgemm_async64", NULL); }
+TEST(dgemm_async_shapes)
+{
+	dgemm_staged(h, "dgemm_async", "-DAST=2 -DAKS=1");
+	dgemm_staged(h, "dgemm_async", "-DAST=4 -DAKS=2");
+	dgemm_staged(h, "dgemm_async64", "-DAST=2 -DAKS=8");
+}
+
 /* bench/cm/gemm.cm's SLM-staged sgemm (C = alpha A B + beta C, float
  * buffers, n = 256: 2 x 2 groups of 8 threads, 16 k steps, both SLM
  * buffers), with B's rows staged through registers (the default) or by
@@ -619,5 +669,6 @@ const HTest exec_dpas[] = {
 	T(hgemm_wga),
 	T(hgemm_wga_s3), T(hgemm_wga2), T(hgemm_wgp), T(hgemm_wgp2), T(hgemm_wgs2),
 	T(hgemm_wgs2_epi), T(sgemm_slm), T(sgemm_slm_async),
+	T(dgemm_slm), T(dgemm_async), T(dgemm_async64), T(dgemm_async_shapes),
 	{0},
 };
