@@ -154,9 +154,10 @@ VENDOR = {"linear": ["npp"], "bitonic": ["cub-radix", "cub-merge"],
           "dgemm": ["cublas"], "scan-i32": ["cub"], "scan-f32": ["cub"]}
 # CM variants with a target of their own, the least speed against the
 # vendor's: the radix sort against CUB's, the fp16 GEMM on tensor cores
-# (cm_wgmma) against cuBLAS (issue 12).
+# (cm_wgmma) and the FP64 one (cm_dpas, DMMA) against cuBLAS (issue 12).
 VARIANT_VENDOR = {("bitonic", "cm-radix"): (["cub-radix"], 0.8),
-                  ("hgemm", "cm-wgs2"): (["cublas"], 0.7)}
+                  ("hgemm", "cm-wgs2"): (["cublas"], 0.7),
+                  ("dgemm", "cm-async64"): (["cublas"], 0.8)}
 MEMORY_BOUND = ("linear", "histogram", "spmv", "transpose", "scan-i32", "scan-f32")
 # CPU: workloads whose CM algorithm matches the C reference's (issue 15):
 # CM on the device's threads within 2x of plain C on one thread, per core:

@@ -512,6 +512,7 @@ TEST(dgemm_async_shapes)
 	dgemm_staged(h, "dgemm_async", "-DAST=2 -DAKS=1");
 	dgemm_staged(h, "dgemm_async", "-DAST=4 -DAKS=2");
 	dgemm_staged(h, "dgemm_async64", "-DAST=2 -DAKS=8");
+	dgemm_staged(h, "dgemm_async", "-DASW=2");
 }
 
 /* bench/cm/gemm.cm's SLM-staged sgemm (C = alpha A B + beta C, float
