@@ -11,11 +11,17 @@
  * under ifs on the unrolled index (bench/cm/hgemm.cm dgemm_async) is laid
  * out as a chain that jumps back and forth once the ifs are folded, and
  * only merging it whole puts its cm_dpas pairs in one block.  The
- * successor's phis have one operand each: their uses take it.  Loops stay
- * laid out in order (the PTX back end's loop depths rely on it): the
- * successor is in a loop exactly when the block is (it is reached from
- * the block alone), and a loop header (two predecessors or more) is never
- * merged into another block.  It runs after early.c, which moves a read up
+ * successor's phis have one operand each: their uses take it.  A loop
+ * header (two predecessors or more) is never merged into another block,
+ * and the successor is in a loop exactly when the block is (it is reached
+ * from the block alone), so every natural loop keeps its blocks.  What can
+ * change is a loop's span in the layout, from its header to the block
+ * that jumps back, which the PTX back end's default loop depths take
+ * (px_loop_depths; -fexact-loop-depths finds natural loops): a latch laid
+ * out early and joined to a block laid out late moves the span's end.
+ * Measured with it (H200, 2026-11-29): scan 2^28, bitonic 2^26, hgemm
+ * cm-slm64 faster, sgemm and hgemm cm-wgs2 unchanged (CHANGELOG.md).
+ * It runs after early.c, which moves a read up
  * out of its block only (k-means' membership reads cross the unrolled
  * distance code that a merge would put in their block: 0.24 -> 0.45 ms
  * on an H200 with the merge first, 2026-11-27).

@@ -10,12 +10,12 @@
  * for 16, .ca for 8 and 4, the sizes .cg does not take.  Its source size
  * is the bytes of the buffer left from the offset, 0 to E: cp.async fills
  * the rest of the E with zeros, which is CM's rule for a read past the
- * end, and reads nothing past it.  An
- * element whose E SLM bytes are not all inside the kernel's SLM is not
- * copied; where the value range of the SLM offset (range.c) keeps every
- * element inside, that test is left out.  Lanes past the last element do
- * nothing.  A copy whose elements all lie in whole 16-byte units of the
- * buffer (one uniform vote, against a limit computed once per kernel)
+ * end, and reads nothing past it.  An element whose E SLM bytes are not
+ * all inside the kernel's SLM is not copied; where the value range of the
+ * SLM offset (range.c) keeps every element inside, that test is left out.
+ * Lanes past the last element do nothing.  A copy whose elements all lie
+ * in whole E-byte units of the buffer (one uniform vote, against a limit
+ * computed once per kernel)
  * copies without source sizes (copy_whole), the exact copy out of line.
  * The copies write SLM through the generic proxy, like stores:
  * cm_barrier's fence.proxy.async in a kernel with cm_wgmma (warp.c) makes
