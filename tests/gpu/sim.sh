@@ -99,6 +99,9 @@ run() {
 # variant took 500+ of the suite's 1,100 s), which CI's time cannot
 # afford; the wgmma_* tests cover cm_wgmma in every variant.
 SLOW='hgemm_wg hgemm_wga hgemm_wga_s3 hgemm_wga2 hgemm_wgp hgemm_wgp2 hgemm_wgs2 hgemm_wgs2_epi'
+# and bench/cm/hgemm.cm's staged dgemm kernels at n = 256: 13-16 s each in
+# the default variant (2026-11-29), far more in the others
+SLOW="$SLOW dgemm_slm dgemm_async dgemm_async64 dgemm_async_shapes"
 
 # variant:test: why its outputs may differ from the default run's (the
 # tests themselves allow for it)
